@@ -1,0 +1,105 @@
+// The syntax tree of a Meta-TF DTD, exactly as written: no names are resolved here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "../diagnostics.hpp"
+
+namespace metatf::ast {
+
+struct Name {
+    std::string text;
+    Location where;
+};
+
+// An integer literal: decimal or 0x-hex, with an optional leading '-'.
+struct Integer {
+    bool negative = false;
+    std::uint64_t magnitude = 0;
+    std::string text;
+    Location where;
+};
+
+// `a.b.value` or `tag.width`: a path of field names and the property read from it.
+struct Reference {
+    std::vector<Name> path;
+    Name property;
+};
+
+// A section named by number (`sectionOffset 2`) or by name (`sectionOffset strings`).
+using SectionRef = std::variant<Integer, Name>;
+
+enum class InterpretationKind { none, default_value, base_offset, delta, stride, section_offset, section_stride };
+
+struct Interpretation {
+    InterpretationKind kind = InterpretationKind::none;
+    Location where;                     // of the keyword
+    std::optional<Integer> first;       // default value, base, initial value
+    std::optional<Integer> step;        // stride
+    std::optional<SectionRef> section;  // sectionOffset, sectionStride
+};
+
+// `unsigned`, `signed`, `float` or `bytes`.
+struct TypeName {
+    Name name;
+};
+
+using Value = std::variant<Integer, Reference, Interpretation, TypeName>;
+
+// `target.property = value;`, with target a path of one or more field names.
+struct Property {
+    std::vector<Name> target;
+    Name property;
+    Value value;
+};
+
+struct RecordDef;
+
+struct Field;
+using FieldPtr = std::unique_ptr<Field>;
+
+// A field as written in a record definition.
+struct Field {
+    struct Named {  // `size`: a field kind or a record used as a field
+        Name name;
+    };
+    struct Composite {  // `(a, b, ...)`
+        Location where;
+        std::vector<FieldPtr> members;
+    };
+    struct Repeat {  // `count*element`
+        Name count;
+        FieldPtr element;
+    };
+    struct Nested {  // `name : field { ... }` written inside another record
+        std::unique_ptr<RecordDef> def;
+    };
+    std::variant<Named, Composite, Repeat, Nested> node;
+};
+
+struct RecordDef {
+    Name name;
+    FieldPtr field;
+    std::vector<Property> properties;
+};
+
+struct Section {
+    Name name;
+    Integer number;
+    std::vector<RecordDef> records;
+    std::vector<Property> properties;
+};
+
+struct Dtd {
+    std::shared_ptr<const SourceFile> source;
+    std::vector<RecordDef> records;
+    std::vector<Property> properties;
+    std::vector<Section> sections;
+};
+
+}  // namespace metatf::ast

@@ -1,0 +1,145 @@
+// The PEGTL grammar of Meta-TF DTDs (docs/dtd-language.md gives it as EBNF).
+//
+// Small named rules; every point where an author can go wrong is a must<> whose
+// message is defined in `errors` below. The control class enforces at compile
+// time that every rule used under must<> has a message.
+#pragma once
+
+#include <cstddef>
+
+#include <tao/pegtl.hpp>
+
+namespace metatf::grammar {
+
+using namespace tao::pegtl;
+
+// ---- blanks and comments ------------------------------------------------
+struct line_comment : seq<two<'/'>, until<eolf>> {};
+struct comment_end : string<'*', '/'> {};
+struct comment_body : until<comment_end> {};
+struct block_comment : seq<string<'/', '*'>, must<comment_body>> {};
+struct sep : star<sor<space, line_comment, block_comment>> {};
+
+// ---- tokens ---------------------------------------------------------------
+struct integer : seq<opt<one<'-'>>, sor<seq<one<'0'>, one<'x', 'X'>, plus<xdigit>>, plus<digit>>, not_at<identifier_other>> {};
+struct dot : one<'.'> {};
+struct dot_sep : seq<sep, dot, sep> {};
+
+// ---- values ---------------------------------------------------------------
+struct path_name : identifier {};
+struct reference : seq<path_name, dot_sep, list<path_name, dot_sep>> {};
+
+struct default_arg : integer {};
+struct base_arg : integer {};
+struct delta_arg : integer {};
+struct initial_arg : integer {};
+struct stride_arg : integer {};
+struct section_arg : sor<integer, identifier> {};
+
+struct interp_none : TAO_PEGTL_KEYWORD("none") {};
+struct interp_default : seq<TAO_PEGTL_KEYWORD("default"), sep, must<default_arg>> {};
+struct interp_base_offset : seq<TAO_PEGTL_KEYWORD("baseOffset"), sep, must<base_arg>> {};
+struct interp_delta : seq<TAO_PEGTL_KEYWORD("delta"), sep, must<delta_arg>> {};
+struct interp_stride : seq<TAO_PEGTL_KEYWORD("stride"), sep, must<initial_arg>, sep, must<stride_arg>> {};
+struct interp_section_offset : seq<TAO_PEGTL_KEYWORD("sectionOffset"), sep, must<section_arg>> {};
+struct interp_section_stride : seq<TAO_PEGTL_KEYWORD("sectionStride"), sep, must<section_arg>, sep, must<stride_arg>> {};
+struct interpretation : sor<interp_none, interp_default, interp_base_offset, interp_delta, interp_stride,
+                            interp_section_offset, interp_section_stride> {};
+
+struct type_name : sor<TAO_PEGTL_KEYWORD("unsigned"), TAO_PEGTL_KEYWORD("signed"), TAO_PEGTL_KEYWORD("float"),
+                       TAO_PEGTL_KEYWORD("bytes")> {};
+
+struct value : sor<integer, reference, interpretation, type_name> {};
+
+// ---- properties: `field.property = value;` --------------------------------
+struct property_path : list<path_name, dot_sep> {};
+struct equals : one<'='> {};
+struct semicolon : one<';'> {};
+struct property_def : seq<path_name, dot_sep, must<property_path>, sep, must<equals>, sep, must<value>, sep,
+                          must<semicolon>> {};
+
+// A property inside `{ ... }` after a record's fields.
+struct block_item : property_def {};
+struct block_close : one<'}'> {};
+struct property_block : seq<one<'{'>, sep, star<not_at<one<'}'>>, must<block_item>, sep>, must<block_close>> {};
+
+// ---- fields -----------------------------------------------------------------
+struct field;
+struct field_name : identifier {};
+struct close_paren : one<')'> {};
+struct composite : seq<one<'('>, sep, must<field>, star<sep, one<','>, sep, must<field>>, sep, must<close_paren>> {};
+struct repeat_element : sor<composite, field_name> {};
+struct repeat_tail : seq<one<'*'>, sep, must<repeat_element>> {};
+struct nested_tail : seq<one<':'>, sep, must<field>, sep, opt<property_block>> {};
+struct named_field : seq<field_name, sep, opt<sor<repeat_tail, nested_tail>>> {};
+struct field : sor<composite, named_field> {};
+
+// ---- records: `name : field { properties }` ----------------------------------
+struct record_name : identifier {};
+struct record_def : seq<record_name, sep, one<':'>, sep, must<field>, sep, opt<property_block>> {};
+
+// A name followed by neither ':' nor '.': say what may follow it.
+struct name_follow : one<':', '.'> {};
+struct stray_name : seq<identifier, sep, must<name_follow>> {};
+
+// ---- sections: `section NAME NUMBER { ... }` ---------------------------------
+struct section_keyword : TAO_PEGTL_KEYWORD("section") {};
+struct section_name : identifier {};
+struct section_number : integer {};
+struct section_open : one<'{'> {};
+struct section_item : sor<property_def, record_def, stray_name> {};
+struct section_close : one<'}'> {};
+struct section_def : seq<section_keyword, sep, not_at<one<':', '.'>>, must<section_name>, sep, must<section_number>, sep,
+                         must<section_open>, sep, star<not_at<one<'}'>>, must<section_item>, sep>,
+                         must<section_close>> {};
+
+// ---- the whole DTD ----------------------------------------------------------
+struct global_item : sor<section_def, property_def, record_def, stray_name> {};
+struct dtd : seq<sep, star<not_at<eof>, must<global_item>, sep>, eof> {};
+
+// ---- error messages, one for every rule used under must<> ------------------------
+struct errors {
+    template <typename Rule>
+    static constexpr const char* message = nullptr;
+};
+
+template <> inline constexpr const char* errors::message<comment_body> = "unterminated comment: '/*' has no matching '*/'";
+template <> inline constexpr const char* errors::message<default_arg> = "expected the default value (an integer) after 'default'";
+template <> inline constexpr const char* errors::message<base_arg> = "expected the base (an integer) after 'baseOffset'";
+template <> inline constexpr const char* errors::message<delta_arg> = "expected the initial value (an integer) after 'delta'";
+template <> inline constexpr const char* errors::message<initial_arg> = "expected the initial value (an integer) after 'stride'";
+template <> inline constexpr const char* errors::message<stride_arg> = "expected the stride (an integer)";
+template <> inline constexpr const char* errors::message<section_arg> = "expected a section number or section name";
+template <> inline constexpr const char* errors::message<property_path> = "expected a property name after '.'";
+template <> inline constexpr const char* errors::message<equals> = "expected '=' after the property name";
+template <> inline constexpr const char* errors::message<value> =
+    "expected a value: an integer, a field reference such as 'length.value', an interpretation "
+    "(none, default, baseOffset, delta, stride, sectionOffset, sectionStride) or a type (unsigned, signed, float, bytes)";
+template <> inline constexpr const char* errors::message<semicolon> = "expected ';' after the property value";
+template <> inline constexpr const char* errors::message<block_item> = "expected a property 'field.property = value;' or '}'";
+template <> inline constexpr const char* errors::message<block_close> = "expected '}' to end the property block";
+template <> inline constexpr const char* errors::message<field> =
+    "expected a field: a name, 'count*field', 'name : field' or '(field, ...)'";
+template <> inline constexpr const char* errors::message<close_paren> = "expected ',' or ')' in the field list";
+template <> inline constexpr const char* errors::message<repeat_element> =
+    "expected the repeated field after '*': a name or '(field, ...)'";
+template <> inline constexpr const char* errors::message<name_follow> =
+    "expected ':' (to define a record) or '.' (to set a property) after the name";
+template <> inline constexpr const char* errors::message<section_name> = "expected a section name after 'section'";
+template <> inline constexpr const char* errors::message<section_number> = "expected the section number (an integer) after the section name";
+template <> inline constexpr const char* errors::message<section_open> = "expected '{' to open the section";
+template <> inline constexpr const char* errors::message<section_item> =
+    "expected a record definition 'name : field', a property 'field.property = value;' or '}' to end the section";
+template <> inline constexpr const char* errors::message<section_close> = "expected '}' to end the section";
+template <> inline constexpr const char* errors::message<global_item> =
+    "expected a record definition 'name : field', a property 'field.property = value;' or a section";
+
+template <typename Rule>
+using control = must_if<errors>::control<Rule>;
+
+// Fields nest through '(' and 'name :'. Deep nesting is refused before it can
+// exhaust the stack.
+inline constexpr std::size_t max_field_depth = 64;
+inline constexpr const char* too_deep_message = "fields nest too deeply (the limit is 64 levels)";
+
+}  // namespace metatf::grammar

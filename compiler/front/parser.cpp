@@ -1,0 +1,302 @@
+#include "parser.hpp"
+
+#include <limits>
+#include <string_view>
+
+#include <tao/pegtl.hpp>
+#include <tao/pegtl/contrib/parse_tree.hpp>
+
+#include "grammar.hpp"
+
+namespace metatf::front {
+
+namespace pegtl = tao::pegtl;
+namespace g = grammar;
+using Node = pegtl::parse_tree::node;
+
+namespace {
+
+// The rules that become nodes of the parse tree; everything else is folded away.
+template <typename Rule>
+using selector = pegtl::parse_tree::selector<
+    Rule,
+    pegtl::parse_tree::store_content::on<
+        g::integer, g::default_arg, g::base_arg, g::delta_arg, g::initial_arg, g::stride_arg, g::section_arg,
+        g::path_name, g::reference, g::interp_none, g::interp_default, g::interp_base_offset, g::interp_delta,
+        g::interp_stride, g::interp_section_offset, g::interp_section_stride, g::type_name, g::property_def,
+        g::block_item, g::field_name, g::composite, g::repeat_tail, g::nested_tail, g::named_field, g::record_name,
+        g::record_def, g::section_name, g::section_number, g::section_def>>;
+
+// Counts how deeply fields nest and refuses to go past the limit.
+struct field_depth_guard : pegtl::maybe_nothing {
+    template <typename Rule, pegtl::apply_mode A, pegtl::rewind_mode M, template <typename...> class Action,
+              template <typename...> class Control, typename Input, typename... States>
+    static bool match(Input& in, States&&... st) {
+        struct guard {
+            std::size_t& depth;
+            explicit guard(std::size_t& d) : depth(++d) {}
+            ~guard() { --depth; }
+        } g(in.private_depth);
+        if (in.private_depth > g::max_field_depth) throw pegtl::parse_error(g::too_deep_message, in);
+        return pegtl::match<Rule, A, M, Action, Control>(in, st...);
+    }
+};
+
+template <typename Rule>
+struct action : pegtl::nothing<Rule> {};
+template <>
+struct action<g::field> : field_depth_guard {};
+
+// ---- parse tree to syntax tree ----------------------------------------------------
+
+class Builder {
+public:
+    Builder(std::shared_ptr<const SourceFile> source, Diagnostics& diags) : source_(std::move(source)), diags_(diags) {}
+
+    bool failed() const { return failed_; }
+
+    ast::Dtd dtd(const Node& root) {
+        ast::Dtd out;
+        out.source = source_;
+        for (const auto& item : root.children) {
+            if (item->is_type<g::section_def>()) {
+                out.sections.push_back(section(*item));
+            } else if (item->is_type<g::property_def>()) {
+                out.properties.push_back(property(*item));
+            } else {
+                out.records.push_back(record(*item));
+            }
+        }
+        return out;
+    }
+
+private:
+    Location where(const Node& n) const {
+        const pegtl::position p = n.begin();
+        return Location{source_, p.line, p.column};
+    }
+
+    ast::Name name(const Node& n) const { return ast::Name{n.string(), where(n)}; }
+
+    ast::Integer integer(const Node& n) {
+        ast::Integer out;
+        out.text = n.string();
+        out.where = where(n);
+        std::string_view digits = out.text;
+        if (!digits.empty() && digits.front() == '-') {
+            out.negative = true;
+            digits.remove_prefix(1);
+        }
+        unsigned base = 10;
+        if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+            base = 16;
+            digits.remove_prefix(2);
+        }
+        constexpr std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+        for (char c : digits) {
+            const unsigned d = c <= '9' ? unsigned(c - '0') : unsigned((c | 0x20) - 'a' + 10);
+            if (out.magnitude > (max - d) / base) {
+                diags_.error(out.where, "integer '" + out.text + "' does not fit in 64 bits");
+                failed_ = true;
+                out.magnitude = 0;
+                return out;
+            }
+            out.magnitude = out.magnitude * base + d;
+        }
+        return out;
+    }
+
+    ast::SectionRef section_ref(const Node& n) {
+        if (!n.children.empty()) return integer(*n.children.front());
+        return name(n);
+    }
+
+    ast::Interpretation interpretation(const Node& n, ast::InterpretationKind kind) {
+        ast::Interpretation out;
+        out.kind = kind;
+        out.where = where(n);
+        for (const auto& arg : n.children) {
+            if (arg->is_type<g::section_arg>()) {
+                out.section = section_ref(*arg);
+            } else if (arg->is_type<g::stride_arg>()) {
+                out.step = integer(*arg);
+            } else {
+                out.first = integer(*arg);
+            }
+        }
+        return out;
+    }
+
+    ast::Value value(const Node& n) {
+        using K = ast::InterpretationKind;
+        if (n.is_type<g::integer>()) return integer(n);
+        if (n.is_type<g::type_name>()) return ast::TypeName{name(n)};
+        if (n.is_type<g::reference>()) {
+            ast::Reference ref;
+            for (const auto& part : n.children) ref.path.push_back(name(*part));
+            ref.property = std::move(ref.path.back());
+            ref.path.pop_back();
+            return ref;
+        }
+        if (n.is_type<g::interp_none>()) return interpretation(n, K::none);
+        if (n.is_type<g::interp_default>()) return interpretation(n, K::default_value);
+        if (n.is_type<g::interp_base_offset>()) return interpretation(n, K::base_offset);
+        if (n.is_type<g::interp_delta>()) return interpretation(n, K::delta);
+        if (n.is_type<g::interp_stride>()) return interpretation(n, K::stride);
+        if (n.is_type<g::interp_section_offset>()) return interpretation(n, K::section_offset);
+        return interpretation(n, K::section_stride);
+    }
+
+    // Children: the target's names, the property name, then the value.
+    ast::Property property(const Node& n) {
+        ast::Property out;
+        for (std::size_t i = 0; i + 1 < n.children.size(); ++i) out.target.push_back(name(*n.children[i]));
+        out.property = std::move(out.target.back());
+        out.target.pop_back();
+        out.value = value(*n.children.back());
+        return out;
+    }
+
+    ast::FieldPtr field(const Node& n) {
+        auto out = std::make_unique<ast::Field>();
+        if (n.is_type<g::field_name>()) {
+            out->node = ast::Field::Named{name(n)};
+        } else if (n.is_type<g::composite>()) {
+            ast::Field::Composite c{where(n), {}};
+            for (const auto& member : n.children) c.members.push_back(field(*member));
+            out->node = std::move(c);
+        } else if (n.children.size() == 1) {  // named_field without a tail
+            out->node = ast::Field::Named{name(*n.children[0])};
+        } else if (const Node& tail = *n.children[1]; tail.is_type<g::repeat_tail>()) {
+            out->node = ast::Field::Repeat{name(*n.children[0]), field(*tail.children.front())};
+        } else {
+            out->node = ast::Field::Nested{std::make_unique<ast::RecordDef>(record_parts(*n.children[0], tail))};
+        }
+        return out;
+    }
+
+    // `name : field { block }`: the name, then a node whose children are the field and the block's items.
+    ast::RecordDef record_parts(const Node& name_node, const Node& rest) {
+        ast::RecordDef out;
+        out.name = name(name_node);
+        out.field = field(*rest.children.front());
+        for (std::size_t i = 1; i < rest.children.size(); ++i) out.properties.push_back(property(*rest.children[i]));
+        return out;
+    }
+
+    ast::RecordDef record(const Node& n) {
+        ast::RecordDef out;
+        out.name = name(*n.children[0]);
+        out.field = field(*n.children[1]);
+        for (std::size_t i = 2; i < n.children.size(); ++i) out.properties.push_back(property(*n.children[i]));
+        return out;
+    }
+
+    ast::Section section(const Node& n) {
+        ast::Section out;
+        out.name = name(*n.children[0]);
+        out.number = integer(*n.children[1]);
+        for (std::size_t i = 2; i < n.children.size(); ++i) {
+            const Node& item = *n.children[i];
+            if (item.is_type<g::property_def>()) {
+                out.properties.push_back(property(item));
+            } else {
+                out.records.push_back(record(item));
+            }
+        }
+        return out;
+    }
+
+    std::shared_ptr<const SourceFile> source_;
+    Diagnostics& diags_;
+    bool failed_ = false;
+};
+
+// ---- recovery -------------------------------------------------------------------
+
+struct Cursor {
+    std::size_t offset = 0;
+    std::size_t line = 1;
+    std::size_t column = 1;
+};
+
+// Moves `c` to `target`, keeping line and column right.
+void advance(Cursor& c, const std::string& text, std::size_t target) {
+    for (; c.offset < target; ++c.offset) {
+        if (text[c.offset] == '\n') {
+            ++c.line;
+            c.column = 1;
+        } else {
+            ++c.column;
+        }
+    }
+}
+
+// Where to resume after a syntax error at `error`: just past the end of the
+// top-level item that holds it. `start` is a point at brace depth 0.
+std::size_t resume_point(const std::string& text, std::size_t start, std::size_t error) {
+    long depth = 0;
+    std::size_t i = start;
+    auto skip_comment = [&] {
+        if (text.compare(i, 2, "//") == 0) {
+            i = text.find('\n', i);
+            if (i == std::string::npos) i = text.size();
+            return true;
+        }
+        if (text.compare(i, 2, "/*") == 0) {
+            const std::size_t end = text.find("*/", i + 2);
+            i = end == std::string::npos ? text.size() : end + 2;
+            return true;
+        }
+        return false;
+    };
+    while (i < error && i < text.size()) {
+        if (skip_comment()) continue;
+        if (text[i] == '{') ++depth;
+        if (text[i] == '}' && depth > 0) --depth;
+        ++i;
+    }
+    i = error;
+    while (i < text.size()) {
+        if (skip_comment()) continue;
+        const char c = text[i++];
+        if (c == '{') ++depth;
+        if (c == '}' && --depth <= 0) return i;
+        if (c == ';' && depth == 0) return i;
+    }
+    return text.size();
+}
+
+constexpr std::size_t max_syntax_errors = 50;
+
+}  // namespace
+
+std::optional<ast::Dtd> parse_dtd(const std::shared_ptr<const SourceFile>& source, Diagnostics& diags) {
+    const std::string& text = source->text;
+    Cursor cursor;
+    std::size_t errors = 0;
+    while (true) {
+        pegtl::memory_input in(text.data() + cursor.offset, text.data() + text.size(), source->name, cursor.offset,
+                               cursor.line, cursor.column);
+        try {
+            auto root = pegtl::parse_tree::parse<g::dtd, selector, action, g::control>(in);
+            if (errors != 0 || !root) return std::nullopt;
+            Builder builder(source, diags);
+            ast::Dtd dtd = builder.dtd(*root);
+            if (builder.failed()) return std::nullopt;
+            return dtd;
+        } catch (const pegtl::parse_error& e) {
+            const pegtl::position& p = e.positions().front();
+            diags.error(Location{source, p.line, p.column}, std::string(e.message()));
+            if (++errors == max_syntax_errors) {
+                diags.error(Location{source, p.line, p.column}, "too many syntax errors; stopping here");
+                return std::nullopt;
+            }
+            const std::size_t next = resume_point(text, cursor.offset, p.byte);
+            if (next >= text.size()) return std::nullopt;
+            advance(cursor, text, next);
+        }
+    }
+}
+
+}  // namespace metatf::front

@@ -1,0 +1,95 @@
+#include "json.hpp"
+
+namespace metatf::ir {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+const char* type_name(Type t) {
+    switch (t) {
+        case Type::unsigned_int: return "unsigned";
+        case Type::signed_int: return "signed";
+        case Type::floating: return "float";
+        case Type::bytes: return "bytes";
+    }
+    return "unsigned";
+}
+
+const char* predefined_name(Predefined p) {
+    switch (p) {
+        case Predefined::none: return nullptr;
+        case Predefined::comment: return "comment";
+        case Predefined::section: return "section";
+        case Predefined::metadata: return "metadata";
+    }
+    return nullptr;
+}
+
+// A 64-bit value as the field's type reads it.
+json field_value(const Field& f, std::uint64_t v) {
+    if (f.type == Type::signed_int) return static_cast<std::int64_t>(v);
+    return v;
+}
+
+json interpretation(const Field& f) {
+    const Interpretation& in = f.interpretation;
+    switch (in.kind) {
+        case InterpretationKind::none: return {{"kind", "none"}};
+        case InterpretationKind::default_value: return {{"kind", "default"}, {"value", field_value(f, in.value)}};
+        case InterpretationKind::base_offset: return {{"kind", "baseOffset"}, {"base", field_value(f, in.value)}};
+        case InterpretationKind::delta: return {{"kind", "delta"}, {"initial", field_value(f, in.value)}};
+        case InterpretationKind::stride:
+            return {{"kind", "stride"}, {"initial", field_value(f, in.value)}, {"stride", in.stride}};
+        case InterpretationKind::section_offset: return {{"kind", "sectionOffset"}, {"section", in.section}};
+        case InterpretationKind::section_stride:
+            return {{"kind", "sectionStride"}, {"section", in.section}, {"stride", in.stride}};
+    }
+    return {{"kind", "none"}};
+}
+
+json field(const Field& f) {
+    json out = {{"index", f.index}, {"path", f.path}, {"kind", f.kind}, {"type", type_name(f.type)}};
+    if (f.type == Type::unsigned_int || f.type == Type::signed_int) out["scale"] = f.scale;
+    if (f.width_from) {
+        out["width"] = {{"valueOf", *f.width_from}};
+    } else {
+        out["width"] = f.width;
+        out["restoreWidth"] = f.restore_width;
+    }
+    out["interpretation"] = interpretation(f);
+    return out;
+}
+
+json layout(const Record& r, const std::vector<LayoutItem>& items) {
+    json out = json::array();
+    for (const LayoutItem& item : items) {
+        if (const auto* index = std::get_if<std::uint32_t>(&item)) {
+            out.push_back(field(r.fields[*index]));
+        } else {
+            const Repeat& rep = std::get<Repeat>(item);
+            out.push_back({{"repeat", {{"count", rep.count}, {"fields", layout(r, rep.items)}}}});
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const Schema& schema) {
+    json out = {{"format", "metatf-ir"}, {"version", 1}, {"dtd", schema.name}, {"tagWidth", schema.tag_width}};
+    json sections = json::array();
+    for (const Section& s : schema.sections) sections.push_back({{"number", s.number}, {"name", s.name}});
+    out["sections"] = std::move(sections);
+    json records = json::array();
+    for (const Record& r : schema.records) {
+        json rec = {{"name", r.name}, {"tag", r.tag}, {"section", r.section}};
+        if (const char* p = predefined_name(r.predefined)) rec["predefined"] = p;
+        rec["fields"] = layout(r, r.layout);
+        records.push_back(std::move(rec));
+    }
+    out["records"] = std::move(records);
+    return out;
+}
+
+}  // namespace metatf::ir

@@ -1,0 +1,86 @@
+// The resolved model of a DTD: the only thing back ends and tools read.
+//
+// Every field here has a concrete type, width and interpretation; names are
+// resolved, properties inherited and references turned into field indices.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace metatf::ir {
+
+enum class Type { unsigned_int, signed_int, floating, bytes };
+
+enum class InterpretationKind { none, default_value, base_offset, delta, stride, section_offset, section_stride };
+
+// Whether a field with this interpretation stores bytes in each record.
+// `default`, `stride` and `sectionStride` store none: their width is 0.
+constexpr bool stores_bytes(InterpretationKind k) {
+    return k != InterpretationKind::default_value && k != InterpretationKind::stride &&
+           k != InterpretationKind::section_stride;
+}
+
+struct Interpretation {
+    InterpretationKind kind = InterpretationKind::none;
+    // The default value, base or initial value, as the field's 64 bits
+    // (two's complement for a signed field).
+    std::uint64_t value = 0;
+    std::int64_t stride = 0;    // stride and sectionStride
+    std::uint8_t section = 0;   // sectionOffset and sectionStride: the section's number
+
+    bool operator==(const Interpretation&) const = default;
+};
+
+struct Field {
+    std::uint32_t index = 0;  // position in the record, counting the tag as 0
+    std::string path;         // name within the record: "size", "vfield.length"
+    std::string kind;         // the field kind whose properties it inherits: "address" for "oldAddress"
+    Type type = Type::unsigned_int;
+    std::uint32_t scale = 0;  // integer types: the value is the stored integer / 10^scale
+
+    // Bytes the field takes in a record under its interpretation (0 when the
+    // interpretation stores none, or when `width_from` gives the width).
+    std::uint32_t width = 0;
+    // A `bytes` field whose width is the value of an earlier field of the record.
+    std::optional<std::uint32_t> width_from;
+    // The width a metadata change back to a byte-storing interpretation restores
+    // (the last non-zero width); 0 when the DTD gives none.
+    std::uint32_t restore_width = 0;
+    Interpretation interpretation;
+};
+
+// The record's fields in order; repeated groups nest.
+struct Repeat;
+using LayoutItem = std::variant<std::uint32_t, Repeat>;  // a field index, or a repeated group
+struct Repeat {
+    std::uint32_t count = 0;  // index of the field whose value is the number of repetitions
+    std::vector<LayoutItem> items;
+};
+
+enum class Predefined { none, comment, section, metadata };
+
+struct Record {
+    std::string name;
+    std::uint64_t tag = 0;
+    std::uint8_t section = 0;  // 0: the global part, allowed in every section
+    Predefined predefined = Predefined::none;
+    std::vector<Field> fields;       // indexed by Field::index
+    std::vector<LayoutItem> layout;  // the same fields, with repetition
+};
+
+struct Section {
+    std::uint8_t number = 0;
+    std::string name;
+};
+
+struct Schema {
+    std::string name;  // the DTD's name: its file name without directory and extension
+    std::uint32_t tag_width = 1;
+    std::vector<Section> sections;  // in number order
+    std::vector<Record> records;    // by section number, then tag
+};
+
+}  // namespace metatf::ir
