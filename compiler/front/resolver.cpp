@@ -141,6 +141,7 @@ struct DefContext {
     const Scope* scope = nullptr;  // where the definition is written: names in it resolve there
     std::size_t depth = 0;         // 0 for the trace record itself
     Node* content = nullptr;       // the expansion of its field
+    DefContext* lexical_parent = nullptr;  // for a definition written inside another: that one
 };
 
 // The members that a path can start with, looking through '(...)', repetition,
@@ -221,9 +222,11 @@ public:
 private:
     // Where a trace record sets its tag, for the uniqueness check.
     struct TagSite {
-        const Scope* scope;
+        const Scope* scope;  // the predefined records count as global
         const ast::Property* property;
-        std::size_t record;
+        std::string record;
+        std::uint64_t tag;
+        bool predefined;
     };
 
     // ---- diagnostics, each reported once even when a shared definition is expanded often
@@ -461,6 +464,7 @@ private:
         }
         auto group = expand_def(x, nested, ctx.scope, ctx.depth + 1, nested.name.where);
         group->written_in = &ctx;
+        group->def->lexical_parent = &ctx;
         return group;
     }
 
@@ -684,9 +688,14 @@ private:
     // The leaf a reference names, if it is an earlier field visible from `user`.
     Node* referenced_leaf(Expansion& x, const Source& src, const std::vector<ast::Name>& path, Node* user,
                           std::string_view what) {
+        // A definition written inside another also sees the fields of the one around it.
         DefContext* ctx = src.context ? src.context : x.contexts.front().get();
-        Node* target = lookup(*ctx, path);
-        if (!target) return nullptr;
+        Node* target = nullptr;
+        for (DefContext* c = ctx; c && !target; c = c->lexical_parent) target = lookup(*c, path, false);
+        if (!target) {
+            lookup(*ctx, path);
+            return nullptr;
+        }
         if (target->index >= user->index) {
             error(path.front().where, std::string(what) + " " + quote(path_text(path)) +
                                           " must name an earlier field of record " + quote(x.record));
@@ -994,17 +1003,15 @@ private:
         if (trace) {
             place_tag(x);
             index_leaves(x);
-        }
-        if (!trace) {
-            for (Node* leaf : x.leaves) {
-                if (leaf->label == "tag") {
-                    error(leaf->where, "record " + quote(x.record) + " has a 'tag' field but sets no 'tag.value'");
-                    x.failed = true;
-                }
-            }
+        } else {
+            refuse_tag(x);
         }
         const ast::Property* tag_value = nullptr;
         apply_blocks(x, tag_value);
+        std::optional<std::uint64_t> tag;
+        if (tag_value && (tag = resolve_tag_value(*tag_value))) {
+            tag_sites_.push_back({scope.predefined ? &global_ : &scope, tag_value, x.record, *tag, scope.predefined});
+        }
         if (x.failed) {
             for (Node* leaf : x.leaves) mark_names_used(x, leaf);
             return;
@@ -1012,36 +1019,41 @@ private:
         ir_fields_.clear();
         for (Node* leaf : x.leaves) ir_fields_.push_back(resolve_leaf(x, leaf));
         ir::Record record;
-        record.name = def.name.text;
-        record.section = scope.number;
         record.layout = layout(x, x.root.get());
-        if (x.failed || !trace) return;
+        if (x.failed || !tag) return;
+        record.name = def.name.text;
+        record.tag = *tag;
+        record.section = scope.number;
         record.fields = std::move(ir_fields_);
-        if (!resolve_tag_value(*tag_value, record)) return;
         if (scope.predefined) {
             record.predefined = def.name.text == "comment"   ? ir::Predefined::comment
                                 : def.name.text == "section" ? ir::Predefined::section
                                                              : ir::Predefined::metadata;
         }
-        tag_sites_.push_back({&record_scope_key(scope), tag_value, schema_.records.size()});
         schema_.records.push_back(std::move(record));
     }
 
-    const Scope& record_scope_key(const Scope& s) const { return s.predefined ? global_ : s; }
+    // Only a record of the trace has a tag.
+    void refuse_tag(Expansion& x) {
+        for (Node* leaf : x.leaves) {
+            if (leaf->label != "tag") continue;
+            error(leaf->where, "record " + quote(x.record) + " has a 'tag' field but sets no 'tag.value'");
+            x.failed = true;
+        }
+    }
 
-    bool resolve_tag_value(const ast::Property& p, ir::Record& record) {
+    std::optional<std::uint64_t> resolve_tag_value(const ast::Property& p) {
         const auto* num = std::get_if<ast::Integer>(&p.value);
         if (!num || num->negative) {
             error(where_of(p.value), "'tag.value' takes a non-negative integer");
-            return false;
+            return std::nullopt;
         }
         if (schema_.tag_width < 8 && num->magnitude >> (8 * schema_.tag_width) != 0) {
             error(num->where, "tag " + num->text + " does not fit in the " + std::to_string(schema_.tag_width) +
                                   "-byte tag (set a wider 'tag.width')");
-            return false;
+            return std::nullopt;
         }
-        record.tag = num->magnitude;
-        return true;
+        return num->magnitude;
     }
 
     // Tags are unique within a section, counting the global records that may appear in it.
@@ -1066,17 +1078,16 @@ private:
     }
 
     void claim_tag(std::map<std::uint64_t, const TagSite*>& tags, const TagSite& site) {
-        const ir::Record& r = schema_.records[site.record];
-        auto [it, fresh] = tags.emplace(r.tag, &site);
+        auto [it, fresh] = tags.emplace(site.tag, &site);
         if (fresh) return;
-        const ir::Record& other = schema_.records[it->second->record];
+        const TagSite& other = *it->second;
         const Location& at = std::get<ast::Integer>(site.property->value).where;
-        if (other.predefined != ir::Predefined::none) {
-            error(at, "tag " + std::to_string(r.tag) + " is reserved for the predefined record " + quote(other.name));
+        if (other.predefined) {
+            error(at, "tag " + std::to_string(site.tag) + " is reserved for the predefined record " + quote(other.record));
             return;
         }
-        note(error(at, "tag " + std::to_string(r.tag) + " is already used by record " + quote(other.name)),
-             std::get<ast::Integer>(it->second->property->value).where, "record " + quote(other.name) + " takes it here");
+        note(error(at, "tag " + std::to_string(site.tag) + " is already used by record " + quote(other.record)),
+             std::get<ast::Integer>(other.property->value).where, "record " + quote(other.record) + " takes it here");
     }
 
     // Definitions that are neither in the trace nor used as fields are still checked, then reported.

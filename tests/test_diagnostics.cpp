@@ -1,0 +1,271 @@
+// Diagnostics: malformed DTDs, each with the exact errors it must produce, and their rendering.
+#include "support.hpp"
+
+namespace {
+
+using metatf::test::briefs;
+
+const std::string expected_value =
+    "expected a value: an integer, a field reference such as 'length.value', an interpretation (none, default, "
+    "baseOffset, delta, stride, sectionOffset, sectionStride) or a type (unsigned, signed, float, bytes)";
+
+struct Case {
+    std::string dtd;
+    std::vector<std::string> diagnostics;
+};
+
+// One malformed DTD a line, with every diagnostic it yields ("LINE:COL: severity: message").
+const std::vector<Case> malformed = {
+    {"x.width = 4",
+     {"1:12: error: expected ';' after the property value"}},
+    {"x.width 4;",
+     {"1:9: error: expected '=' after the property name"}},
+    {"x. = 4;",
+     {"1:4: error: expected a property name after '.'"}},
+    {"x.width = ;",
+     {"1:11: error: " + expected_value}},
+    {"x.width = delat 0;",
+     {"1:11: error: " + expected_value}},
+    {"x.interpretation = default;",
+     {"1:27: error: expected the default value (an integer) after 'default'"}},
+    {"x.interpretation = baseOffset;",
+     {"1:30: error: expected the base (an integer) after 'baseOffset'"}},
+    {"x.interpretation = delta x;",
+     {"1:26: error: expected the initial value (an integer) after 'delta'"}},
+    {"x.interpretation = stride 1;",
+     {"1:28: error: expected the stride (an integer)"}},
+    {"x.interpretation = stride;",
+     {"1:26: error: expected the initial value (an integer) after 'stride'"}},
+    {"x.interpretation = sectionOffset;",
+     {"1:33: error: expected a section number or section name"}},
+    {"x.interpretation = sectionStride s;",
+     {"1:35: error: expected the stride (an integer)"}},
+    {"a : ;",
+     {"1:5: error: expected a field: a name, 'count*field', 'name : field' or '(field, ...)'"}},
+    {"a : (b, c;",
+     {"1:10: error: expected ',' or ')' in the field list"}},
+    {"a : (b c)",
+     {"1:8: error: expected ',' or ')' in the field list"}},
+    {"a : (b, ) ",
+     {"1:9: error: expected a field: a name, 'count*field', 'name : field' or '(field, ...)'"}},
+    {"a : n*;",
+     {"1:7: error: expected the repeated field after '*': a name or '(field, ...)'"}},
+    {"a : b { b.width = 1 }",
+     {"1:21: error: expected ';' after the property value"}},
+    {"a : b { width = 1; }",
+     {"1:15: error: expected a property 'field.property = value;' or '}'"}},
+    {"a (b)",
+     {"1:3: error: expected ':' (to define a record) or '.' (to set a property) after the name"}},
+    {"section { }",
+     {"1:9: error: expected a section name after 'section'"}},
+    {"section s { }",
+     {"1:11: error: expected the section number (an integer) after the section name"}},
+    {"section s 1 a : b",
+     {"1:13: error: expected '{' to open the section"}},
+    {"section s 1 { a : b",
+     {"1:20: error: expected a record definition 'name : field', a property 'field.property = value;' or '}' to end the section"}},
+    {"section s 1 { 5 }",
+     {"1:15: error: expected a record definition 'name : field', a property 'field.property = value;' or '}' to end the section"}},
+    {"@",
+     {"1:1: error: expected a record definition 'name : field', a property 'field.property = value;' or a section"}},
+    {"a : b /* never closed",
+     {"1:22: error: unterminated comment: '/*' has no matching '*/'"}},
+    {"x.width = 0x;",
+     {"1:11: error: " + expected_value}},
+    {"x.width = 18446744073709551616;",
+     {"1:11: error: integer '18446744073709551616' does not fit in 64 bits"}},
+    {"tag.width = 2; tag.width = 2;",
+     {"1:16: error: 'tag.width' is already set in the global scope"}},
+    {"tag.width = 9;",
+     {"1:13: error: the tag's width must be a number of bytes from 1 to 8"}},
+    {"tag.interpretation = none;",
+     {"1:5: error: the tag's interpretation is always 'none' and cannot be set"}},
+    {"section s 1 { tag.width = 2; }",
+     {"1:15: error: the tag's width is set once, globally, not in section 's'"}},
+    {"x.width = 1; a : x { tag.value = 4; tag.width = 2; }",
+     {"1:41: error: the tag's width is set once, globally ('tag.width = N;' outside any record)"}},
+    {"x.width = 1; a : x { tag.value = 256; }",
+     {"1:34: error: tag 256 does not fit in the 1-byte tag (set a wider 'tag.width')"}},
+    {"x.width = 1; a : x { tag.value = -1; }",
+     {"1:34: error: 'tag.value' takes a non-negative integer"}},
+    {"x.width = 1; a : x { tag.value = 1; }",
+     {"1:34: error: tag 1 is reserved for the predefined record 'comment'"}},
+    {"x.width = 1; a : x { tag.value = 4; } b : x { tag.value = 4; }",
+     {"1:59: error: tag 4 is already used by record 'a'"}},
+    {"x.width = 1; a : x { tag.value = 4; tag.value = 5; }",
+     {"1:37: error: 'tag.value' is already set in record 'a'"}},
+    {"x.width = 1; a : (x, tag) { tag.value = 4; }",
+     {"1:22: error: 'tag' must be the first field of record 'a'"}},
+    {"x.width = 1; h : (tag, x) a : (h) { tag.value = 4; }",
+     {"1:19: error: 'tag' can only be the first field of a record that sets 'tag.value'"}},
+    {"x.width = 1; h : (tag, x)",
+     {"1:14: warning: record 'h' is never used: it sets no 'tag.value', so it cannot appear in a trace, and no record uses it as a field",
+      "1:19: error: record 'h' has a 'tag' field but sets no 'tag.value'"}},
+    {"a : x { tag.value = 4; }",
+     {"1:5: error: field 'x' of record 'a' has no width; set 'x.width' in the record, its section or globally"}},
+    {"a : x { tag.value = 4; x.widht = 1; }",
+     {"1:26: error: unknown property 'widht'; did you mean 'width'? (the properties are width, interpretation, value, type and scale)"}},
+    {"x.width = 1; a : x { tag.value = 4; y.width = 1; }",
+     {"1:37: error: record 'a' has no field 'y'; did you mean 'x'?"}},
+    {"x.width = 1; a : x { tag.value = 4; x.width = 1; x.width = 2; }",
+     {"1:50: error: 'x.width' is already set in record 'a'"}},
+    {"x.width = 1; x.width = 2;",
+     {"1:1: warning: no record has a field 'x', so 'x.width' has no effect",
+      "1:14: error: 'x.width' is already set in the global scope"}},
+    {"x.width = 1; a : x { tag.value = 4; x.value = 3; }",
+     {"1:39: error: only a record's tag takes a value ('tag.value = N;'); for a constant field use 'interpretation = default N'"}},
+    {"x.value = 3;",
+     {"1:3: error: only a record's tag takes a value ('tag.value = N;'); for a constant field use 'interpretation = default N'"}},
+    {"a.b.width = 1;",
+     {"1:3: error: a property outside a record names one field kind, not a path; set 'a.b.width' inside the record's '{ ... }'"}},
+    {"x.width = 9; a : x { tag.value = 4; }",
+     {"1:11: error: width 9 is too wide for field 'x' of record 'a': unsigned fields take 0 to 8 bytes"}},
+    {"x.width = 70000; a : x { tag.value = 4; }",
+     {"1:11: error: width 70000 is out of range: a width is a number of bytes from 0 to 65535"}},
+    {"x.width = 4; x.type = float; x.interpretation = delta 0; a : x { tag.value = 4; }",
+     {"1:49: error: interpretation 'delta' applies to integer fields; field 'x' of record 'a' is 'float'"}},
+    {"x.width = 2; x.type = float; a : x { tag.value = 4; }",
+     {"1:11: error: width 2 does not suit field 'x' of record 'a': float fields take 4 or 8 bytes"}},
+    {"x.width = 1; x.type = 4; a : x { tag.value = 4; }",
+     {"1:23: error: 'type' takes unsigned, signed, float or bytes"}},
+    {"x.width = none; a : x { tag.value = 4; }",
+     {"1:11: error: 'width' takes a number of bytes or a reference such as 'length.value'"}},
+    {"x.width = 1; x.interpretation = unsigned; a : x { tag.value = 4; }",
+     {"1:33: error: 'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset or sectionStride"}},
+    {"x.width = 1; x.scale = 20; a : x { tag.value = 4; }",
+     {"1:24: error: 'scale' takes a number of decimal places from 0 to 19"}},
+    {"x.width = 4; x.type = float; x.scale = 2; a : x { tag.value = 4; }",
+     {"1:40: error: 'scale' applies to integer fields; field 'x' of record 'a' is 'float'"}},
+    {"x.width = 1; x.interpretation = default -3; a : x { tag.value = 4; }",
+     {"1:41: error: value -3 is negative, but field 'x' of record 'a' is unsigned"}},
+    {"x.width = 1; x.type = signed; x.interpretation = default -9223372036854775809; a : x { tag.value = 4; }",
+     {"1:58: error: value -9223372036854775809 does not fit the signed field 'x' of record 'a'"}},
+    {"x.width = 1; x.interpretation = stride 0 0x8000000000000000; a : x { tag.value = 4; }",
+     {"1:42: error: stride 0x8000000000000000 does not fit in a signed 64-bit integer"}},
+    {"x.width = 1; x.interpretation = sectionOffset 3; a : x { tag.value = 4; }",
+     {"1:47: error: there is no section number 3"}},
+    {"x.width = 1; x.interpretation = sectionOffset strngs; section strings 1 { } a : x { tag.value = 4; }",
+     {"1:47: error: there is no section 'strngs'; did you mean 'strings'?"}},
+    {"a : (tag, len, s) { tag.value = 4; len.width = 1; s.width = len.size; }",
+     {"1:65: error: a width can refer to a field's 'value' or 'width', not its 'size'"}},
+    {"a : (tag, s, len) { tag.value = 4; len.width = 1; s.width = len.value; }",
+     {"1:61: error: the width reference 'len' must name an earlier field of record 'a'"}},
+    {"a : (tag, len, s) { tag.value = 4; len.width = 1; len.type = signed; s.width = len.value; }",
+     {"1:80: error: the width of 's' comes from 'len', which must be an unsigned integer"}},
+    {"a : (tag, len, s) { tag.value = 4; len.width = 1; s.type = unsigned; s.width = len.value; }",
+     {"1:80: error: only a 'bytes' field can take its width from another field; field 's' of record 'a' is 'unsigned'"}},
+    {"a : (tag, len, s) { tag.value = 4; len.width = 1; s.width = len.value; s.interpretation = default 0; }",
+     {"1:91: error: interpretation 'default' applies to integer fields; field 's' of record 'a' is 'bytes'"}},
+    {"a : (tag, n, n*x) { tag.value = 4; n.width = 1; n.type = float; x.width = 1; }",
+     {"1:14: error: the repeat count 'n' must be an unsigned integer field, not 'float'",
+      "1:46: error: width 1 does not suit field 'n' of record 'a': float fields take 4 or 8 bytes"}},
+    {"a : (tag, n*x, n) { tag.value = 4; n.width = 1; x.width = 1; }",
+     {"1:11: error: the repeat count 'n' must name an earlier field of record 'a'"}},
+    {"a : (tag, n, n*(len, s), t) { tag.value = 4; n.width = 1; len.width = 1; s.width = len.value; t.width = len.value; }",
+     {"1:105: error: the width reference 'len' names a field inside a repetition that does not enclose 't'"}},
+    {"a : (tag, address, address) { tag.value = 4; address.width = 4; }",
+     {"1:20: error: record 'a' has two fields named 'address'; give one a name of its own, as in 'newAddress : address'"}},
+    {"a : (tag, p) { tag.value = 4; p.width = 1; p.x.width = 1; }",
+     {"1:46: error: 'p' is a single field and has no members"}},
+    {"pair : (lo, hi) lo.width = 1; hi.width = 1; a : (tag, pair) { tag.value = 4; pair.width = 2; }",
+     {"1:78: error: 'pair' is a record of 2 fields; name one of them, as in 'pair.lo'"}},
+    {"a : (tag, b) { tag.value = 4; } b : (x, a) x.width = 1;",
+     {"1:41: error: record 'a' contains itself: a -> b -> a"}},
+    {"h : (x, g) g : (y, h) x.width = 1; y.width = 1; a : h { tag.value = 4; }",
+     {"1:20: error: record 'h' contains itself: h -> g -> h"}},
+    {"a : x { tag.value = 4; } b : (a) { tag.value = 5; } x.width = 1;",
+     {"1:31: error: record 'a' sets 'tag.value', so it is a record of the trace and cannot be a field of 'b'"}},
+    {"comment : vfield { tag.value = 9; }",
+     {"1:1: error: 'comment' is a predefined record and cannot be redefined"}},
+    {"tag : x",
+     {"1:1: error: 'tag' is reserved for the record tag and cannot name a record"}},
+    {"x.width = 1; a : x { tag.value = 4; } a : x { tag.value = 5; }",
+     {"1:39: error: record 'a' is defined twice in the global scope"}},
+    {"section s 1 { } section s 2 { }",
+     {"1:25: error: section 's' is defined twice"}},
+    {"section s 1 { } section t 1 { }",
+     {"1:27: error: section number 1 is already used by section 's'"}},
+    {"section s 0 { }",
+     {"1:11: error: section number 0 is out of range: sections are numbered 1 to 255"}},
+    {"section s 256 { }",
+     {"1:11: error: section number 256 is out of range: sections are numbered 1 to 255"}},
+    {"section global 1 { }",
+     {"1:9: error: 'global' is reserved and cannot name a section"}},
+};
+
+}  // namespace
+
+TEST_CASE("each malformed DTD yields exactly its diagnostics") {
+    REQUIRE(malformed.size() >= 40);
+    for (const Case& c : malformed) {
+        INFO("DTD: " << c.dtd);
+        CHECK(briefs(c.dtd) == c.diagnostics);
+        CHECK_FALSE(metatf::compile("test.dtd", c.dtd).schema.has_value());
+    }
+}
+
+TEST_CASE("a diagnostic renders as FILE:LINE:COL, the source line and a caret, then its notes") {
+    const metatf::Compilation c =
+        metatf::compile("dir/r.dtd", "address.width = 4;\n\tr : (tag,\taddress, address) {\n  tag.value = 4; }\n");
+    REQUIRE(c.diagnostics.all().size() == 1);
+    CHECK(c.diagnostics.all()[0].render() ==
+          "dir/r.dtd:2:21: error: record 'r' has two fields named 'address'; give one a name of its own, as in "
+          "'newAddress : address'\n"
+          "    \tr : (tag,\taddress, address) {\n"
+          "    \t         \t         ^\n"
+          "dir/r.dtd:2:12: note: the first 'address' is here\n"
+          "    \tr : (tag,\taddress, address) {\n"
+          "    \t         \t^\n");
+}
+
+TEST_CASE("the paper's Appendix C, verbatim, yields its one real defect and two warnings") {
+    const metatf::Compilation c = metatf::compile_file(METATF_SOURCE_DIR "/tests/fixtures/paper-appendix-c.dtd");
+    std::vector<std::string> got;
+    for (const auto& d : c.diagnostics.all()) got.push_back(d.brief());
+    CHECK(got == std::vector<std::string>{
+                     "8:1: warning: no record has a field 'attributes', so 'attributes.width' has no effect",
+                     "8:23: warning: no record has a field 'attributes', so 'attributes.interpretation' has no effect",
+                     "17:30: error: record 'realloc' has two fields named 'address'; give one a name of its own, as "
+                     "in 'newAddress : address'"});
+    CHECK_FALSE(c.schema.has_value());
+}
+
+TEST_CASE("after a syntax error the parser resumes at the next top-level item") {
+    CHECK(briefs("a.width = ;\n"
+                 "section s 1 {\n"
+                 "    r : (tag, x y) { tag.value = 4; }\n"
+                 "    q : (tag, x) { tag.value = 5; }\n"
+                 "}\n"
+                 "b.width 1;\n"
+                 "ok : x { tag.value = 6; }\n"
+                 "c : (x,\n") ==
+          std::vector<std::string>{"1:11: error: " + expected_value,
+                                   "3:17: error: expected ',' or ')' in the field list",
+                                   "6:9: error: expected '=' after the property name",
+                                   "9:1: error: expected a field: a name, 'count*field', 'name : field' or '(field, ...)'"});
+}
+
+TEST_CASE("semantic errors are reported together, in source order") {
+    CHECK(briefs("x.width = 9;\n"
+                 "a : (tag, x) { tag.value = 4; }\n"
+                 "b : (tag, y) { tag.value = 4; }\n") ==
+          std::vector<std::string>{
+              "1:11: error: width 9 is too wide for field 'x' of record 'a': unsigned fields take 0 to 8 bytes",
+              "3:11: error: field 'y' of record 'b' has no width; set 'y.width' in the record, its section or globally",
+              "3:28: error: tag 4 is already used by record 'a'"});
+}
+
+TEST_CASE("endless syntax errors stop after fifty") {
+    std::string text;
+    for (int i = 0; i < 200; ++i) text += "@;\n";
+    const auto got = briefs(text);
+    REQUIRE(got.size() == 51);
+    CHECK(got.back() == "50:1: error: too many syntax errors; stopping here");
+}
+
+TEST_CASE("an unreadable file is a diagnostic, not a crash") {
+    const metatf::Compilation missing = metatf::compile_file("/nonexistent/dir/x.dtd");
+    REQUIRE(missing.diagnostics.all().size() == 1);
+    CHECK(missing.diagnostics.all()[0].render() == "/nonexistent/dir/x.dtd: error: cannot read the file\n");
+    CHECK(metatf::compile_file(METATF_SOURCE_DIR).diagnostics.has_errors());
+}

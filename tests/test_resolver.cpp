@@ -1,0 +1,233 @@
+// The resolver on valid DTDs: what each field resolves to.
+#include "support.hpp"
+
+namespace {
+
+using namespace metatf;
+using metatf::test::briefs;
+using metatf::test::field;
+using metatf::test::record;
+using metatf::test::schema_of;
+using IK = ir::InterpretationKind;
+
+std::vector<std::string> paths(const ir::Record& r) {
+    std::vector<std::string> out;
+    for (const auto& f : r.fields) out.push_back(f.path);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the predefined records exist with tags 1, 2 and 3 and their documented fields") {
+    const ir::Schema s = schema_of("");
+    REQUIRE(s.records.size() == 3);
+    CHECK(record(s, "comment").tag == 1);
+    CHECK(record(s, "comment").predefined == ir::Predefined::comment);
+    CHECK(paths(record(s, "comment")) == std::vector<std::string>{"tag", "length", "data"});
+    CHECK(field(record(s, "comment"), "data").type == ir::Type::bytes);
+    CHECK(field(record(s, "comment"), "data").width_from == 1u);
+    CHECK(record(s, "section").tag == 2);
+    CHECK(field(record(s, "section"), "number").width == 1);
+    const ir::Record& m = record(s, "metadata");
+    CHECK(m.tag == 3);
+    CHECK(paths(m) == std::vector<std::string>{"tag", "record", "field", "property", "value"});
+    CHECK(field(m, "value").width == 4);
+    CHECK(s.tag_width == 1);
+}
+
+TEST_CASE("metadata's record field follows the tag width") {
+    const ir::Schema s = schema_of("tag.width = 2;");
+    CHECK(s.tag_width == 2);
+    CHECK(field(record(s, "metadata"), "record").width == 2);
+    CHECK(field(record(s, "metadata"), "tag").width == 2);
+}
+
+TEST_CASE("user properties cannot change the predefined records") {
+    const ir::Schema s = schema_of(
+        "length.width = 2; value.width = 8; data.type = unsigned; number.width = 4;\n"
+        "x : (length, value, number, data) { tag.value = 9; data.width = 1; }");
+    CHECK(field(record(s, "comment"), "length").width == 1);
+    CHECK(field(record(s, "comment"), "data").type == ir::Type::bytes);
+    CHECK(field(record(s, "metadata"), "value").width == 4);
+    CHECK(field(record(s, "section"), "number").width == 1);
+    CHECK(field(record(s, "x"), "value").width == 8);
+    CHECK(field(record(s, "x"), "data").type == ir::Type::unsigned_int);
+}
+
+TEST_CASE("properties inherit from the record, then its section, then the global scope") {
+    const ir::Schema s = schema_of(
+        "a.width = 1; b.width = 1; c.width = 1;\n"
+        "section s 1 {\n"
+        "    b.width = 2; c.width = 2;\n"
+        "    r : (a, b, c) { tag.value = 4; c.width = 3; }\n"
+        "}\n");
+    const ir::Record& r = record(s, "r");
+    CHECK(field(r, "a").width == 1);
+    CHECK(field(r, "b").width == 2);
+    CHECK(field(r, "c").width == 3);
+    CHECK(r.section == 1);
+}
+
+TEST_CASE("a renamed field answers to its own name before its kind's") {
+    const ir::Schema s = schema_of(
+        "address.width = 4; newAddress.width = 8;\n"
+        "realloc : (tag, oldAddress : address, newAddress : address) { tag.value = 4; }");
+    const ir::Record& r = record(s, "realloc");
+    CHECK(paths(r) == std::vector<std::string>{"tag", "oldAddress", "newAddress"});
+    CHECK(field(r, "oldAddress").kind == "address");
+    CHECK(field(r, "oldAddress").width == 4);
+    CHECK(field(r, "newAddress").width == 8);
+}
+
+TEST_CASE("the block of the record in the trace overrides the blocks of the records it uses") {
+    const ir::Schema s = schema_of(
+        "pair : (lo, hi) { lo.width = 1; hi.width = 1; }\n"
+        "a : (tag, pair, inner : x { x.width = 2; }) { tag.value = 4; pair.hi.width = 4; }\n"
+        "b : (tag, pair, inner : x { x.width = 2; }) { tag.value = 5; inner.width = 8; }");
+    CHECK(paths(record(s, "a")) == std::vector<std::string>{"tag", "pair.lo", "pair.hi", "inner"});
+    CHECK(field(record(s, "a"), "pair.lo").width == 1);
+    CHECK(field(record(s, "a"), "pair.hi").width == 4);
+    CHECK(field(record(s, "a"), "inner").width == 2);
+    CHECK(field(record(s, "b"), "pair.hi").width == 1);
+    CHECK(field(record(s, "b"), "inner").width == 8);
+}
+
+TEST_CASE("a global helper record used in a section sees that section's properties") {
+    const ir::Schema s = schema_of(
+        "pair : (lo, hi)\n"
+        "lo.width = 1; hi.width = 1;\n"
+        "section s 1 { hi.width = 2; a : (tag, pair) { tag.value = 4; } }\n"
+        "b : (tag, pair) { tag.value = 5; }");
+    CHECK(field(record(s, "a"), "pair.hi").width == 2);
+    CHECK(field(record(s, "b"), "pair.hi").width == 1);
+}
+
+TEST_CASE("the tag is added in front when a record does not list it") {
+    const ir::Schema s = schema_of("note : vfield { tag.value = 9; }\nx.width = 1;\ny : x { tag.value = 10; }");
+    CHECK(paths(record(s, "note")) == std::vector<std::string>{"tag", "length", "data"});
+    CHECK(field(record(s, "note"), "data").width_from == 1u);
+    CHECK(paths(record(s, "y")) == std::vector<std::string>{"tag", "x"});
+}
+
+TEST_CASE("records come out by section, then tag; global records first") {
+    const ir::Schema s = schema_of(
+        "x.width = 1;\n"
+        "section two 2 { c : x { tag.value = 4; } }\n"
+        "section one 1 { b : x { tag.value = 9; } a : x { tag.value = 5; } }\n"
+        "z : x { tag.value = 200; }");
+    std::vector<std::string> names;
+    for (const auto& r : s.records) names.push_back(r.name);
+    CHECK(names == std::vector<std::string>{"comment", "section", "metadata", "z", "a", "b", "c"});
+    REQUIRE(s.sections.size() == 3);
+    CHECK(s.sections[1].name == "one");
+    CHECK(s.sections[2].number == 2);
+}
+
+TEST_CASE("the same tag may serve different sections") {
+    const ir::Schema s = schema_of(
+        "x.width = 1;\nsection a 1 { p : x { tag.value = 4; } }\nsection b 2 { q : x { tag.value = 4; } }");
+    CHECK(record(s, "p").tag == 4);
+    CHECK(record(s, "q").tag == 4);
+}
+
+TEST_CASE("repeats: the count is an earlier field; groups nest") {
+    const ir::Schema s = schema_of(
+        "n.width = 1; m.width = 2; id.width = 4; len.width = 1;\n"
+        "fo : (tag, n, m, n*id, m*(id2 : id, len, name : text { text.width = len.value; }), m*(len2 : len, len2*(id3 : id))) {\n"
+        "    tag.value = 4;\n"
+        "}");
+    const ir::Record& r = record(s, "fo");
+    CHECK(paths(r) == std::vector<std::string>{"tag", "n", "m", "id", "id2", "len", "name", "len2", "id3"});
+    REQUIRE(r.layout.size() == 6);
+    const auto& first = std::get<ir::Repeat>(r.layout[3]);
+    CHECK(first.count == 1);
+    CHECK(std::get<std::uint32_t>(first.items.at(0)) == 3);
+    const auto& second = std::get<ir::Repeat>(r.layout[4]);
+    CHECK(second.count == 2);
+    CHECK(second.items.size() == 3);
+    CHECK(r.fields[6].type == ir::Type::bytes);
+    CHECK(r.fields[6].width_from == 5u);
+    const auto& third = std::get<ir::Repeat>(r.layout[5]);
+    const auto& inner = std::get<ir::Repeat>(third.items.at(1));
+    CHECK(inner.count == 7);
+    CHECK(std::get<std::uint32_t>(inner.items.at(0)) == 8);
+}
+
+TEST_CASE("types: signed, float, bytes of a fixed width, and scaled decimals") {
+    const ir::Schema s = schema_of(
+        "r : (tag, off, unit, name, ts) {\n"
+        "    tag.value = 4;\n"
+        "    off.type = signed; off.width = 4; off.interpretation = default -1;\n"
+        "    unit.type = float; unit.width = 8;\n"
+        "    name.type = bytes; name.width = 80;\n"
+        "    ts.width = 8; ts.scale = 6; ts.interpretation = delta 0;\n"
+        "}");
+    const ir::Record& r = record(s, "r");
+    CHECK(field(r, "off").type == ir::Type::signed_int);
+    CHECK(field(r, "off").interpretation.value == ~std::uint64_t(0));
+    CHECK(field(r, "off").width == 0);
+    CHECK(field(r, "off").restore_width == 4);
+    CHECK(field(r, "unit").type == ir::Type::floating);
+    CHECK(field(r, "unit").width == 8);
+    CHECK(field(r, "name").type == ir::Type::bytes);
+    CHECK(field(r, "name").width == 80);
+    CHECK(field(r, "ts").scale == 6);
+    CHECK(field(r, "ts").interpretation.kind == IK::delta);
+}
+
+TEST_CASE("every interpretation resolves with its arguments and its width") {
+    const ir::Schema s = schema_of(
+        "section strings 7 { }\n"
+        "section addresses 9 { }\n"
+        "r : (tag, a, b, c, d, e, f, g) {\n"
+        "    tag.value = 4;\n"
+        "    a.width = 2; a.interpretation = none;\n"
+        "    b.width = 2; b.interpretation = default 0xFFFF;\n"
+        "    c.width = 1; c.interpretation = baseOffset 0x10000000;\n"
+        "    d.width = 2; d.interpretation = delta 100;\n"
+        "    e.width = 4; e.interpretation = stride 0x1000 -32;\n"
+        "    f.width = 2; f.interpretation = sectionOffset strings;\n"
+        "    g.width = 8; g.interpretation = sectionStride 9 1;\n"
+        "}");
+    const ir::Record& r = record(s, "r");
+    CHECK(field(r, "a").interpretation == ir::Interpretation{IK::none, 0, 0, 0});
+    CHECK(field(r, "b").interpretation == ir::Interpretation{IK::default_value, 0xFFFF, 0, 0});
+    CHECK(field(r, "c").interpretation == ir::Interpretation{IK::base_offset, 0x10000000, 0, 0});
+    CHECK(field(r, "d").interpretation == ir::Interpretation{IK::delta, 100, 0, 0});
+    CHECK(field(r, "e").interpretation == ir::Interpretation{IK::stride, 0x1000, -32, 0});
+    CHECK(field(r, "f").interpretation == ir::Interpretation{IK::section_offset, 0, 0, 7});
+    CHECK(field(r, "g").interpretation == ir::Interpretation{IK::section_stride, 0, 1, 9});
+    const std::uint32_t widths[] = {2, 0, 1, 2, 0, 2, 0};
+    const std::uint32_t restore[] = {2, 2, 1, 2, 4, 2, 8};
+    for (std::uint32_t i = 0; i < 7; ++i) {
+        CHECK(r.fields[i + 1].width == widths[i]);
+        CHECK(r.fields[i + 1].restore_width == restore[i]);
+    }
+}
+
+TEST_CASE("a zero-width interpretation without any width leaves the restore width unknown") {
+    const ir::Schema s = schema_of("time.interpretation = default 0; r : (tag, time) { tag.value = 4; }");
+    CHECK(field(record(s, "r"), "time").width == 0);
+    CHECK(field(record(s, "r"), "time").restore_width == 0);
+}
+
+TEST_CASE("a width may copy another field's width") {
+    const ir::Schema s = schema_of("tag.width = 2; r : (tag, t) { tag.value = 4; t.width = tag.width; }");
+    CHECK(field(record(s, "r"), "t").width == 2);
+}
+
+TEST_CASE("legal but suspicious DTDs compile with warnings") {
+    CHECK(briefs("x.width = 0; r : x { tag.value = 4; }") ==
+          std::vector<std::string>{"1:11: warning: field 'x' of record 'r' has width 0 with interpretation 'none', so "
+                                   "it stores nothing; say 'interpretation = default V' if the value is constant"});
+    CHECK(briefs("x.width = 1; unused.width = 2; r : x { tag.value = 4; }") ==
+          std::vector<std::string>{"1:14: warning: no record has a field 'unused', so 'unused.width' has no effect"});
+    CHECK(briefs("x.width = 1; helper : (x) r : x { tag.value = 4; }") ==
+          std::vector<std::string>{"1:14: warning: record 'helper' is never used: it sets no 'tag.value', so it "
+                                   "cannot appear in a trace, and no record uses it as a field"});
+    CHECK(briefs("x.width = 1; x.interpretation = stride 5 0; r : x { tag.value = 4; }") ==
+          std::vector<std::string>{"1:42: warning: stride 0 never moves: every value of field 'x' of record 'r' "
+                                   "equals the initial value"});
+    CHECK(briefs("section s 1 { y.width = 1; } x.width = 1; r : x { tag.value = 4; }") ==
+          std::vector<std::string>{"1:15: warning: no record of section 's' has a field 'y', so 'y.width' has no effect"});
+}
