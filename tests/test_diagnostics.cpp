@@ -269,3 +269,12 @@ TEST_CASE("an unreadable file is a diagnostic, not a crash") {
     CHECK(missing.diagnostics.all()[0].render() == "/nonexistent/dir/x.dtd: error: cannot read the file\n");
     CHECK(metatf::compile_file(METATF_SOURCE_DIR).diagnostics.has_errors());
 }
+
+TEST_CASE("records that would expand enormously are refused at once") {
+    std::string text = "x.width = 1;\n";
+    for (int i = 1; i < 20; ++i) {
+        text += "a" + std::to_string(i) + " : (p : a" + std::to_string(i + 1) + ", q : a" + std::to_string(i + 1) + ")\n";
+    }
+    text += "a20 : x\nr : a1 { tag.value = 4; }\n";
+    CHECK(briefs(text) == std::vector<std::string>{"22:1: error: record 'r' expands to more than 4096 fields and groups"});
+}

@@ -14,6 +14,9 @@ namespace {
 using ast::InterpretationKind;
 
 constexpr std::size_t max_record_depth = 64;
+// Records used as fields expand in place, so a few lines can describe a huge
+// record; expansion stops at this many nodes.
+constexpr std::size_t max_record_nodes = 4096;
 constexpr std::uint32_t max_bytes_width = 65535;
 constexpr std::uint32_t max_scale = 19;
 
@@ -406,6 +409,7 @@ private:
         std::vector<const ast::RecordDef*> active;  // definitions being expanded, to catch cycles
         std::unique_ptr<Node> root;
         std::vector<Node*> leaves;
+        std::size_t nodes = 0;
         bool failed = false;
     };
 
@@ -429,6 +433,15 @@ private:
     std::unique_ptr<Node> expand_field(Expansion& x, const ast::Field& field, DefContext& ctx) {
         auto node = std::make_unique<Node>();
         node->written_in = &ctx;
+        if (++x.nodes > max_record_nodes) {
+            if (!x.failed) {
+                error(x.contexts.front()->def->name.where,
+                      "record " + quote(x.record) + " expands to more than " + std::to_string(max_record_nodes) +
+                          " fields and groups");
+            }
+            x.failed = true;
+            return node;
+        }
         if (const auto* named = std::get_if<ast::Field::Named>(&field.node)) {
             node->where = named->name.where;
             const ast::RecordDef* def = named->name.text == "tag" ? nullptr : find_record(ctx.scope, named->name.text);
@@ -671,11 +684,14 @@ private:
         return {};
     }
 
+    // A scope property counts as used when some field answers to its name, even if overridden.
     void mark_names_used(Expansion& x, Node* leaf) {
         for (const Scope* s = x.scope; s; s = s->parent) {
             for (const std::string& n : leaf->names) {
-                for (auto& [k, sp] : s->properties) {
-                    if (k.compare(0, n.size() + 1, n + ".") == 0) sp.used = true;
+                const std::string prefix = n + ".";
+                for (auto it = s->properties.lower_bound(prefix);
+                     it != s->properties.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+                    it->second.used = true;
                 }
             }
         }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Meta-TF builds with, if any is missing.
+set -euo pipefail
+
+packages=(g++ make cmake tao-pegtl-dev nlohmann-json3-dev doctest-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
