@@ -60,15 +60,30 @@ std::string path_text(const std::vector<ast::Name>& path) {
     return out;
 }
 
-std::string_view interpretation_name(InterpretationKind k) {
+ir::InterpretationKind to_ir(InterpretationKind k) {
+    using I = ir::InterpretationKind;
     switch (k) {
-        case InterpretationKind::none: return "none";
-        case InterpretationKind::default_value: return "default";
-        case InterpretationKind::base_offset: return "baseOffset";
-        case InterpretationKind::delta: return "delta";
-        case InterpretationKind::stride: return "stride";
-        case InterpretationKind::section_offset: return "sectionOffset";
-        case InterpretationKind::section_stride: return "sectionStride";
+        case InterpretationKind::none: return I::none;
+        case InterpretationKind::default_value: return I::default_value;
+        case InterpretationKind::base_offset: return I::base_offset;
+        case InterpretationKind::delta: return I::delta;
+        case InterpretationKind::stride: return I::stride;
+        case InterpretationKind::section_offset: return I::section_offset;
+        case InterpretationKind::section_stride: return I::section_stride;
+    }
+    return I::none;
+}
+
+std::string_view interpretation_name(ir::InterpretationKind k) {
+    using I = ir::InterpretationKind;
+    switch (k) {
+        case I::none: return "none";
+        case I::default_value: return "default";
+        case I::base_offset: return "baseOffset";
+        case I::delta: return "delta";
+        case I::stride: return "stride";
+        case I::section_offset: return "sectionOffset";
+        case I::section_stride: return "sectionStride";
     }
     return "none";
 }
@@ -126,6 +141,7 @@ struct Node {
     DefContext* written_in = nullptr;  // the definition whose text holds this node
     const ast::Name* count = nullptr;  // repeat
     bool is_content = false;           // the whole field of a definition: its members are the definition's
+    std::size_t leaf_count = 0;        // leaves below, counted once the tree is complete
 
     // leaf only
     std::uint32_t index = 0;
@@ -175,6 +191,12 @@ std::vector<Node*> leaves_of(Node* n) {
     std::vector<Node*> out;
     collect_leaves(n, out);
     return out;
+}
+
+std::size_t count_leaves(Node* n) {
+    n->leaf_count = n->kind == Node::Kind::leaf ? 1 : 0;
+    for (auto& c : n->children) n->leaf_count += count_leaves(c.get());
+    return n->leaf_count;
 }
 
 const Node* innermost_repeat(const Node* n) {
@@ -519,6 +541,7 @@ private:
             }
         }
         x.leaves = leaves_of(x.root.get());
+        count_leaves(x.root.get());
         for (std::uint32_t i = 0; i < x.leaves.size(); ++i) {
             Node* leaf = x.leaves[i];
             leaf->index = i;
@@ -526,7 +549,7 @@ private:
             std::vector<std::string> names{leaf->label};
             for (Node* p = leaf->parent; p && p != x.root.get(); p = p->parent) {
                 if (p->kind != Node::Kind::group || p->label.empty()) continue;
-                if (leaves_of(p).size() != 1) break;
+                if (p->leaf_count != 1) break;
                 names.insert(names.begin(), p->label);
             }
             leaf->names = std::move(names);
@@ -886,10 +909,10 @@ private:
             return false;
         }
         ir::Interpretation& out = f.interpretation;
-        out.kind = static_cast<ir::InterpretationKind>(in->kind);
+        out.kind = to_ir(in->kind);
         if (in->kind != InterpretationKind::none &&
             f.type != ir::Type::unsigned_int && f.type != ir::Type::signed_int) {
-            error(in->where, "interpretation " + quote(interpretation_name(in->kind)) + " applies to integer fields; " +
+            error(in->where, "interpretation " + quote(interpretation_name(out.kind)) + " applies to integer fields; " +
                                  describe(x, f) + " is " + quote(type_name(f.type)));
             return false;
         }
@@ -941,13 +964,12 @@ private:
                                    ".width' in the record, its section or globally");
             x.failed = true;
         } else if (!stores && f.width_from) {
-            error(interp_at, "interpretation " + quote(interpretation_name(static_cast<InterpretationKind>(
-                                                     f.interpretation.kind))) +
+            error(interp_at, "interpretation " + quote(interpretation_name(f.interpretation.kind)) +
                                  " stores no bytes, but " + describe(x, f) + " takes its width from another field");
             x.failed = true;
         } else if (stores && !f.width_from && f.restore_width == 0 && f.type != ir::Type::bytes) {
             warning(width_at, describe(x, f) + " has width 0 with interpretation " +
-                                  quote(interpretation_name(static_cast<InterpretationKind>(f.interpretation.kind))) +
+                                  quote(interpretation_name(f.interpretation.kind)) +
                                   ", so it stores nothing; say 'interpretation = default V' if the value is constant");
         }
         if (stores && !f.width_from) f.width = f.restore_width;
@@ -962,7 +984,7 @@ private:
         for (const Node* p = leaf->parent; p && p != x.root.get(); p = p->parent) {
             // A definition's whole field is looked through: `comment : vfield` has fields "length" and "data".
             if (p->kind != Node::Kind::group || p->label.empty() || p->is_content) continue;
-            if (leaves_of(const_cast<Node*>(p)).size() == 1) {
+            if (p->leaf_count == 1) {
                 name = p->label;
             } else {
                 parts.insert(parts.begin(), p->label);
@@ -1015,6 +1037,10 @@ private:
         x.scope = &scope;
         x.root = expand_def(x, def, &scope, 0, def.name.where);
         index_leaves(x);
+        if (x.failed) {  // a cycle or an oversized expansion: the tree is incomplete
+            for (Node* leaf : x.leaves) mark_names_used(x, leaf);
+            return;
+        }
         check_duplicate_members(x);
         if (trace) {
             place_tag(x);
