@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,7 @@ constexpr const char* usage = R"(Usage: mtfc [OPTIONS] FILE.dtd
 
 Compiles a Meta-TF DTD: checks it and prints what it finds wrong as
 FILE:LINE:COL: error: MESSAGE, with the source line and a caret.
+FILE may be '-' for standard input (the DTD is then named "stdin").
 
 Options:
   --check        only check the DTD (the default when no --emit is given)
@@ -27,6 +29,12 @@ Options:
 Exit status: 0 when the DTD is valid (warnings allowed), 1 when it has errors,
 2 for a command-line mistake or an output file that cannot be written.
 )";
+
+std::string read_stdin() {
+    std::ostringstream text;
+    text << std::cin.rdbuf();
+    return text.str();
+}
 
 int usage_error(std::string_view message) {
     std::cerr << "mtfc: " << message << "\nTry 'mtfc --help'.\n";
@@ -65,7 +73,7 @@ int main(int argc, char** argv) {
     }
     if (input.empty()) return usage_error("no DTD file given");
 
-    const metatf::Compilation result = metatf::compile_file(input);
+    const metatf::Compilation result = input == "-" ? metatf::compile("stdin", read_stdin()) : metatf::compile_file(input);
     for (const metatf::Diagnostic& d : result.diagnostics.all()) std::cerr << d.render();
     if (!result.schema) return 1;
     if (emit.empty()) return 0;

@@ -63,3 +63,15 @@ run(1 "${WORK_DIR}/does-not-exist.dtd")
 expect("${err}" "does-not-exist.dtd: error: cannot read the file")
 run(2 --emit=ir -o "${WORK_DIR}/no/such/dir/out.json" "${SOURCE_DIR}/dtds/hatf10.dtd")
 expect("${err}" "cannot write")
+
+# '-' reads the DTD from standard input.
+execute_process(COMMAND ${MTFC} --emit=ir - INPUT_FILE "${SOURCE_DIR}/dtds/hatf10.dtd"
+                RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT code EQUAL 0 OR NOT out MATCHES "\"dtd\": \"stdin\"")
+  message(FATAL_ERROR "mtfc - failed: ${code}\n${err}")
+endif()
+execute_process(COMMAND ${MTFC} - INPUT_FILE "${SOURCE_DIR}/tests/fixtures/paper-appendix-c.dtd"
+                RESULT_VARIABLE code ERROR_VARIABLE err)
+if(NOT code EQUAL 1 OR NOT err MATCHES "stdin:17:30: error:")
+  message(FATAL_ERROR "mtfc - on a bad DTD: ${code}\n${err}")
+endif()
