@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
         }
     }
     if (input.empty()) return usage_error("no DTD file given");
+    if (!output.empty() && emit.empty()) return usage_error("-o needs --emit=ir: a check writes no output");
 
     const metatf::Compilation result = input == "-" ? metatf::compile("stdin", read_stdin()) : metatf::compile_file(input);
     for (const metatf::Diagnostic& d : result.diagnostics.all()) std::cerr << d.render();

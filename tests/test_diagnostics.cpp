@@ -63,7 +63,7 @@ const std::vector<Case> malformed = {
     {"section s 1 a : b",
      {"1:13: error: expected '{' to open the section"}},
     {"section s 1 { a : b",
-     {"1:20: error: expected a record definition 'name : field', a property 'field.property = value;' or '}' to end the section"}},
+     {"1:20: error: expected '}' to end the section"}},
     {"section s 1 { 5 }",
      {"1:15: error: expected a record definition 'name : field', a property 'field.property = value;' or '}' to end the section"}},
     {"@",
@@ -110,7 +110,7 @@ const std::vector<Case> malformed = {
     {"x.width = 1; a : x { tag.value = 4; x.width = 1; x.width = 2; }",
      {"1:50: error: 'x.width' is already set in record 'a'"}},
     {"x.width = 1; x.width = 2;",
-     {"1:1: warning: no record has a field 'x', so 'x.width' has no effect",
+     {"1:1: warning: 'x.width' has no effect: no field of the records defined here is named 'x'",
       "1:14: error: 'x.width' is already set in the global scope"}},
     {"x.width = 1; a : x { tag.value = 4; x.value = 3; }",
      {"1:39: error: only a record's tag takes a value ('tag.value = N;'); for a constant field use 'interpretation = default N'"}},
@@ -151,14 +151,34 @@ const std::vector<Case> malformed = {
     {"a : (tag, s, len) { tag.value = 4; len.width = 1; s.width = len.value; }",
      {"1:61: error: the width reference 'len' must name an earlier field of record 'a'"}},
     {"a : (tag, len, s) { tag.value = 4; len.width = 1; len.type = signed; s.width = len.value; }",
-     {"1:80: error: the width of 's' comes from 'len', which must be an unsigned integer"}},
+     {"1:80: error: the width of 's' comes from 'len', which must be a plain unsigned integer field, but it is 'signed'"}},
     {"a : (tag, len, s) { tag.value = 4; len.width = 1; s.type = unsigned; s.width = len.value; }",
      {"1:80: error: only a 'bytes' field can take its width from another field; field 's' of record 'a' is 'unsigned'"}},
     {"a : (tag, len, s) { tag.value = 4; len.width = 1; s.width = len.value; s.interpretation = default 0; }",
      {"1:91: error: interpretation 'default' applies to integer fields; field 's' of record 'a' is 'bytes'"}},
+    {"a : (tag, n, n*x) { tag.value = 4; n.width = 4; n.type = float; x.width = 1; }",
+     {"1:14: error: the repeat count 'n' must be a plain unsigned integer field, but it is 'float'"}},
     {"a : (tag, n, n*x) { tag.value = 4; n.width = 1; n.type = float; x.width = 1; }",
-     {"1:14: error: the repeat count 'n' must be an unsigned integer field, not 'float'",
-      "1:46: error: width 1 does not suit field 'n' of record 'a': float fields take 4 or 8 bytes"}},
+     {"1:46: error: width 1 does not suit field 'n' of record 'a': float fields take 4 or 8 bytes"}},
+    {"a : (tag, n, n*x) { tag.value = 4; n.width = 1; n.scale = 2; x.width = 1; }",
+     {"1:14: error: the repeat count 'n' must be a plain unsigned integer field, but it has scale 2"}},
+    {"a : (tag, tag*x) { tag.value = 4; x.width = 1; }",
+     {"1:11: error: the repeat count 'tag' must be a plain unsigned integer field, but it is the record's tag"}},
+    {"a : (tag, s) { tag.value = 4; s.width = tag.value; }",
+     {"1:41: error: the width of 's' comes from 'tag', which must be a plain unsigned integer field, but it is the record's tag"}},
+    {"a : (tag, x, tag) { tag.value = 4; x.width = 1; }",
+     {"1:14: error: record 'a' lists 'tag' twice",
+      "1:14: error: 'tag' must be the first field of record 'a'"}},
+    {"section s -3 { } x.width = 1; x.interpretation = sectionOffset 3; a : x { tag.value = 4; }",
+     {"1:11: error: section number -3 is out of range: sections are numbered 1 to 255",
+      "1:64: error: there is no section number 3"}},
+    {"section tag 1 { }",
+     {"1:9: error: 'tag' is reserved and cannot name a section"}},
+    {"section s 1 { x.width = 1; x.width = 2; }",
+     {"1:15: warning: 'x.width' has no effect: no field of the records of section 's' is named 'x'",
+      "1:28: error: 'x.width' is already set in section 's'"}},
+    {"x.width = 1; a : x { tag.value = 4; ",
+     {"1:37: error: expected '}' to end the property block"}},
     {"a : (tag, n*x, n) { tag.value = 4; n.width = 1; x.width = 1; }",
      {"1:11: error: the repeat count 'n' must name an earlier field of record 'a'"}},
     {"a : (tag, n, n*(len, s), t) { tag.value = 4; n.width = 1; len.width = 1; s.width = len.value; t.width = len.value; }",
@@ -223,8 +243,8 @@ TEST_CASE("the paper's Appendix C, verbatim, yields its one real defect and two 
     std::vector<std::string> got;
     for (const auto& d : c.diagnostics.all()) got.push_back(d.brief());
     CHECK(got == std::vector<std::string>{
-                     "8:1: warning: no record has a field 'attributes', so 'attributes.width' has no effect",
-                     "8:23: warning: no record has a field 'attributes', so 'attributes.interpretation' has no effect",
+                     "8:1: warning: 'attributes.width' has no effect: no field of the records defined here is named 'attributes'",
+                     "8:23: warning: 'attributes.interpretation' has no effect: no field of the records defined here is named 'attributes'",
                      "17:30: error: record 'realloc' has two fields named 'address'; give one a name of its own, as "
                      "in 'newAddress : address'"});
     CHECK_FALSE(c.schema.has_value());
@@ -277,4 +297,11 @@ TEST_CASE("records that would expand enormously are refused at once") {
     }
     text += "a20 : x\nr : a1 { tag.value = 4; }\n";
     CHECK(briefs(text) == std::vector<std::string>{"22:1: error: record 'r' expands to more than 4096 fields and groups"});
+}
+
+TEST_CASE("outside braces, recovery also resumes at the next line that starts with a name") {
+    CHECK(briefs("b : (x,)\nc : (y)\nd.width 4;\n") ==
+          std::vector<std::string>{
+              "1:8: error: expected a field: a name, 'count*field', 'name : field' or '(field, ...)'",
+              "3:9: error: expected '=' after the property name"});
 }

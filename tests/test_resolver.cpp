@@ -102,6 +102,12 @@ TEST_CASE("a global helper record used in a section sees that section's properti
     CHECK(field(record(s, "b"), "pair.hi").width == 1);
 }
 
+TEST_CASE("a width reference set in a scope is read where the field is written") {
+    const ir::Schema s = schema_of(
+        "pair : (len, s)\nlen.width = 1; s.width = len.value;\na : (tag, n : len, pair) { tag.value = 4; }");
+    CHECK(field(record(s, "a"), "pair.s").width_from == 2u);
+}
+
 TEST_CASE("the tag is added in front when a record does not list it") {
     const ir::Schema s = schema_of("note : vfield { tag.value = 9; }\nx.width = 1;\ny : x { tag.value = 10; }");
     CHECK(paths(record(s, "note")) == std::vector<std::string>{"tag", "length", "data"});
@@ -221,7 +227,7 @@ TEST_CASE("legal but suspicious DTDs compile with warnings") {
           std::vector<std::string>{"1:11: warning: field 'x' of record 'r' has width 0 with interpretation 'none', so "
                                    "it stores nothing; say 'interpretation = default V' if the value is constant"});
     CHECK(briefs("x.width = 1; unused.width = 2; r : x { tag.value = 4; }") ==
-          std::vector<std::string>{"1:14: warning: no record has a field 'unused', so 'unused.width' has no effect"});
+          std::vector<std::string>{"1:14: warning: 'unused.width' has no effect: no field of the records defined here is named 'unused'"});
     CHECK(briefs("x.width = 1; helper : (x) r : x { tag.value = 4; }") ==
           std::vector<std::string>{"1:14: warning: record 'helper' is never used: it sets no 'tag.value', so it "
                                    "cannot appear in a trace, and no record uses it as a field"});
@@ -229,5 +235,5 @@ TEST_CASE("legal but suspicious DTDs compile with warnings") {
           std::vector<std::string>{"1:42: warning: stride 0 never moves: every value of field 'x' of record 'r' "
                                    "equals the initial value"});
     CHECK(briefs("section s 1 { y.width = 1; } x.width = 1; r : x { tag.value = 4; }") ==
-          std::vector<std::string>{"1:15: warning: no record of section 's' has a field 'y', so 'y.width' has no effect"});
+          std::vector<std::string>{"1:15: warning: 'y.width' has no effect: no field of the records of section 's' is named 'y'"});
 }

@@ -61,7 +61,7 @@ struct property_def : seq<path_name, dot_sep, must<property_path>, sep, must<equ
 // A property inside `{ ... }` after a record's fields.
 struct block_item : property_def {};
 struct block_close : one<'}'> {};
-struct property_block : seq<one<'{'>, sep, star<not_at<one<'}'>>, must<block_item>, sep>, must<block_close>> {};
+struct property_block : seq<one<'{'>, sep, star<not_at<one<'}'>>, not_at<eof>, must<block_item>, sep>, must<block_close>> {};
 
 // ---- fields -----------------------------------------------------------------
 struct field;
@@ -90,7 +90,7 @@ struct section_open : one<'{'> {};
 struct section_item : sor<property_def, record_def, stray_name> {};
 struct section_close : one<'}'> {};
 struct section_def : seq<section_keyword, sep, not_at<one<':', '.'>>, must<section_name>, sep, must<section_number>, sep,
-                         must<section_open>, sep, star<not_at<one<'}'>>, must<section_item>, sep>,
+                         must<section_open>, sep, star<not_at<one<'}'>>, not_at<eof>, must<section_item>, sep>,
                          must<section_close>> {};
 
 // ---- the whole DTD ----------------------------------------------------------

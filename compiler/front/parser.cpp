@@ -1,5 +1,6 @@
 #include "parser.hpp"
 
+#include <cctype>
 #include <limits>
 #include <string_view>
 
@@ -233,7 +234,9 @@ void advance(Cursor& c, const std::string& text, std::size_t target) {
 }
 
 // Where to resume after a syntax error at `error`: just past the end of the
-// top-level item that holds it. `start` is a point at brace depth 0.
+// top-level item that holds it, or, outside braces, at the next line that
+// starts in column 1 with a name (top-level items are written that way).
+// `start` is a point at brace depth 0.
 std::size_t resume_point(const std::string& text, std::size_t start, std::size_t error) {
     long depth = 0;
     std::size_t i = start;
@@ -263,6 +266,9 @@ std::size_t resume_point(const std::string& text, std::size_t start, std::size_t
         if (c == '{') ++depth;
         if (c == '}' && --depth <= 0) return i;
         if (c == ';' && depth == 0) return i;
+        if (c == '\n' && depth == 0 && i < text.size() && (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
+            return i;
+        }
     }
     return text.size();
 }

@@ -294,7 +294,7 @@ private:
                                           quote(it->second->name.text)),
                      it->second->number.where, "section " + quote(it->second->name.text) + " is here");
             }
-            if (predefined_names.count(s.name.text) || s.name.text == "global") {
+            if (predefined_names.count(s.name.text) || s.name.text == "global" || s.name.text == "tag") {
                 error(s.name.where, quote(s.name.text) + " is reserved and cannot name a section");
             } else if (auto [it, fresh] = by_name.emplace(s.name.text, &s); !fresh) {
                 note(error(s.name.where, "section " + quote(s.name.text) + " is defined twice"),
@@ -302,7 +302,8 @@ private:
             }
             Scope& scope = sections_.emplace_back();
             scope.parent = &global_;
-            scope.number = static_cast<std::uint8_t>(num.magnitude <= 255 ? num.magnitude : 0);
+            const bool valid = !num.negative && num.magnitude >= 1 && num.magnitude <= 255;
+            scope.number = static_cast<std::uint8_t>(valid ? num.magnitude : 0);
             scope.name = s.name.text;
             add_records(scope, s.records);
             add_properties(scope, s.properties);
@@ -324,7 +325,7 @@ private:
                 continue;
             }
             if (auto [it, fresh] = scope.records.emplace(n, &def); !fresh) {
-                note(error(def.name.where, "record " + quote(n) + " is defined twice in the " +
+                note(error(def.name.where, "record " + quote(n) + " is defined twice in " +
                                                scope_label(scope)),
                      it->second->name.where, "the first definition is here");
             }
@@ -332,7 +333,7 @@ private:
     }
 
     static std::string scope_label(const Scope& s) {
-        return s.number == 0 ? std::string("global scope") : "section " + quote(s.name);
+        return s.parent ? "section " + quote(s.name) : std::string("the global scope");
     }
 
     void add_properties(Scope& scope, const std::vector<ast::Property>& props) {
@@ -358,14 +359,14 @@ private:
                     error(p.property.where, tag_property_error(prop));
                     continue;
                 }
-                if (scope.number != 0) {
+                if (scope.parent) {
                     error(p.target.front().where,
                           "the tag's width is set once, globally, not in section " + quote(scope.name));
                     continue;
                 }
             }
             if (auto [it, fresh] = scope.properties.emplace(kind + "." + prop, ScopeProperty{&p, false}); !fresh) {
-                note(error(p.target.front().where, quote(kind + "." + prop) + " is already set in the " +
+                note(error(p.target.front().where, quote(kind + "." + prop) + " is already set in " +
                                                        scope_label(scope)),
                      it->second.property->target.front().where, "it is first set here");
             }
@@ -561,7 +562,10 @@ private:
         for (const auto& ctx : x.contexts) {
             std::map<std::string, Node*, std::less<>> seen;
             for (Node* m : members_of(ctx->content)) {
-                if (auto [it, fresh] = seen.emplace(m->label, m); !fresh) {
+                if (auto [it, fresh] = seen.emplace(m->label, m); !fresh && m->label == "tag") {
+                    error(m->where, "record " + quote(ctx->def->name.text) + " lists 'tag' twice");
+                    x.failed = true;
+                } else if (!fresh) {
                     note(error(m->where, "record " + quote(ctx->def->name.text) + " has two fields named " +
                                              quote(m->label) + "; give one a name of its own, as in 'new" +
                                              std::string(1, char(std::toupper(static_cast<unsigned char>(m->label[0])))) +
@@ -650,22 +654,20 @@ private:
                     continue;
                 }
                 const bool names_tag = p.target.size() == 1 && p.target[0].text == "tag";
-                if (names_tag) {
-                    if (p.property.text == "value" && ctx->depth == 0 && tag_value) {
-                        note(error(p.target.front().where, "'tag.value' is already set in record " +
-                                                               quote(ctx->def->name.text)),
-                             tag_value->target.front().where, "it is first set here");
-                        x.failed = true;
-                    } else if (p.property.text == "value" && ctx->depth == 0) {
-                        tag_value = &p;
-                    } else {
-                        error(p.property.where, p.property.text == "value"
-                                                    ? "only a record of the trace sets 'tag.value'"
-                                                    : tag_property_error(p.property.text));
-                        x.failed = true;
-                    }
-                    continue;
+                // Only the trace record's own block can set `tag.value`: a definition
+                // that does is never expanded as a field (see enter()).
+                if (names_tag && p.property.text != "value") {
+                    error(p.property.where, tag_property_error(p.property.text));
+                    x.failed = true;
+                } else if (names_tag && tag_value) {
+                    note(error(p.target.front().where,
+                               "'tag.value' is already set in record " + quote(ctx->def->name.text)),
+                         tag_value->target.front().where, "it is first set here");
+                    x.failed = true;
+                } else if (names_tag) {
+                    tag_value = &p;
                 }
+                if (names_tag) continue;
                 Node* leaf = lookup(*ctx, p.target);
                 if (!leaf) {
                     x.failed = true;
@@ -727,14 +729,17 @@ private:
     // The leaf a reference names, if it is an earlier field visible from `user`.
     Node* referenced_leaf(Expansion& x, const Source& src, const std::vector<ast::Name>& path, Node* user,
                           std::string_view what) {
-        // A definition written inside another also sees the fields of the one around it.
-        DefContext* ctx = src.context ? src.context : x.contexts.front().get();
+        // A reference set in a block is read in that block's definition; one set in a
+        // scope, in the definition where the field is written. A definition written
+        // inside another also sees the fields of the one around it.
+        DefContext* ctx = src.context ? src.context : user->written_in;
         Node* target = nullptr;
         for (DefContext* c = ctx; c && !target; c = c->lexical_parent) target = lookup(*c, path, false);
         if (!target) {
             lookup(*ctx, path);
             return nullptr;
         }
+        if (failed_fields_.count(target->index)) return nullptr;  // already reported
         if (target->index >= user->index) {
             error(path.front().where, std::string(what) + " " + quote(path_text(path)) +
                                           " must name an earlier field of record " + quote(x.record));
@@ -821,9 +826,9 @@ private:
                                 " is " + quote(type_name(f.type)));
             return false;
         }
-        if (t.type != ir::Type::unsigned_int) {
+        if (auto problem = count_problem(t)) {
             error(width_at, "the width of " + quote(f.path) + " comes from " + quote(t.path) +
-                                ", which must be an unsigned integer");
+                                ", which must be a plain unsigned integer field, but " + *problem);
             return false;
         }
         f.width_from = target->index;
@@ -956,6 +961,7 @@ private:
                   resolve_width(x, leaf, f, has_width, width_at) && resolve_interpretation(x, leaf, f, interp_at);
         if (!ok) {
             x.failed = true;
+            failed_fields_.insert(f.index);
             return f;
         }
         const bool stores = ir::stores_bytes(f.interpretation.kind);
@@ -963,10 +969,7 @@ private:
             error(leaf->where, describe(x, f) + " has no width; set '" + leaf->names.front() +
                                    ".width' in the record, its section or globally");
             x.failed = true;
-        } else if (!stores && f.width_from) {
-            error(interp_at, "interpretation " + quote(interpretation_name(f.interpretation.kind)) +
-                                 " stores no bytes, but " + describe(x, f) + " takes its width from another field");
-            x.failed = true;
+            failed_fields_.insert(f.index);
         } else if (stores && !f.width_from && f.restore_width == 0 && f.type != ir::Type::bytes) {
             warning(width_at, describe(x, f) + " has width 0 with interpretation " +
                                   quote(interpretation_name(f.interpretation.kind)) +
@@ -1013,6 +1016,14 @@ private:
         return out;
     }
 
+    // Why a field cannot give a count of repetitions or of bytes, if it cannot.
+    static std::optional<std::string> count_problem(const ir::Field& t) {
+        if (t.index == 0 && t.kind == "tag") return "it is the record's tag";
+        if (t.type != ir::Type::unsigned_int) return "it is " + quote(type_name(t.type));
+        if (t.scale != 0) return "it has scale " + std::to_string(t.scale);
+        return std::nullopt;
+    }
+
     std::uint32_t repeat_count(Expansion& x, Node* repeat) {
         const auto leaves = leaves_of(repeat);
         if (leaves.empty()) return 0;
@@ -1022,10 +1033,9 @@ private:
             x.failed = true;
             return 0;
         }
-        const ir::Field& t = ir_fields_[target->index];
-        if (t.type != ir::Type::unsigned_int) {
+        if (auto problem = count_problem(ir_fields_[target->index])) {
             error(repeat->count->where, "the repeat count " + quote(repeat->count->text) +
-                                            " must be an unsigned integer field, not " + quote(type_name(t.type)));
+                                            " must be a plain unsigned integer field, but " + *problem);
             x.failed = true;
         }
         return target->index;
@@ -1059,6 +1069,7 @@ private:
             return;
         }
         ir_fields_.clear();
+        failed_fields_.clear();
         for (Node* leaf : x.leaves) ir_fields_.push_back(resolve_leaf(x, leaf));
         ir::Record record;
         record.layout = layout(x, x.root.get());
@@ -1086,7 +1097,7 @@ private:
 
     std::optional<std::uint64_t> resolve_tag_value(const ast::Property& p) {
         const auto* num = std::get_if<ast::Integer>(&p.value);
-        if (!num || num->negative) {
+        if (!num || (num->negative && num->magnitude != 0)) {
             error(where_of(p.value), "'tag.value' takes a non-negative integer");
             return std::nullopt;
         }
@@ -1157,8 +1168,9 @@ private:
                 if (sp.used) continue;
                 const std::string& kind = sp.property->target.front().text;
                 warning(sp.property->target.front().where,
-                        "no record " + std::string(scope->number == 0 ? "" : "of section " + quote(scope->name) + " ") +
-                            "has a field " + quote(kind) + ", so " + quote(k) + " has no effect");
+                        quote(k) + " has no effect: no field of the records " +
+                            (scope->parent ? "of section " + quote(scope->name) : std::string("defined here")) +
+                            " is named " + quote(kind));
             }
         }
     }
@@ -1174,6 +1186,7 @@ private:
     std::set<const ast::RecordDef*> used_records_;
     std::vector<TagSite> tag_sites_;
     std::vector<ir::Field> ir_fields_;  // the fields of the record being built, by index
+    std::set<std::uint32_t> failed_fields_;  // those of them already reported as wrong
     std::set<std::string> reported_;
 };
 
