@@ -16,6 +16,7 @@ Compilation compile(std::string file_name, std::string text) {
     auto source = std::make_shared<const SourceFile>(SourceFile{std::move(file_name), std::move(text)});
     auto dtd = front::parse_dtd(source, out.diagnostics);
     if (dtd) out.schema = front::resolve(*dtd, front::prelude(), std::move(name), out.diagnostics);
+    if (out.schema) out.schema->source = source->text;
     return out;
 }
 

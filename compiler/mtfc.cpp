@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "back/cpp.hpp"
 #include "compile.hpp"
 #include "ir/json.hpp"
 #include "version.hpp"
@@ -22,7 +23,10 @@ Options:
   --check        only check the DTD (the default when no --emit is given)
   --emit=ir      print the resolved model (IR) as JSON; docs/dtd-language.md
                  describes its schema
+  --emit=cpp     generate a C++ reader and writer: with -o DIR, writes
+                 DIR/NAME.hpp (NAME is the DTD's name)
   -o FILE        write the output to FILE instead of standard output
+                 (for --emit=cpp, a directory, created if missing)
   --help         show this help and exit
   --version      show the version and exit
 
@@ -34,6 +38,22 @@ std::string read_stdin() {
     std::ostringstream text;
     text << std::cin.rdbuf();
     return text.str();
+}
+
+int write_file(const std::string& output, const std::string& text) {
+    // Write beside the target and rename, so a failed run never leaves a partial file.
+    const std::string temporary = output + ".tmp";
+    std::ofstream out(temporary, std::ios::binary);
+    out << text;
+    out.close();
+    std::error_code ec;
+    if (out) std::filesystem::rename(temporary, output, ec);
+    if (!out || ec) {
+        std::filesystem::remove(temporary, ec);
+        std::cerr << "mtfc: cannot write '" << output << "'\n";
+        return 2;
+    }
+    return 0;
 }
 
 int usage_error(std::string_view message) {
@@ -59,7 +79,7 @@ int main(int argc, char** argv) {
             emit.clear();
         } else if (arg.substr(0, 7) == "--emit=") {
             emit = arg.substr(7);
-            if (emit != "ir") return usage_error("unknown --emit kind '" + emit + "' (known: ir)");
+            if (emit != "ir" && emit != "cpp") return usage_error("unknown --emit kind '" + emit + "' (known: ir, cpp)");
         } else if (arg == "-o") {
             if (++i == argc) return usage_error("-o needs a file name");
             output = argv[i];
@@ -72,29 +92,25 @@ int main(int argc, char** argv) {
         }
     }
     if (input.empty()) return usage_error("no DTD file given");
-    if (!output.empty() && emit.empty()) return usage_error("-o needs --emit=ir: a check writes no output");
+    if (!output.empty() && emit.empty()) return usage_error("-o needs --emit: a check writes no output");
+    if (emit == "cpp" && output.empty()) return usage_error("--emit=cpp needs -o DIR");
 
     const metatf::Compilation result = input == "-" ? metatf::compile("stdin", read_stdin()) : metatf::compile_file(input);
     for (const metatf::Diagnostic& d : result.diagnostics.all()) std::cerr << d.render();
     if (!result.schema) return 1;
     if (emit.empty()) return 0;
 
+    if (emit == "cpp") {
+        std::error_code ec;
+        std::filesystem::create_directories(output, ec);
+        const std::string path = (std::filesystem::path(output) / metatf::back::cpp_header_name(*result.schema)).string();
+        return write_file(path, metatf::back::generate_cpp(*result.schema));
+    }
     const std::string text = metatf::ir::to_json(*result.schema).dump(2) + '\n';
     if (output.empty()) {
         std::cout << text;
         return std::cout.flush() ? 0 : 2;
     }
-    // Write beside the target and rename, so a failed run never leaves a partial file.
-    const std::string temporary = output + ".tmp";
-    std::ofstream out(temporary, std::ios::binary);
-    out << text;
-    out.close();
-    std::error_code ec;
-    if (out) std::filesystem::rename(temporary, output, ec);
-    if (!out || ec) {
-        std::filesystem::remove(temporary, ec);
-        std::cerr << "mtfc: cannot write '" << output << "'\n";
-        return 2;
-    }
-    return 0;
+    return write_file(output, text);
 }
+

@@ -930,11 +930,11 @@ private:
             auto s = stride_value(*in->step);
             if (!s) return false;
             out.stride = *s;
-            if (*s == 0) {
-                warning(in->step->where, "stride 0 never moves: every value of " + describe(x, f) +
-                                             (in->kind == InterpretationKind::stride ? " equals the initial value"
-                                                                                     : " is the same element"));
+            if (in->kind == InterpretationKind::section_stride && *s <= 0) {
+                error(in->step->where, "the stride of 'sectionStride' counts elements forward and must be positive");
+                return false;
             }
+            if (*s == 0) warning(in->step->where, "stride 0 never moves: every value of " + describe(x, f) + " equals the initial value");
         }
         if (in->section) {
             auto s = section_number(*in->section);
@@ -974,6 +974,11 @@ private:
             warning(width_at, describe(x, f) + " has width 0 with interpretation " +
                                   quote(interpretation_name(f.interpretation.kind)) +
                                   ", so it stores nothing; say 'interpretation = default V' if the value is constant");
+        }
+        if (f.interpretation.kind == ir::InterpretationKind::section_stride && f.restore_width == 0) {
+            error(interp_at, describe(x, f) + " strides through a section, so it needs the width of the section's "
+                                              "elements: set '" + leaf->names.front() + ".width'");
+            x.failed = true;
         }
         if (stores && !f.width_from) f.width = f.restore_width;
         return f;

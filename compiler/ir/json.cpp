@@ -89,6 +89,7 @@ nlohmann::ordered_json to_json(const Schema& schema) {
         records.push_back(std::move(rec));
     }
     out["records"] = std::move(records);
+    out["source"] = schema.source;
     return out;
 }
 

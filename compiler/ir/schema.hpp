@@ -81,6 +81,7 @@ struct Schema {
     std::uint32_t tag_width = 1;
     std::vector<Section> sections;  // in number order
     std::vector<Record> records;    // by section number, then tag
+    std::string source;             // the DTD's text, which every trace carries
 };
 
 }  // namespace metatf::ir

@@ -1,0 +1,524 @@
+#include "cpp.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "version.hpp"
+
+namespace metatf::back {
+
+namespace {
+
+const std::set<std::string> cpp_keywords = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char",
+    "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr", "constinit",
+    "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do", "double",
+    "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if",
+    "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
+    "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires", "return", "short", "signed",
+    "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+    "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
+    "volatile", "wchar_t", "while", "xor", "xor_eq", "type", "tag"};
+
+// A C++ identifier for a DTD name (DTD names are identifiers already, save for paths and keywords).
+std::string identifier(const std::string& name) {
+    std::string out;
+    for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
+    if (cpp_keywords.count(out)) out += '_';
+    return out;
+}
+
+std::string pascal(const std::string& name) {
+    std::string out = identifier(name);
+    if (out[0] != '_') out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
+    return out;
+}
+
+std::string literal(const std::string& text) {
+    std::string out = "\"";
+    for (unsigned char c : text) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n\"\n    \""; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20 || c >= 0x7f) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\%03o", c);
+                    out += buf;
+                } else {
+                    out += static_cast<char>(c);
+                }
+        }
+    }
+    return out + "\"";
+}
+
+const char* type_enum(ir::Type t) {
+    switch (t) {
+        case ir::Type::unsigned_int: return "rt::Type::unsigned_int";
+        case ir::Type::signed_int: return "rt::Type::signed_int";
+        case ir::Type::floating: return "rt::Type::floating";
+        case ir::Type::bytes: return "rt::Type::bytes";
+    }
+    return "";
+}
+
+const char* interp_enum(ir::InterpretationKind k) {
+    switch (k) {
+        case ir::InterpretationKind::none: return "rt::Interp::none";
+        case ir::InterpretationKind::default_value: return "rt::Interp::default_value";
+        case ir::InterpretationKind::base_offset: return "rt::Interp::base_offset";
+        case ir::InterpretationKind::delta: return "rt::Interp::delta";
+        case ir::InterpretationKind::stride: return "rt::Interp::stride";
+        case ir::InterpretationKind::section_offset: return "rt::Interp::section_offset";
+        case ir::InterpretationKind::section_stride: return "rt::Interp::section_stride";
+    }
+    return "";
+}
+
+const char* predefined_enum(ir::Predefined p) {
+    switch (p) {
+        case ir::Predefined::none: return "rt::Predefined::none";
+        case ir::Predefined::comment: return "rt::Predefined::comment";
+        case ir::Predefined::section: return "rt::Predefined::section";
+        case ir::Predefined::metadata: return "rt::Predefined::metadata";
+    }
+    return "";
+}
+
+const char* member_type(ir::Type t) {
+    switch (t) {
+        case ir::Type::unsigned_int: return "std::uint64_t";
+        case ir::Type::signed_int: return "std::int64_t";
+        case ir::Type::floating: return "double";
+        case ir::Type::bytes: return "std::span<const std::byte>";
+    }
+    return "";
+}
+
+std::string signed_literal(std::int64_t v) {
+    // The most negative value has no literal of its own.
+    if (v == INT64_MIN) return "INT64_MIN";
+    return std::to_string(v) + "LL";
+}
+
+// How one record type becomes C++: names for its struct, members and groups.
+class RecordCode {
+public:
+    RecordCode(const ir::Record& r, std::uint32_t slot, std::string struct_name)
+        : record_(r), slot_(slot), struct_(std::move(struct_name)) {
+        std::set<std::string> taken{"type", "tag", "slot"};
+        for (const ir::Field& f : r.fields) {
+            std::string m = identifier(f.path);
+            while (!taken.insert(m).second) m += '_';
+            member_.push_back(m);
+        }
+        name_groups(r.layout, taken);
+    }
+
+    const std::string& name() const { return struct_; }
+    std::uint32_t slot() const { return slot_; }
+    const ir::Record& record() const { return record_; }
+
+    void emit_struct(std::ostream& o) const {
+        o << "// " << record_.name << ": tag " << record_.tag
+          << (record_.section ? ", section " + std::to_string(record_.section) : std::string(", any section")) << "\n";
+        o << "struct " << struct_ << " {\n";
+        o << "    static constexpr RecordType type = RecordType::" << struct_ << ";\n";
+        o << "    static constexpr std::uint64_t tag = " << record_.tag << "u;\n";
+        o << "    // Field indices, for metadata changes.\n";
+        for (const ir::Field& f : record_.fields) {
+            if (f.index != 0) o << "    static constexpr std::uint32_t " << member_[f.index] << "_field = " << f.index << ";\n";
+        }
+        emit_members(o, record_.layout, "    ", true);
+        o << "};\n\n";
+    }
+
+    void emit_equality(std::ostream& o) const { emit_equality(o, record_.layout, struct_); }
+
+    void emit_tables(std::ostream& o) const {
+        const std::string base = identifier(record_.name) + "_" + std::to_string(slot_);
+        o << "inline constexpr rt::FieldDesc " << base << "_fields[] = {\n";
+        for (const ir::Field& f : record_.fields) {
+            const ir::Interpretation& in = f.interpretation;
+            o << "    {\"" << f.path << "\", " << type_enum(f.type) << ", " << f.scale << ", "
+              << (f.width_from ? std::to_string(*f.width_from) : "rt::no_field") << ", {" << interp_enum(in.kind)
+              << ", " << f.width << ", " << f.restore_width << ", " << in.value << "u, " << signed_literal(in.stride)
+              << ", " << unsigned(in.section) << "}},\n";
+        }
+        o << "};\n";
+        o << "inline constexpr rt::LayoutStep " << base << "_layout[] = {";
+        std::vector<std::string> steps;
+        layout_steps(record_.layout, steps);
+        if (steps.empty()) steps.push_back("{rt::LayoutStep::end, 0}");  // no zero-length arrays
+        for (std::size_t i = 0; i < steps.size(); ++i) o << (i ? ", " : "") << steps[i];
+        o << "};\n";
+    }
+
+    std::string descriptor() const {
+        const std::string base = identifier(record_.name) + "_" + std::to_string(slot_);
+        std::vector<std::string> steps;
+        layout_steps(record_.layout, steps);
+        return "{\"" + record_.name + "\", " + std::to_string(record_.tag) + "u, " + std::to_string(record_.section) +
+               ", " + predefined_enum(record_.predefined) + ", " + base + "_fields, " +
+               std::to_string(record_.fields.size()) + ", " + base + "_layout, " + std::to_string(steps.size()) + "}";
+    }
+
+    void emit_decode(std::ostream& o) const {
+        o << "    void decode(" << struct_ << "& o) {\n";
+        o << "        rt::FieldState* s = r_.states(" << slot_ << ");\n";
+        Scopes scopes{{"o", record_.layout}};
+        emit_decode_items(o, record_.layout, scopes, "        ");
+        o << "    }\n";
+    }
+
+    void emit_write(std::ostream& o) const {
+        o << "    // Writes one record; returns its byte offset within its section.\n";
+        o << "    std::uint64_t write(const " << struct_ << "& o) {\n";
+        o << "        rt::FieldState* s = w_.states(" << slot_ << ");\n";
+        o << "        const std::uint64_t offset = w_.begin_record(" << slot_ << ");\n";
+        Scopes scopes{{"o", record_.layout}};
+        emit_write_items(o, record_.layout, scopes, "        ");
+        o << "        w_.end_record();\n        return offset;\n    }\n";
+    }
+
+    void emit_visit(std::ostream& o) const {
+        o << "template <typename Visitor>\nvoid visit_fields(" << struct_ << "& o, Visitor&& v) {\n";
+        emit_visit_items(o, record_.layout, "o", "    ", 0);
+        o << "}\n\n";
+    }
+
+private:
+    struct Scope {
+        std::string var;
+        const std::vector<ir::LayoutItem>& items;
+    };
+    using Scopes = std::vector<Scope>;
+
+    static bool holds(const std::vector<ir::LayoutItem>& items, std::uint32_t index) {
+        for (const auto& item : items) {
+            if (const auto* f = std::get_if<std::uint32_t>(&item); f && *f == index) return true;
+        }
+        return false;
+    }
+
+    // The C++ expression for the latest value of field `index`, seen from the innermost scope.
+    std::string value_of(const Scopes& scopes, std::uint32_t index) const {
+        for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+            if (holds(it->items, index)) return it->var + "." + member_[index];
+        }
+        return "o." + member_[index];
+    }
+
+    void name_groups(const std::vector<ir::LayoutItem>& items, std::set<std::string>& taken) {
+        for (const auto& item : items) {
+            if (const auto* rep = std::get_if<ir::Repeat>(&item)) {
+                std::string v = member_[rep->count] + "_items";
+                while (!taken.insert(v).second) v += '_';
+                group_member_[&rep->items] = v;
+                group_struct_[&rep->items] = pascal(member_[rep->count]) + "Item";
+                name_groups(rep->items, taken);
+            }
+        }
+    }
+
+    void emit_members(std::ostream& o, const std::vector<ir::LayoutItem>& items, const std::string& indent,
+                      bool top) const {
+        for (const auto& item : items) {
+            if (const auto* index = std::get_if<std::uint32_t>(&item)) {
+                if (top && *index == 0) continue;  // the tag is the struct's type
+                const ir::Field& f = record_.fields[*index];
+                o << indent << member_type(f.type) << " " << member_[*index] << (f.type == ir::Type::bytes ? ";" : "{};")
+                  << "\n";
+                continue;
+            }
+            const auto& rep = std::get<ir::Repeat>(item);
+            o << indent << "struct " << group_struct_.at(&rep.items) << " {\n";
+            emit_members(o, rep.items, indent + "    ", false);
+            o << indent << "};\n";
+            o << indent << "std::vector<" << group_struct_.at(&rep.items) << "> " << group_member_.at(&rep.items)
+              << ";  // " << member_[rep.count] << " of them\n";
+        }
+    }
+
+    void emit_equality(std::ostream& o, const std::vector<ir::LayoutItem>& items, const std::string& type) const {
+        for (const auto& item : items) {
+            if (const auto* rep = std::get_if<ir::Repeat>(&item)) {
+                emit_equality(o, rep->items, type + "::" + group_struct_.at(&rep->items));
+            }
+        }
+        o << "inline bool operator==(const " << type << "& a, const " << type << "& b) {\n    return true";
+        for (const auto& item : items) {
+            if (const auto* index = std::get_if<std::uint32_t>(&item)) {
+                if (*index == 0) continue;
+                const std::string& m = member_[*index];
+                if (record_.fields[*index].type == ir::Type::bytes) {
+                    o << "\n        && rt::same_bytes(a." << m << ", b." << m << ")";
+                } else {
+                    o << "\n        && a." << m << " == b." << m;
+                }
+            } else {
+                const std::string& m = group_member_.at(&std::get<ir::Repeat>(item).items);
+                o << "\n        && a." << m << " == b." << m;
+            }
+        }
+        o << ";\n}\n\n";
+    }
+
+    void layout_steps(const std::vector<ir::LayoutItem>& items, std::vector<std::string>& out) const {
+        for (const auto& item : items) {
+            if (const auto* index = std::get_if<std::uint32_t>(&item)) {
+                if (*index != 0) out.push_back("{rt::LayoutStep::field, " + std::to_string(*index) + "}");
+            } else {
+                const auto& rep = std::get<ir::Repeat>(item);
+                out.push_back("{rt::LayoutStep::repeat, " + std::to_string(rep.count) + "}");
+                layout_steps(rep.items, out);
+                out.push_back("{rt::LayoutStep::end, 0}");
+            }
+        }
+    }
+
+    void emit_decode_items(std::ostream& o, const std::vector<ir::LayoutItem>& items, Scopes& scopes,
+                           const std::string& indent) const {
+        const std::string& var = scopes.back().var;
+        for (const auto& item : items) {
+            if (const auto* index = std::get_if<std::uint32_t>(&item)) {
+                if (*index == 0) continue;
+                const ir::Field& f = record_.fields[*index];
+                const std::string target = var + "." + member_[*index];
+                const std::string state = "s[" + std::to_string(*index) + "]";
+                switch (f.type) {
+                    case ir::Type::unsigned_int: o << indent << target << " = r_.read_int(" << state << ");\n"; break;
+                    case ir::Type::signed_int:
+                        o << indent << target << " = static_cast<std::int64_t>(r_.read_int(" << state << "));\n";
+                        break;
+                    case ir::Type::floating: o << indent << target << " = r_.read_float(" << state << ");\n"; break;
+                    case ir::Type::bytes:
+                        o << indent << target << " = r_.read_bytes(" << state << ", "
+                          << (f.width_from ? value_of(scopes, *f.width_from) : "0") << ");\n";
+                        break;
+                }
+                continue;
+            }
+            const auto& rep = std::get<ir::Repeat>(item);
+            const std::string vec = var + "." + group_member_.at(&rep.items);
+            const std::string element = "e" + std::to_string(scopes.size());
+            o << indent << vec << ".resize(r_.check_count(" << value_of(scopes, rep.count) << ", s[" << rep.count
+              << "]));\n";
+            o << indent << "for (auto& " << element << " : " << vec << ") {\n";
+            scopes.push_back({element, rep.items});
+            emit_decode_items(o, rep.items, scopes, indent + "    ");
+            scopes.pop_back();
+            o << indent << "}\n";
+        }
+    }
+
+    void emit_write_items(std::ostream& o, const std::vector<ir::LayoutItem>& items, Scopes& scopes,
+                          const std::string& indent) const {
+        const std::string& var = scopes.back().var;
+        for (const auto& item : items) {
+            if (const auto* index = std::get_if<std::uint32_t>(&item)) {
+                if (*index == 0) continue;
+                const ir::Field& f = record_.fields[*index];
+                const std::string source = var + "." + member_[*index];
+                const std::string state = "s[" + std::to_string(*index) + "]";
+                switch (f.type) {
+                    case ir::Type::unsigned_int: o << indent << "w_.write_int(" << state << ", " << source << ");\n"; break;
+                    case ir::Type::signed_int:
+                        o << indent << "w_.write_int(" << state << ", static_cast<std::uint64_t>(" << source << "));\n";
+                        break;
+                    case ir::Type::floating: o << indent << "w_.write_float(" << state << ", " << source << ");\n"; break;
+                    case ir::Type::bytes:
+                        o << indent << "w_.write_bytes(" << state << ", " << source << ", "
+                          << (f.width_from ? value_of(scopes, *f.width_from) : "0") << ");\n";
+                        break;
+                }
+                continue;
+            }
+            const auto& rep = std::get<ir::Repeat>(item);
+            const std::string vec = var + "." + group_member_.at(&rep.items);
+            const std::string element = "e" + std::to_string(scopes.size());
+            o << indent << "w_.check_count(s[" << rep.count << "], " << value_of(scopes, rep.count) << ", " << vec
+              << ".size());\n";
+            o << indent << "for (const auto& " << element << " : " << vec << ") {\n";
+            scopes.push_back({element, rep.items});
+            emit_write_items(o, rep.items, scopes, indent + "    ");
+            scopes.pop_back();
+            o << indent << "}\n";
+        }
+    }
+
+    void emit_visit_items(std::ostream& o, const std::vector<ir::LayoutItem>& items, const std::string& var,
+                          const std::string& indent, int depth) const {
+        for (const auto& item : items) {
+            if (const auto* index = std::get_if<std::uint32_t>(&item)) {
+                if (*index != 0) o << indent << "v.field(" << *index << "u, " << var << "." << member_[*index] << ");\n";
+                continue;
+            }
+            const auto& rep = std::get<ir::Repeat>(item);
+            const std::string element = "e" + std::to_string(depth);
+            o << indent << "v.repeat(" << rep.count << "u, " << var << "." << group_member_.at(&rep.items)
+              << ", [&](auto& " << element << ") {\n";
+            emit_visit_items(o, rep.items, element, indent + "    ", depth + 1);
+            o << indent << "});\n";
+        }
+    }
+
+    const ir::Record& record_;
+    std::uint32_t slot_;
+    std::string struct_;
+    std::vector<std::string> member_;  // by field index
+    std::map<const std::vector<ir::LayoutItem>*, std::string> group_member_, group_struct_;
+};
+
+}  // namespace
+
+std::string cpp_header_name(const ir::Schema& schema) { return schema.name + ".hpp"; }
+
+std::string generate_cpp(const ir::Schema& schema) {
+    const std::string ns = identifier(schema.name);
+    std::vector<RecordCode> records;
+    std::set<std::string> struct_names{"RecordType", "Reader", "Writer", "Comment", "Section", "Metadata"};
+    for (std::uint32_t slot = 0; slot < schema.records.size(); ++slot) {
+        const ir::Record& r = schema.records[slot];
+        std::string name = pascal(r.name);
+        if (r.predefined == ir::Predefined::none) {
+            while (!struct_names.insert(name).second) name += '_';
+        }
+        records.emplace_back(r, slot, name);
+    }
+    auto user = [](const RecordCode& c) { return c.record().predefined == ir::Predefined::none; };
+
+    std::ostringstream o;
+    o << "// Generated by mtfc " << version << " from the DTD '" << schema.name << "'. Do not edit:\n"
+      << "// regenerate with `mtfc --emit=cpp`. Reads and writes Meta-TF traces of this DTD\n"
+      << "// through the Meta-TF runtime (docs/trace-format.md).\n"
+      << "#pragma once\n\n"
+      << "#include <cstdint>\n#include <span>\n#include <string>\n#include <string_view>\n#include <tuple>\n"
+      << "#include <vector>\n\n"
+      << "#include <metatf/reader.hpp>\n#include <metatf/writer.hpp>\n\n"
+      << "namespace " << ns << " {\n\nnamespace rt = metatf::rt;\n\n";
+
+    o << "// Every record type, numbered as the runtime numbers them.\nenum class RecordType : std::uint32_t {\n";
+    for (const auto& c : records) o << "    " << c.name() << " = " << c.slot() << ",\n";
+    o << "};\n\n";
+
+    o << "// The predefined records.\n"
+      << "struct Comment {\n    static constexpr RecordType type = RecordType::Comment;\n    std::string_view text;\n};\n\n"
+      << "struct Section {\n    static constexpr RecordType type = RecordType::Section;\n    std::uint8_t number = 0;\n};\n\n"
+      << "struct Metadata {\n    static constexpr RecordType type = RecordType::Metadata;\n"
+      << "    RecordType record{};  // the record type changed\n    std::uint32_t field = 0;  // its field index\n"
+      << "    rt::MetaOp op = rt::MetaOp::width;\n    std::uint64_t a = 0, b = 0;\n};\n\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_struct(o);
+    }
+    for (const auto& c : records) {
+        if (user(c)) c.emit_equality(o);
+    }
+
+    o << "// Calls v.field(index, member) for every field and v.repeat(count index, vector, body)\n"
+      << "// for every repeated group, in layout order: generic code over any record.\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_visit(o);
+    }
+
+    o << "namespace detail {\n\n";
+    for (const auto& c : records) c.emit_tables(o);
+    o << "\ninline constexpr rt::RecordDesc records[] = {\n";
+    for (const auto& c : records) o << "    " << c.descriptor() << ",\n";
+    o << "};\n";
+    if (schema.sections.size() > 1) {
+        o << "inline constexpr rt::SectionDesc sections[] = {\n";
+        for (const auto& s : schema.sections) {
+            if (s.number != 0) o << "    {" << unsigned(s.number) << ", \"" << s.name << "\"},\n";
+        }
+        o << "};\n";
+    }
+    o << "inline constexpr char text[] =\n    " << literal(schema.source) << ";\n\n}  // namespace detail\n\n";
+    o << "// The DTD as the runtime sees it.\ninline constexpr rt::DtdDesc dtd = {\"" << schema.name
+      << "\", detail::text, " << schema.tag_width << ", "
+      << (schema.sections.size() > 1 ? "detail::sections" : "nullptr") << ", " << schema.sections.size() - 1
+      << ", detail::records, " << records.size() << "};\n\n";
+
+    // ---- the reader
+    o << "// Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().\n"
+      << "class Reader {\npublic:\n"
+      << "    explicit Reader(const std::string& path) : r_(path, dtd) {}\n\n"
+      << "    // Moves to the next record; false at the end of the trace. Throws rt::TraceError.\n"
+      << "    bool next() {\n        if (!r_.begin_record()) return false;\n        switch (r_.slot()) {\n";
+    for (const auto& c : records) {
+        o << "            case " << c.slot() << ":\n";
+        switch (c.record().predefined) {
+            case ir::Predefined::comment: o << "                std::get<Comment>(records_).text = r_.read_comment();\n"; break;
+            case ir::Predefined::section: o << "                std::get<Section>(records_).number = r_.read_section();\n"; break;
+            case ir::Predefined::metadata:
+                o << "                read_metadata();\n";
+                break;
+            case ir::Predefined::none: o << "                decode(std::get<" << c.name() << ">(records_));\n"; break;
+        }
+        o << "                type_ = RecordType::" << c.name() << ";\n                break;\n";
+    }
+    o << "        }\n        r_.end_record();\n        return true;\n    }\n\n"
+      << "    RecordType type() const { return type_; }\n"
+      << "    // The current record; valid until the next call of next().\n"
+      << "    template <typename Record>\n    const Record& get() const { return std::get<Record>(records_); }\n\n"
+      << "    // Calls v(record) with the current record's struct.\n"
+      << "    template <typename Visitor>\n    void dispatch(Visitor&& v) const {\n        switch (type_) {\n";
+    for (const auto& c : records) {
+        o << "            case RecordType::" << c.name() << ": v(std::get<" << c.name() << ">(records_)); break;\n";
+    }
+    o << "        }\n    }\n\n"
+      << "    // Reads the rest of the trace, calling v(record) for every record.\n"
+      << "    template <typename Visitor>\n    void visit(Visitor&& v) {\n        while (next()) dispatch(v);\n    }\n\n"
+      << "    // Reads the record at `offset` of table section `section` (the target of a\n"
+      << "    // sectionOffset field) with the DTD's initial encodings, and calls v(record).\n"
+      << "    template <typename Visitor>\n    void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {\n"
+      << "        r_.table_record(section, offset, [&](rt::TraceReader& r) {\n            switch (r.slot()) {\n";
+    for (const auto& c : records) {
+        if (!user(c)) continue;
+        o << "                case " << c.slot() << ": {\n                    " << c.name()
+          << " record;\n                    decode(record);\n                    v(record);\n                    break;\n"
+          << "                }\n";
+    }
+    o << "                default: r.fail(rt::ErrorKind::unknown_tag, \"a table holds no predefined records\");\n"
+      << "            }\n        });\n    }\n\n"
+      << "    rt::TraceReader& runtime() { return r_; }\n\nprivate:\n"
+      << "    void read_metadata() {\n        const rt::MetadataChange m = r_.read_metadata();\n"
+      << "        std::get<Metadata>(records_) = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};\n"
+      << "    }\n\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_decode(o);
+    }
+    o << "\n    rt::TraceReader r_;\n    RecordType type_{};\n    std::tuple<";
+    for (std::size_t i = 0; i < records.size(); ++i) o << (i ? ", " : "") << records[i].name();
+    o << "> records_;\n};\n\n";
+
+    // ---- the writer
+    o << "// Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.\n"
+      << "class Writer {\npublic:\n"
+      << "    explicit Writer(const std::string& path, rt::WriterOptions options = {}) : w_(path, dtd, options) {}\n\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_write(o);
+    }
+    o << "\n    void comment(std::string_view text) { w_.comment(text); }\n"
+      << "    // Starts section `number`: the records that follow belong to it.\n"
+      << "    void section(std::uint8_t number) { w_.section(number); }\n"
+      << "    // Metadata: change a field's width or interpretation for the records that follow.\n"
+      << "    void set_width(RecordType record, std::uint32_t field, std::uint32_t width) {\n"
+      << "        w_.metadata(static_cast<std::uint32_t>(record), field, rt::MetaOp::width, width);\n    }\n"
+      << "    void set_interpretation(RecordType record, std::uint32_t field, rt::MetaOp op, std::uint64_t a = 0,\n"
+      << "                            std::int64_t b = 0) {\n"
+      << "        w_.metadata(static_cast<std::uint32_t>(record), field, op, a, static_cast<std::uint64_t>(b));\n    }\n"
+      << "    void close() { w_.close(); }\n\n    rt::TraceWriter& runtime() { return w_; }\n\n"
+      << "private:\n    rt::TraceWriter w_;\n};\n\n}  // namespace " << ns << "\n";
+    return o.str();
+}
+
+}  // namespace metatf::back

@@ -1,0 +1,85 @@
+// What the runtime knows of a DTD: plain tables, emitted by the C++ back end
+// as constants or built from the IR by a DTD-driven tool. The runtime itself
+// knows no particular DTD.
+#pragma once
+
+#include <cstdint>
+
+namespace metatf::rt {
+
+enum class Type : std::uint8_t { unsigned_int, signed_int, floating, bytes };
+
+enum class Interp : std::uint8_t { none, default_value, base_offset, delta, stride, section_offset, section_stride };
+
+// Whether a field with this interpretation stores bytes in each record.
+constexpr bool stores_bytes(Interp k) {
+    return k != Interp::default_value && k != Interp::stride && k != Interp::section_stride;
+}
+
+// The `property` codes of a metadata record (the paper's Appendix B).
+enum class MetaOp : std::uint8_t {
+    width = 0,
+    none = 1,
+    base_offset = 2,
+    delta = 3,
+    default_value = 4,
+    section_offset = 5,
+    stride = 6,
+    section_stride = 7,
+};
+
+// A field's encoding: the state metadata records change.
+struct Encoding {
+    Interp kind = Interp::none;
+    std::uint32_t width = 0;    // bytes in each record now
+    std::uint32_t restore = 0;  // the last non-zero width, restored by a byte-storing interpretation
+    std::uint64_t value = 0;    // default value, base or initial value
+    std::int64_t stride = 0;
+    std::uint8_t section = 0;
+};
+
+inline constexpr std::int32_t no_field = -1;
+
+struct FieldDesc {
+    const char* path;
+    Type type;
+    std::uint8_t scale;
+    std::int32_t width_from;  // index of the field whose value is this bytes field's width, or no_field
+    Encoding initial;
+};
+
+// A record's layout as a flat program: a field, or the start or end of a repeated group.
+struct LayoutStep {
+    enum Op : std::uint8_t { field, repeat, end } op;
+    std::uint32_t index;  // field: the field; repeat: the count field; end: unused
+};
+
+enum class Predefined : std::uint8_t { none, comment, section, metadata };
+
+struct RecordDesc {
+    const char* name;
+    std::uint64_t tag;
+    std::uint8_t section;  // 0: global, allowed in every section
+    Predefined predefined;
+    const FieldDesc* fields;
+    std::uint32_t field_count;
+    const LayoutStep* layout;
+    std::uint32_t layout_count;
+};
+
+struct SectionDesc {
+    std::uint8_t number;
+    const char* name;
+};
+
+struct DtdDesc {
+    const char* name;
+    const char* text;  // the DTD source, embedded in every trace
+    std::uint32_t tag_width;
+    const SectionDesc* sections;
+    std::uint32_t section_count;
+    const RecordDesc* records;  // slot order: records[i] is slot i
+    std::uint32_t record_count;
+};
+
+}  // namespace metatf::rt

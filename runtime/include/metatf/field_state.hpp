@@ -1,0 +1,35 @@
+// The encoding state of one field of one record type, and the metadata
+// changes of it. Readers and writers share this, so both sides agree.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "descriptor.hpp"
+
+namespace metatf::rt {
+
+struct FieldState : Encoding {
+    const FieldDesc* desc = nullptr;
+    std::uint64_t previous = 0;  // delta and stride: the field's last value
+
+    static FieldState initial(const FieldDesc& d);
+};
+
+// The number of values a metadata record carries for `op`.
+constexpr unsigned metadata_value_count(MetaOp op) {
+    return op == MetaOp::none ? 0 : (op == MetaOp::stride || op == MetaOp::section_stride) ? 2 : 1;
+}
+
+// Applies a metadata change to `s`, or says why it is illegal. `a` and `b`
+// are the metadata record's values; `section_exists` checks section numbers.
+// Follows the paper's rules: an interpretation that stores nothing sets the
+// width to 0, one that stores bytes brings back the last non-zero width, and
+// delta and stride restart from their initial value.
+std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_t a, std::uint64_t b,
+                                          bool (*section_exists)(const void*, std::uint8_t), const void* context);
+
+const char* interp_name(Interp k);
+const char* type_name(Type t);
+
+}  // namespace metatf::rt

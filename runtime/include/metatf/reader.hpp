@@ -1,0 +1,144 @@
+// Reads a Meta-TF trace record by record, in bounded memory.
+//
+// The reader owns the encoding state of every field and applies metadata,
+// section and comment records itself; the code that decodes one record (the
+// generated reader, or the generic decoder) calls its field primitives in the
+// record's layout order.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "container.hpp"
+#include "descriptor.hpp"
+#include "error.hpp"
+#include "field_state.hpp"
+
+namespace metatf::rt {
+
+// What a metadata record changed.
+struct MetadataChange {
+    std::uint32_t slot = 0;   // the record type changed
+    std::uint32_t field = 0;  // its field index
+    MetaOp op = MetaOp::width;
+    std::uint64_t a = 0, b = 0;
+};
+
+class TraceReader {
+public:
+    // Opens a trace written with `dtd`. The trace's DTD name and text must
+    // match `dtd` exactly (a reader generated from one DTD reads no other).
+    TraceReader(const std::string& path, const DtdDesc& dtd);
+    // Opens a trace for a DTD-driven reader that takes the DTD from the trace:
+    // `make_dtd` gets the header and returns the descriptor to read it with.
+    template <typename MakeDtd>
+    TraceReader(const std::string& path, MakeDtd&& make_dtd) : TraceReader(path) {
+        attach(make_dtd(header_));
+    }
+    ~TraceReader();
+
+    const Header& header() const { return header_; }
+    const DtdDesc& dtd() const { return *dtd_; }
+
+    // Moves to the next record; false at the end of the trace. Then slot()
+    // says which record type it is, and the field primitives read its fields.
+    bool begin_record();
+    std::uint32_t slot() const { return slot_; }
+    std::uint64_t record_index() const { return record_index_; }
+    int current_section() const { return current_; }
+    // Checks that the record's bytes are used up, counts it.
+    void end_record();
+
+    FieldState* states(std::uint32_t slot) { return states_[slot].data(); }
+
+    // ---- field primitives, in layout order
+    std::uint64_t read_int(FieldState& s) {
+        switch (s.kind) {
+            case Interp::none: {
+                const std::uint64_t raw = take(s.width);
+                return s.desc->type == Type::signed_int ? sign_extend(raw, s.width) : raw;
+            }
+            case Interp::default_value: return s.value;
+            case Interp::base_offset: return s.value + sign_extend(take(s.width), s.width);
+            case Interp::delta: return s.previous += sign_extend(take(s.width), s.width);
+            case Interp::stride: return s.previous += static_cast<std::uint64_t>(s.stride);
+            case Interp::section_offset: return take(s.width);
+            case Interp::section_stride: return strided(s);
+        }
+        return 0;
+    }
+    double read_float(FieldState& s);
+    // A bytes field: `length` is its width when the width comes from another field.
+    std::span<const std::byte> read_bytes(FieldState& s, std::uint64_t length);
+    // Checks a repeat count against what the record can still hold.
+    std::uint64_t check_count(std::uint64_t count, const FieldState& count_field);
+
+    // ---- the predefined records, decoded and applied by the runtime
+    std::string_view read_comment();
+    std::uint8_t read_section();
+    MetadataChange read_metadata();
+
+    // The whole content of a section, loaded on demand (tables for sectionOffset).
+    std::span<const std::byte> section_content(std::uint8_t section);
+    // Decodes, with the DTD's initial encodings, the record at `offset` of a
+    // table section: the target of a sectionOffset field. `decode` is called
+    // with this reader positioned on that record and returns what it made.
+    template <typename Decode>
+    auto table_record(std::uint8_t section, std::uint64_t offset, Decode&& decode);
+
+    [[noreturn]] void fail(ErrorKind kind, const std::string& message) const;
+
+private:
+    struct Stream;
+    explicit TraceReader(const std::string& path);
+    void attach(const DtdDesc& dtd);
+    void check_dtd(const DtdDesc& dtd) const;
+    bool load_next_chunk(Stream& s);
+    std::uint64_t take(unsigned width) {
+        if (static_cast<std::size_t>(end_ - pos_) < width) overrun(width);
+        const std::uint64_t v = load_uint(pos_, width, header_.order);
+        pos_ += width;
+        return v;
+    }
+    [[noreturn]] void overrun(std::uint64_t wanted) const;
+    std::uint64_t strided(FieldState& s);
+    std::uint64_t file_offset() const;
+    void finish();
+    void enter_table(std::uint8_t section, std::uint64_t offset);
+    void leave_table();
+
+    File file_;
+    Header header_;
+    const DtdDesc* dtd_ = nullptr;
+    std::vector<std::vector<FieldState>> states_;  // per slot
+    std::int32_t slot_for(int section, std::uint64_t tag) const;
+    std::vector<std::vector<std::int32_t>> slot_of_tag_;  // per section: tag -> slot, -1 if none
+    std::vector<std::map<std::uint64_t, std::int32_t>> large_tags_;  // per section: tags past the table
+    std::vector<std::unique_ptr<Stream>> streams_;         // per section number
+    int current_ = 0;
+    const std::byte* pos_ = nullptr;  // the current record's next byte
+    const std::byte* end_ = nullptr;  // the end of the chunk holding it
+    std::uint32_t slot_ = 0;
+    std::uint64_t record_index_ = 0;
+    const std::byte* record_start_ = nullptr;
+    bool ended_ = false;
+    // Saved while a table record is decoded.
+    struct Saved;
+    std::unique_ptr<Saved> saved_;
+};
+
+template <typename Decode>
+auto TraceReader::table_record(std::uint8_t section, std::uint64_t offset, Decode&& decode) {
+    enter_table(section, offset);
+    struct Leave {
+        TraceReader* r;
+        ~Leave() { r->leave_table(); }
+    } leave{this};
+    return decode(*this);
+}
+
+}  // namespace metatf::rt

@@ -1,0 +1,113 @@
+// Writes a Meta-TF trace of any length: records go to per-section buffers
+// that are flushed as chunks, and the header and section index are finished
+// on close(). Until then the trace lives under a temporary name, so a writer
+// that dies leaves no file that looks complete.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "container.hpp"
+#include "descriptor.hpp"
+#include "error.hpp"
+#include "field_state.hpp"
+
+namespace metatf::rt {
+
+struct WriterOptions {
+    Class cls = Class::bits64;
+    ByteOrder order = ByteOrder::little;
+    std::size_t chunk_bytes = std::size_t(1) << 20;  // a section's buffer is flushed past this size
+};
+
+class TraceWriter {
+public:
+    TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOptions options = {});
+    // Without close(), removes the temporary file: nothing is left at `path`.
+    ~TraceWriter();
+    TraceWriter(const TraceWriter&) = delete;
+    TraceWriter& operator=(const TraceWriter&) = delete;
+
+    FieldState* states(std::uint32_t slot) { return states_[slot].data(); }
+    int current_section() const { return current_; }
+    std::uint64_t record_count() const { return record_count_; }
+
+    // ---- one record: begin, its fields in layout order, end
+    // Returns the record's byte offset within its section (what a sectionOffset field stores).
+    std::uint64_t begin_record(std::uint32_t slot);
+    void write_int(FieldState& s, std::uint64_t value) {
+        switch (s.kind) {
+            case Interp::none:
+                put(s, value, s.desc->type == Type::signed_int ? fits_signed(value, s.width) : fits_unsigned(value, s.width));
+                return;
+            case Interp::default_value:
+                if (value != s.value) reject(s, value, "differs from the field's default");
+                return;
+            case Interp::base_offset: put(s, value - s.value, fits_signed(value - s.value, s.width)); return;
+            case Interp::delta:
+                put(s, value - s.previous, fits_signed(value - s.previous, s.width));
+                s.previous = value;
+                return;
+            case Interp::stride:
+                if (value != s.previous + static_cast<std::uint64_t>(s.stride)) reject(s, value, "breaks the stride");
+                s.previous = value;
+                return;
+            case Interp::section_offset: put(s, value, fits_unsigned(value, s.width)); return;
+            case Interp::section_stride: put_strided(s, value); return;
+        }
+    }
+    void write_float(FieldState& s, double value);
+    // A bytes field; its width is fixed, or `data.size()` must equal the length field's value.
+    void write_bytes(FieldState& s, std::span<const std::byte> data, std::uint64_t length);
+    // A repeated group: the count field's value must match the elements given.
+    void check_count(const FieldState& count_field, std::uint64_t count, std::size_t elements);
+    void end_record();
+
+    // ---- the predefined records
+    void comment(std::string_view text);
+    void section(std::uint8_t number);
+    // Changes a field's width or interpretation from here on, and records the change.
+    void metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a = 0, std::uint64_t b = 0);
+
+    // Flushes everything, writes the section index and header, and renames
+    // the file into place. The writer cannot be used afterwards.
+    void close();
+
+private:
+    struct SectionOut;
+    void put(FieldState& s, std::uint64_t raw, bool fits) {
+        if (!fits) reject(s, raw, "does not fit in " + std::to_string(s.width) + " bytes");
+        std::vector<std::byte>& b = *buffer_;
+        const std::size_t at = b.size();
+        b.resize(at + s.width);
+        store_uint(b.data() + at, raw, s.width, options_.order);
+    }
+    void put_strided(FieldState& s, std::uint64_t value);
+    [[noreturn]] void reject(const FieldState& s, std::uint64_t value, const std::string& why);
+    [[noreturn]] void fail(ErrorKind kind, const std::string& message);
+    void check_usable() const;
+    void flush(std::uint8_t section);
+    void append_raw(std::uint64_t value, unsigned width);
+
+    std::string path_, temporary_;
+    std::unique_ptr<File> file_;
+    const DtdDesc& dtd_;
+    WriterOptions options_;
+    Header header_;
+    std::vector<std::vector<FieldState>> states_;
+    std::uint32_t predefined_slot_[4] = {};  // by Predefined: the slots of comment, section, metadata
+    std::vector<std::unique_ptr<SectionOut>> sections_;  // per section number
+    std::vector<std::byte>* buffer_ = nullptr;           // the current section's buffer
+    int current_ = 0;
+    std::uint64_t record_count_ = 0;
+    std::size_t record_start_ = 0;
+    bool in_record_ = false, failed_ = false, closed_ = false;
+};
+
+// Views text as bytes, for bytes fields.
+inline std::span<const std::byte> as_bytes(std::string_view s) { return std::as_bytes(std::span(s.data(), s.size())); }
+
+}  // namespace metatf::rt

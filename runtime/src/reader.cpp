@@ -1,0 +1,360 @@
+#include "metatf/reader.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+namespace metatf::rt {
+
+namespace {
+
+// Bounds what a hostile trace can make the reader allocate.
+constexpr std::uint64_t max_chunk_bytes = std::uint64_t(1) << 28;
+// Repetitions of a group that stores nothing could otherwise run for ever.
+constexpr std::uint64_t max_repeat_count = std::uint64_t(1) << 24;
+
+}  // namespace
+
+// One section's bytes as the reader walks through them, chunk by chunk.
+struct TraceReader::Stream {
+    enum class Mode { unused, records, values } mode = Mode::unused;
+    std::vector<std::size_t> chunks;  // indices into header_.chunks, in order
+    std::size_t next_chunk = 0;
+    std::vector<std::byte> buffer;     // the current chunk
+    std::uint64_t buffer_file_offset = 0;
+    std::uint64_t buffer_stream_offset = 0;  // section offset of buffer[0]
+    std::size_t read = 0;                    // bytes of buffer consumed (records)
+    std::uint64_t cursor = 0;                // values: section offset of the next element
+    std::vector<std::byte> whole;            // the whole section, once asked for
+    bool whole_loaded = false;
+};
+
+struct TraceReader::Saved {
+    const std::byte* pos;
+    const std::byte* end;
+    std::uint32_t slot;
+    int current;
+    std::vector<std::vector<FieldState>> states;
+};
+
+TraceReader::TraceReader(const std::string& path) : file_(path, "rb") {
+    header_ = read_header(file_, file_.size());
+}
+
+TraceReader::TraceReader(const std::string& path, const DtdDesc& dtd) : TraceReader(path) {
+    check_dtd(dtd);
+    attach(dtd);
+}
+
+TraceReader::~TraceReader() = default;
+
+void TraceReader::check_dtd(const DtdDesc& dtd) const {
+    if (header_.dtd_name != dtd.name || header_.dtd_text != dtd.text) {
+        throw TraceError(ErrorKind::wrong_dtd,
+                         "the trace was written with DTD '" + header_.dtd_name + "', not with this reader's DTD '" +
+                             dtd.name + "'" + (header_.dtd_name == dtd.name ? " (the texts differ)" : ""),
+                         ident_size, -1, 0);
+    }
+}
+
+void TraceReader::attach(const DtdDesc& dtd) {
+    dtd_ = &dtd;
+    states_.resize(dtd.record_count);
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+        const RecordDesc& r = dtd.records[i];
+        for (std::uint32_t f = 0; f < r.field_count; ++f) states_[i].push_back(FieldState::initial(r.fields[f]));
+    }
+    streams_.resize(256);
+    slot_of_tag_.resize(256);
+    auto add_section = [&](std::uint8_t n) {
+        streams_[n] = std::make_unique<Stream>();
+        slot_of_tag_[n].assign(std::size_t(1) << std::min<std::uint32_t>(8 * dtd.tag_width, 16), -1);
+    };
+    large_tags_.resize(256);
+    add_section(0);
+    for (std::uint32_t i = 0; i < dtd.section_count; ++i) add_section(dtd.sections[i].number);
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+        const RecordDesc& r = dtd.records[i];
+        for (std::size_t n = 0; n < 256; ++n) {
+            if (!streams_[n] || (r.section != 0 && r.section != n)) continue;
+            if (r.tag < slot_of_tag_[n].size()) {
+                slot_of_tag_[n][r.tag] = static_cast<std::int32_t>(i);
+            } else {
+                large_tags_[n][r.tag] = static_cast<std::int32_t>(i);
+            }
+        }
+    }
+    for (std::size_t i = 0; i < header_.chunks.size(); ++i) {
+        const Chunk& c = header_.chunks[i];
+        if (!streams_[c.section]) {
+            throw TraceError(ErrorKind::bad_section,
+                             "the section index names section " + std::to_string(c.section) +
+                                 ", which the DTD does not define",
+                             header_.index_offset + i * 3ull * header_.word(), -1, 0);
+        }
+        if (c.size > max_chunk_bytes) {
+            throw TraceError(ErrorKind::bad_section, "chunk of " + std::to_string(c.size) + " bytes is too large",
+                             c.start, c.section, 0);
+        }
+        streams_[c.section]->chunks.push_back(i);
+    }
+    streams_[0]->mode = Stream::Mode::records;
+}
+
+std::uint64_t TraceReader::file_offset() const {
+    const Stream& s = *streams_[current_];
+    const std::byte* begin = s.buffer.data();
+    if (saved_ || s.buffer.empty() || pos_ < begin || pos_ > begin + s.buffer.size()) return s.buffer_file_offset;
+    return s.buffer_file_offset + static_cast<std::uint64_t>(pos_ - begin);
+}
+
+void TraceReader::fail(ErrorKind kind, const std::string& message) const {
+    throw TraceError(kind, message, file_offset(), current_, record_index_);
+}
+
+void TraceReader::overrun(std::uint64_t wanted) const {
+    fail(ErrorKind::truncated, "record '" + std::string(dtd_->records[slot_].name) + "' needs " +
+                                   std::to_string(wanted) + " more bytes than its chunk holds");
+}
+
+bool TraceReader::load_next_chunk(Stream& s) {
+    if (s.next_chunk == s.chunks.size()) return false;
+    s.buffer_stream_offset += s.buffer.size();
+    const Chunk& c = header_.chunks[s.chunks[s.next_chunk++]];
+    s.buffer.resize(c.size);
+    file_.read_at(c.start, s.buffer.data(), c.size);
+    s.buffer_file_offset = c.start;
+    s.read = 0;
+    return true;
+}
+
+bool TraceReader::begin_record() {
+    if (ended_) return false;
+    Stream& s = *streams_[current_];
+    while (s.read == s.buffer.size()) {
+        if (!load_next_chunk(s)) {
+            finish();
+            return false;
+        }
+    }
+    pos_ = record_start_ = s.buffer.data() + s.read;
+    end_ = s.buffer.data() + s.buffer.size();
+    slot_ = 0;
+    const std::uint64_t tag = take(dtd_->tag_width);
+    const std::int32_t slot = slot_for(current_, tag);
+    if (slot < 0) {
+        pos_ = record_start_;
+        fail(ErrorKind::unknown_tag, "no record of section " + std::to_string(current_) + " has tag " + std::to_string(tag));
+    }
+    slot_ = static_cast<std::uint32_t>(slot);
+    return true;
+}
+
+std::int32_t TraceReader::slot_for(int section, std::uint64_t tag) const {
+    const auto& table = slot_of_tag_[static_cast<std::size_t>(section)];
+    if (tag < table.size()) return table[tag];
+    const auto& large = large_tags_[static_cast<std::size_t>(section)];
+    const auto it = large.find(tag);
+    return it == large.end() ? -1 : it->second;
+}
+
+void TraceReader::end_record() {
+    Stream& s = *streams_[current_];
+    s.read = static_cast<std::size_t>(pos_ - s.buffer.data());
+    ++record_index_;
+}
+
+// At the end of the trace every record stream must be used up and the count must agree.
+void TraceReader::finish() {
+    ended_ = true;
+    for (std::size_t n = 0; n < streams_.size(); ++n) {
+        Stream* s = streams_[n].get();
+        if (!s || s->mode != Stream::Mode::records) continue;
+        if (s->read != s->buffer.size() || s->next_chunk != s->chunks.size()) {
+            throw TraceError(ErrorKind::bad_section, "section " + std::to_string(n) + " has records that no section record leads to",
+                             s->buffer_file_offset + s->read, static_cast<int>(n), record_index_);
+        }
+    }
+    if (record_index_ != header_.record_count) {
+        throw TraceError(ErrorKind::bad_header,
+                         "the header counts " + std::to_string(header_.record_count) + " records, but the trace holds " +
+                             std::to_string(record_index_),
+                         header_.index_offset, current_, record_index_);
+    }
+}
+
+double TraceReader::read_float(FieldState& s) {
+    const std::uint64_t raw = take(s.width);
+    if (s.width == 4) {
+        float f;
+        const auto bits = static_cast<std::uint32_t>(raw);
+        std::memcpy(&f, &bits, 4);
+        return f;
+    }
+    double d;
+    std::memcpy(&d, &raw, 8);
+    return d;
+}
+
+std::span<const std::byte> TraceReader::read_bytes(FieldState& s, std::uint64_t length) {
+    const std::uint64_t n = s.desc->width_from == no_field ? s.width : length;
+    if (static_cast<std::uint64_t>(end_ - pos_) < n) overrun(n);
+    std::span<const std::byte> out(pos_, static_cast<std::size_t>(n));
+    pos_ += n;
+    return out;
+}
+
+std::uint64_t TraceReader::check_count(std::uint64_t count, const FieldState& count_field) {
+    if (count > max_repeat_count || count > static_cast<std::uint64_t>(end_ - pos_) * 8 + 1024) {
+        fail(ErrorKind::bad_value, "repeat count " + std::to_string(count) + " of field '" + count_field.desc->path +
+                                       "' is more than the record can hold");
+    }
+    return count;
+}
+
+std::uint64_t TraceReader::strided(FieldState& f) {
+    Stream* s = streams_[f.section].get();
+    if (!s || s->mode == Stream::Mode::records) {
+        fail(ErrorKind::bad_section, "field '" + std::string(f.desc->path) + "' strides through section " +
+                                         std::to_string(f.section) + ", which holds records");
+    }
+    s->mode = Stream::Mode::values;
+    const unsigned w = f.restore;
+    while (s->cursor >= s->buffer_stream_offset + s->buffer.size()) {
+        if (!load_next_chunk(*s)) {
+            fail(ErrorKind::truncated, "field '" + std::string(f.desc->path) + "' reads past the end of section " +
+                                           std::to_string(f.section));
+        }
+    }
+    const std::uint64_t at = s->cursor - s->buffer_stream_offset;
+    if (s->buffer.size() - at < w) {
+        fail(ErrorKind::truncated, "an element of section " + std::to_string(f.section) + " runs past its chunk");
+    }
+    const std::uint64_t raw = load_uint(s->buffer.data() + at, w, header_.order);
+    s->cursor += static_cast<std::uint64_t>(f.stride) * w;
+    return f.desc->type == Type::signed_int ? sign_extend(raw, w) : raw;
+}
+
+// ---- predefined records -----------------------------------------------------------------
+
+std::string_view TraceReader::read_comment() {
+    const std::uint64_t length = take(1);
+    if (static_cast<std::uint64_t>(end_ - pos_) < length) overrun(length);
+    std::string_view text(reinterpret_cast<const char*>(pos_), length);
+    pos_ += length;
+    return text;
+}
+
+std::uint8_t TraceReader::read_section() {
+    const auto n = static_cast<std::uint8_t>(take(1));
+    if (!streams_[n]) fail(ErrorKind::bad_section, "a section record names section " + std::to_string(n) + ", which the DTD does not define");
+    if (streams_[n]->mode == Stream::Mode::values) {
+        fail(ErrorKind::bad_section, "a section record leads to section " + std::to_string(n) + ", which holds strided values");
+    }
+    Stream& old = *streams_[current_];
+    old.read = static_cast<std::size_t>(pos_ - old.buffer.data());
+    streams_[n]->mode = Stream::Mode::records;
+    current_ = n;
+    Stream& s = *streams_[n];
+    pos_ = s.buffer.data() + s.read;
+    end_ = s.buffer.data() + s.buffer.size();
+    return n;
+}
+
+namespace {
+
+bool section_defined(const void* context, std::uint8_t n) {
+    const DtdDesc& d = *static_cast<const DtdDesc*>(context);
+    for (std::uint32_t i = 0; i < d.section_count; ++i) {
+        if (d.sections[i].number == n) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+MetadataChange TraceReader::read_metadata() {
+    MetadataChange m;
+    const std::uint64_t tag = take(dtd_->tag_width);
+    const std::int32_t slot = slot_for(current_, tag);
+    if (slot < 0) {
+        fail(ErrorKind::bad_metadata, "metadata names tag " + std::to_string(tag) + ", which no record of section " +
+                                          std::to_string(current_) + " has");
+    }
+    m.slot = static_cast<std::uint32_t>(slot);
+    const RecordDesc& r = dtd_->records[m.slot];
+    m.field = static_cast<std::uint32_t>(take(1));
+    const auto op = take(1);
+    if (op > static_cast<std::uint64_t>(MetaOp::section_stride)) {
+        fail(ErrorKind::bad_metadata, "metadata property " + std::to_string(op) + " is unknown");
+    }
+    m.op = static_cast<MetaOp>(op);
+    const unsigned values = metadata_value_count(m.op);
+    if (values > 0) m.a = take(header_.word());
+    if (values > 1) m.b = sign_extend(take(header_.word()), header_.word());
+    if (r.predefined != Predefined::none) fail(ErrorKind::bad_metadata, std::string("metadata cannot change the predefined record '") + r.name + "'");
+    if (m.field == 0 || m.field >= r.field_count) {
+        fail(ErrorKind::bad_metadata, "metadata names field " + std::to_string(m.field) + " of record '" + r.name +
+                                          "', which has fields 1 to " + std::to_string(r.field_count - 1));
+    }
+    FieldState& s = states_[m.slot][m.field];
+    // A signed field's 4-byte value in a 32-bit trace is sign-extended.
+    if (s.desc->type == Type::signed_int && m.op != MetaOp::width) m.a = sign_extend(m.a, header_.word());
+    if (auto problem = apply_metadata(s, m.op, m.a, m.b, section_defined, dtd_)) {
+        fail(ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" + r.name +
+                                          "': " + *problem);
+    }
+    return m;
+}
+
+// ---- tables -----------------------------------------------------------------------------
+
+std::span<const std::byte> TraceReader::section_content(std::uint8_t section) {
+    Stream* s = streams_[section].get();
+    if (!s) fail(ErrorKind::bad_section, "the DTD defines no section " + std::to_string(section));
+    if (!s->whole_loaded) {
+        std::uint64_t total = 0;
+        for (std::size_t i : s->chunks) total += header_.chunks[i].size;
+        if (total > max_chunk_bytes) fail(ErrorKind::bad_section, "section " + std::to_string(section) + " is too large to load whole");
+        s->whole.resize(total);
+        std::uint64_t at = 0;
+        for (std::size_t i : s->chunks) {
+            file_.read_at(header_.chunks[i].start, s->whole.data() + at, header_.chunks[i].size);
+            at += header_.chunks[i].size;
+        }
+        s->whole_loaded = true;
+    }
+    return s->whole;
+}
+
+void TraceReader::enter_table(std::uint8_t section, std::uint64_t offset) {
+    const auto content = section_content(section);
+    if (offset >= content.size()) {
+        fail(ErrorKind::bad_value, "offset " + std::to_string(offset) + " is past the end of section " + std::to_string(section));
+    }
+    saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_});
+    for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
+        for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
+    }
+    pos_ = content.data() + offset;
+    end_ = content.data() + content.size();
+    const std::uint64_t tag = take(dtd_->tag_width);
+    const std::int32_t slot = slot_for(section, tag);
+    if (slot < 0) {
+        leave_table();
+        fail(ErrorKind::unknown_tag, "no record of section " + std::to_string(section) + " has tag " + std::to_string(tag));
+    }
+    slot_ = static_cast<std::uint32_t>(slot);
+}
+
+void TraceReader::leave_table() {
+    if (!saved_) return;
+    pos_ = saved_->pos;
+    end_ = saved_->end;
+    slot_ = saved_->slot;
+    current_ = saved_->current;
+    states_ = std::move(saved_->states);
+    saved_.reset();
+}
+
+}  // namespace metatf::rt

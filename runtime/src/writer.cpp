@@ -1,0 +1,250 @@
+#include "metatf/writer.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+namespace metatf::rt {
+
+struct TraceWriter::SectionOut {
+    enum class Mode { unused, records, values } mode = Mode::unused;
+    std::vector<std::byte> buffer;
+    std::uint64_t flushed = 0;  // bytes of the section already in chunks
+    std::uint64_t cursor = 0;   // values: section offset of the next element
+};
+
+namespace {
+
+bool section_defined(const void* context, std::uint8_t n) {
+    const DtdDesc& d = *static_cast<const DtdDesc*>(context);
+    for (std::uint32_t i = 0; i < d.section_count; ++i) {
+        if (d.sections[i].number == n) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOptions options)
+    : path_(path), temporary_(path + ".partial"), dtd_(dtd), options_(options) {
+    header_.cls = options.cls;
+    header_.order = options.order;
+    header_.dtd_name = dtd.name;
+    header_.dtd_text = dtd.text;
+    if (header_.dtd_name.size() > 255) throw TraceError(ErrorKind::usage, "the DTD name is longer than 255 bytes", 0, -1, 0);
+    file_ = std::make_unique<File>(temporary_, "wb+");
+    const auto prologue = encode_prologue(header_);  // counts are patched in close()
+    file_->append(prologue.data(), prologue.size());
+    header_.data_start = prologue.size();
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+        const RecordDesc& r = dtd.records[i];
+        if (r.predefined != Predefined::none) predefined_slot_[static_cast<int>(r.predefined)] = i;
+        states_.emplace_back();
+        for (std::uint32_t f = 0; f < r.field_count; ++f) states_.back().push_back(FieldState::initial(r.fields[f]));
+    }
+    sections_.resize(256);
+    sections_[0] = std::make_unique<SectionOut>();
+    for (std::uint32_t i = 0; i < dtd.section_count; ++i) sections_[dtd.sections[i].number] = std::make_unique<SectionOut>();
+    sections_[0]->mode = SectionOut::Mode::records;
+    buffer_ = &sections_[0]->buffer;
+}
+
+TraceWriter::~TraceWriter() {
+    if (closed_) return;
+    file_.reset();
+    std::remove(temporary_.c_str());
+}
+
+void TraceWriter::fail(ErrorKind kind, const std::string& message) {
+    throw TraceError(kind, message, file_->position() + buffer_->size(), current_, record_count_);
+}
+
+void TraceWriter::check_usable() const {
+    if (closed_ || failed_) {
+        throw TraceError(ErrorKind::usage, closed_ ? "the trace is closed" : "an earlier write failed; the trace cannot be completed",
+                         0, current_, record_count_);
+    }
+}
+
+void TraceWriter::reject(const FieldState& s, std::uint64_t value, const std::string& why) {
+    failed_ = true;
+    const std::string shown = s.desc->type == Type::signed_int ? std::to_string(static_cast<std::int64_t>(value))
+                                                               : std::to_string(value);
+    fail(ErrorKind::bad_value, "value " + shown + " of field '" + s.desc->path + "' (" + interp_name(s.kind) + ") " + why);
+}
+
+std::uint64_t TraceWriter::begin_record(std::uint32_t slot) {
+    check_usable();
+    const RecordDesc& r = dtd_.records[slot];
+    if (r.section != 0 && r.section != current_) {
+        fail(ErrorKind::usage, std::string("record '") + r.name + "' belongs to section " + std::to_string(r.section) +
+                                   ", not to the current section " + std::to_string(current_));
+    }
+    SectionOut& s = *sections_[current_];
+    in_record_ = true;
+    record_start_ = buffer_->size();
+    const std::uint64_t offset = s.flushed + record_start_;
+    append_raw(r.tag, dtd_.tag_width);
+    return offset;
+}
+
+void TraceWriter::append_raw(std::uint64_t value, unsigned width) {
+    const std::size_t at = buffer_->size();
+    buffer_->resize(at + width);
+    store_uint(buffer_->data() + at, value, width, options_.order);
+}
+
+void TraceWriter::write_float(FieldState& s, double value) {
+    std::uint64_t bits = 0;
+    if (s.width == 4) {
+        const auto f = static_cast<float>(value);
+        std::uint32_t b32;
+        std::memcpy(&b32, &f, 4);
+        bits = b32;
+    } else {
+        std::memcpy(&bits, &value, 8);
+    }
+    put(s, bits, true);
+}
+
+void TraceWriter::write_bytes(FieldState& s, std::span<const std::byte> data, std::uint64_t length) {
+    const std::uint64_t want = s.desc->width_from == no_field ? s.width : length;
+    if (data.size() != want) {
+        failed_ = true;
+        fail(ErrorKind::bad_value, "field '" + std::string(s.desc->path) + "' takes " + std::to_string(want) +
+                                       " bytes, not " + std::to_string(data.size()));
+    }
+    buffer_->insert(buffer_->end(), data.begin(), data.end());
+}
+
+void TraceWriter::put_strided(FieldState& s, std::uint64_t value) {
+    SectionOut& out = *sections_[s.section];
+    if (out.mode == SectionOut::Mode::records) {
+        failed_ = true;
+        fail(ErrorKind::usage, "field '" + std::string(s.desc->path) + "' strides through section " +
+                                   std::to_string(s.section) + ", which holds records");
+    }
+    const unsigned w = s.restore;
+    const bool fits = s.desc->type == Type::signed_int ? fits_signed(value, w) : fits_unsigned(value, w);
+    if (!fits) reject(s, value, "does not fit in " + std::to_string(w) + " bytes");
+    out.mode = SectionOut::Mode::values;
+    const std::uint64_t end = out.flushed + out.buffer.size();
+    out.buffer.resize(out.buffer.size() + (out.cursor - end) + w, std::byte{0});
+    store_uint(out.buffer.data() + (out.cursor - out.flushed), value, w, options_.order);
+    out.cursor += static_cast<std::uint64_t>(s.stride) * w;
+    if (out.buffer.size() >= options_.chunk_bytes) flush(s.section);
+}
+
+void TraceWriter::check_count(const FieldState& count_field, std::uint64_t count, std::size_t elements) {
+    if (count == elements) return;
+    failed_ = true;
+    fail(ErrorKind::bad_value, "count field '" + std::string(count_field.desc->path) + "' says " + std::to_string(count) +
+                                   " but " + std::to_string(elements) + " elements were given");
+}
+
+void TraceWriter::end_record() {
+    in_record_ = false;
+    ++record_count_;
+    if (buffer_->size() >= options_.chunk_bytes) flush(static_cast<std::uint8_t>(current_));
+}
+
+void TraceWriter::flush(std::uint8_t section) {
+    SectionOut& s = *sections_[section];
+    if (s.buffer.empty()) return;
+    header_.chunks.push_back(Chunk{section, file_->position(), s.buffer.size()});
+    file_->append(s.buffer.data(), s.buffer.size());
+    s.flushed += s.buffer.size();
+    s.buffer.clear();
+}
+
+void TraceWriter::comment(std::string_view text) {
+    if (text.size() > 255) {
+        throw TraceError(ErrorKind::usage, "a comment holds at most 255 bytes, not " + std::to_string(text.size()), 0,
+                         current_, record_count_);
+    }
+    begin_record(predefined_slot_[static_cast<int>(Predefined::comment)]);
+    append_raw(text.size(), 1);
+    buffer_->insert(buffer_->end(), as_bytes(text).begin(), as_bytes(text).end());
+    end_record();
+}
+
+void TraceWriter::section(std::uint8_t number) {
+    check_usable();
+    SectionOut* target = sections_[number].get();
+    if (!target || target->mode == SectionOut::Mode::values) {
+        throw TraceError(ErrorKind::usage,
+                         "section " + std::to_string(number) +
+                             (target ? " holds strided values, not records" : " is not defined by the DTD"),
+                         0, current_, record_count_);
+    }
+    begin_record(predefined_slot_[static_cast<int>(Predefined::section)]);
+    append_raw(number, 1);
+    end_record();
+    target->mode = SectionOut::Mode::records;
+    current_ = number;
+    buffer_ = &target->buffer;
+}
+
+void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a, std::uint64_t b) {
+    check_usable();
+    auto refuse = [&](const std::string& why) {
+        throw TraceError(ErrorKind::bad_metadata, why, 0, current_, record_count_);
+    };
+    if (slot >= dtd_.record_count) refuse("no record type " + std::to_string(slot));
+    const RecordDesc& r = dtd_.records[slot];
+    if (r.predefined != Predefined::none) refuse(std::string("the predefined record '") + r.name + "' cannot be changed");
+    if (r.section != 0 && r.section != current_) {
+        refuse(std::string("record '") + r.name + "' is not a record of the current section " + std::to_string(current_));
+    }
+    if (field == 0 || field >= r.field_count || field > 255) refuse(std::string("record '") + r.name + "' has no field " + std::to_string(field));
+    const unsigned word = header_.word();
+    const unsigned values = metadata_value_count(op);
+    FieldState& s = states_[slot][field];
+    const bool a_signed = s.desc->type == Type::signed_int && op != MetaOp::width;
+    if ((values > 0 && !(a_signed ? fits_signed(a, word) : fits_unsigned(a, word))) || (values > 1 && !fits_signed(b, word))) {
+        refuse("a metadata value does not fit the " + std::to_string(word) + "-byte values of this trace's class");
+    }
+    FieldState changed = s;
+    if (auto problem = apply_metadata(changed, op, a, b, section_defined, &dtd_)) {
+        refuse("metadata for field '" + std::string(s.desc->path) + "' of record '" + r.name + "': " + *problem);
+    }
+    if (changed.kind == Interp::section_stride && sections_[changed.section]->mode == SectionOut::Mode::records) {
+        refuse("section " + std::to_string(changed.section) + " holds records and cannot hold strided values");
+    }
+    s = changed;
+    begin_record(predefined_slot_[static_cast<int>(Predefined::metadata)]);
+    append_raw(r.tag, dtd_.tag_width);
+    append_raw(field, 1);
+    append_raw(static_cast<std::uint64_t>(op), 1);
+    if (values > 0) append_raw(a, word);
+    if (values > 1) append_raw(b, word);
+    end_record();
+}
+
+void TraceWriter::close() {
+    check_usable();
+    if (in_record_) fail(ErrorKind::usage, "close() in the middle of a record");
+    for (std::size_t n = 0; n < sections_.size(); ++n) {
+        if (sections_[n]) flush(static_cast<std::uint8_t>(n));
+    }
+    header_.record_count = record_count_;
+    header_.index_offset = file_->position();
+    if (header_.cls == Class::bits32 && (header_.index_offset + header_.chunks.size() * 12 > 0xffffffffu ||
+                                         record_count_ > 0xffffffffu)) {
+        failed_ = true;
+        fail(ErrorKind::usage, "the trace outgrew the 32-bit class; write it with the 64-bit class");
+    }
+    const auto index = encode_index(header_);
+    file_->append(index.data(), index.size());
+    const auto prologue = encode_prologue(header_);
+    file_->write_at(0, prologue.data(), prologue.size());
+    file_->flush();
+    file_.reset();
+    if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+        std::remove(temporary_.c_str());
+        throw TraceError(ErrorKind::io, "cannot rename '" + temporary_ + "' to '" + path_ + "'", 0, -1, record_count_);
+    }
+    closed_ = true;
+}
+
+}  // namespace metatf::rt
