@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
         const std::string path = (std::filesystem::path(output) / metatf::back::cpp_header_name(*result.schema)).string();
         return write_file(path, metatf::back::generate_cpp(*result.schema));
     }
-    const std::string text = metatf::ir::to_json(*result.schema).dump(2) + '\n';
+    const std::string text = metatf::ir::to_json_text(*result.schema);
     if (output.empty()) {
         std::cout << text;
         return std::cout.flush() ? 0 : 2;

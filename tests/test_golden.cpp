@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "back/cpp.hpp"
 #include "ir/json.hpp"
 #include "support.hpp"
 
@@ -33,7 +34,7 @@ std::string first_difference(const std::string& want, const std::string& got) {
 
 }  // namespace
 
-TEST_CASE("the IR of every DTD in dtds/ matches its golden file in generated/") {
+TEST_CASE("the compiler's output for every DTD in dtds/ matches its golden files in generated/") {
     const fs::path root = METATF_SOURCE_DIR;
     std::size_t checked = 0;
     for (const auto& entry : fs::directory_iterator(root / "dtds")) {
@@ -43,14 +44,20 @@ TEST_CASE("the IR of every DTD in dtds/ matches its golden file in generated/") 
         for (const auto& d : c.diagnostics.all()) INFO(d.render());
         REQUIRE(c.schema.has_value());
         CHECK(c.diagnostics.all().empty());
-        const fs::path golden = root / "generated" / (entry.path().stem().string() + ".ir.json");
-        REQUIRE_MESSAGE(fs::exists(golden), golden.string() << " is missing; run: cmake --build build --target refresh-generated");
-        const std::string want = read(golden);
-        const std::string got = metatf::ir::to_json(*c.schema).dump(2) + "\n";
-        INFO(first_difference(want, got));
-        INFO("if the change is intended, run: cmake --build build --target refresh-generated");
-        CHECK(want == got);
-        ++checked;
+        const std::string stem = entry.path().stem().string();
+        const std::pair<std::string, std::string> outputs[] = {
+            {stem + ".ir.json", metatf::ir::to_json_text(*c.schema)},
+            {metatf::back::cpp_header_name(*c.schema), metatf::back::generate_cpp(*c.schema)}};
+        for (const auto& [name, got] : outputs) {
+            const fs::path golden = root / "generated" / name;
+            INFO("golden file: " << golden.string());
+            INFO("if the change is intended, run: cmake --build build --target refresh-generated");
+            REQUIRE(fs::exists(golden));
+            const std::string want = read(golden);
+            INFO(first_difference(want, got));
+            CHECK(want == got);
+            ++checked;
+        }
     }
-    CHECK(checked >= 1);
+    CHECK(checked >= 2);
 }

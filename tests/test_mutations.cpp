@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 
+#include "back/cpp.hpp"
 #include "ir/json.hpp"
 #include "support.hpp"
 
@@ -77,7 +78,8 @@ TEST_CASE("random mutations of the shipped DTDs never crash the compiler") {
             CHECK(!d.render().empty());
         }
         if (c.schema) {
-            CHECK(!metatf::ir::to_json(*c.schema).dump().empty());
+            CHECK(!metatf::ir::to_json_text(*c.schema).empty());
+            CHECK(!metatf::back::generate_cpp(*c.schema).empty());
             ++valid;
         } else {
             ++invalid;

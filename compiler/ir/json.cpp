@@ -93,4 +93,8 @@ nlohmann::ordered_json to_json(const Schema& schema) {
     return out;
 }
 
+std::string to_json_text(const Schema& schema) {
+    return to_json(schema).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
+}
+
 }  // namespace metatf::ir

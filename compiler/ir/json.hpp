@@ -11,4 +11,8 @@ namespace metatf::ir {
 // a fixed order, so equal schemas print byte-identical text.
 nlohmann::ordered_json to_json(const Schema& schema);
 
+// The JSON text, indented by two, with a final newline. Bytes of the DTD's
+// source that are not UTF-8 (in comments, say) print as U+FFFD.
+std::string to_json_text(const Schema& schema);
+
 }  // namespace metatf::ir

@@ -36,7 +36,7 @@ std::vector<std::byte> encode_prologue(const Header& h) {
     out.push_back(static_cast<std::byte>(h.order));
     out.push_back(static_cast<std::byte>(h.dtd_name.size()));
     out.push_back(static_cast<std::byte>(container_version));
-    out.resize(ident_size, std::byte{0});
+    put(out, h.dtd_fingerprint, 8, h.order);
     const unsigned w = h.word();
     put(out, h.chunks.size(), w, h.order);
     put(out, h.data_start, w, h.order);
@@ -76,6 +76,7 @@ Header read_header(File& file, std::uint64_t file_size) {
     }
     h.cls = static_cast<Class>(cls);
     h.order = static_cast<ByteOrder>(order);
+    h.dtd_fingerprint = load_uint(ident + 8, 8, h.order);
     const unsigned w = h.word();
     const std::uint64_t words_end = ident_size + word_count * w;
     if (file_size < words_end) header_error(ErrorKind::bad_header, "the header is truncated", file_size);

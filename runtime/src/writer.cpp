@@ -31,6 +31,7 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     header_.order = options.order;
     header_.dtd_name = dtd.name;
     header_.dtd_text = dtd.text;
+    header_.dtd_fingerprint = fingerprint(dtd);
     if (header_.dtd_name.size() > 255) throw TraceError(ErrorKind::usage, "the DTD name is longer than 255 bytes", 0, -1, 0);
     file_ = std::make_unique<File>(temporary_, "wb+");
     const auto prologue = encode_prologue(header_);  // counts are patched in close()

@@ -12,7 +12,8 @@ namespace metatf::rt {
 
 inline constexpr char magic[4] = {'\177', 'M', 'T', 'F'};
 inline constexpr std::uint8_t container_version = 1;
-inline constexpr std::size_t ident_size = 16;  // magic, class, byte order, name length, version, padding
+// magic, class, byte order, name length, version, then the DTD's 8-byte fingerprint
+inline constexpr std::size_t ident_size = 16;
 
 enum class Class : std::uint8_t { bits32 = 1, bits64 = 2 };
 
@@ -30,6 +31,7 @@ struct Header {
     std::uint64_t data_start = 0;    // first byte of the first chunk
     std::uint64_t record_count = 0;  // every record, predefined ones included
     std::uint64_t index_offset = 0;  // the section index, after the data
+    std::uint64_t dtd_fingerprint = 0;  // see fingerprint() in descriptor.hpp
     std::string dtd_name;
     std::string dtd_text;
     std::vector<Chunk> chunks;

@@ -82,4 +82,9 @@ struct DtdDesc {
     std::uint32_t record_count;
 };
 
+// A hash of everything in a DTD that decides how its traces are laid out
+// (tags, sections, fields, types, initial encodings, repetition), but not of
+// its comments or spelling. Traces carry it, and a reader checks it.
+std::uint64_t fingerprint(const DtdDesc& dtd);
+
 }  // namespace metatf::rt

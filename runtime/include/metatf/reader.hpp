@@ -30,8 +30,8 @@ struct MetadataChange {
 
 class TraceReader {
 public:
-    // Opens a trace written with `dtd`. The trace's DTD name and text must
-    // match `dtd` exactly (a reader generated from one DTD reads no other).
+    // Opens a trace written with `dtd`. The trace's DTD name and fingerprint
+    // must match `dtd` (a reader generated from one DTD reads no other).
     TraceReader(const std::string& path, const DtdDesc& dtd);
     // Opens a trace for a DTD-driven reader that takes the DTD from the trace:
     // `make_dtd` gets the header and returns the descriptor to read it with.

@@ -1,0 +1,58 @@
+#include "metatf/descriptor.hpp"
+
+#include <cstring>
+#include <initializer_list>
+
+namespace metatf::rt {
+
+namespace {
+
+// FNV-1a, 64 bits: stable across platforms and builds.
+struct Hash {
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    void bytes(const void* p, std::size_t n) {
+        const auto* b = static_cast<const unsigned char*>(p);
+        for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
+    }
+    void number(std::uint64_t v) {
+        for (int i = 0; i < 8; ++i, v >>= 8) {
+            const auto b = static_cast<unsigned char>(v & 0xff);
+            bytes(&b, 1);
+        }
+    }
+    void text(const char* s) {
+        bytes(s, std::strlen(s));
+        number(0);
+    }
+};
+
+}  // namespace
+
+std::uint64_t fingerprint(const DtdDesc& dtd) {
+    Hash h;
+    h.number(dtd.tag_width);
+    for (std::uint32_t i = 0; i < dtd.section_count; ++i) h.number(dtd.sections[i].number);
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+        const RecordDesc& r = dtd.records[i];
+        h.text(r.name);
+        h.number(r.tag);
+        h.number(r.section);
+        h.number(static_cast<std::uint64_t>(r.predefined));
+        for (std::uint32_t f = 0; f < r.field_count; ++f) {
+            const FieldDesc& d = r.fields[f];
+            const Encoding& e = d.initial;
+            for (std::uint64_t v : {std::uint64_t(d.type), std::uint64_t(d.scale), std::uint64_t(std::int64_t(d.width_from)),
+                                    std::uint64_t(e.kind), std::uint64_t(e.width), std::uint64_t(e.restore), e.value,
+                                    std::uint64_t(e.stride), std::uint64_t(e.section)}) {
+                h.number(v);
+            }
+        }
+        for (std::uint32_t s = 0; s < r.layout_count; ++s) {
+            h.number(r.layout[s].op);
+            h.number(r.layout[s].index);
+        }
+    }
+    return h.h;
+}
+
+}  // namespace metatf::rt
