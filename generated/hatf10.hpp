@@ -352,6 +352,9 @@ inline bool operator==(const DestroyThread& a, const DestroyThread& b) {
         && rt::same_bytes(a.attributes_attributesData, b.attributes_attributesData);
 }
 
+// Every record struct, in RecordType order.
+using Records = std::tuple<Comment, Section, Metadata, Alloc, Free, ReallocNoAlloc, ReallocAllocFree, ReallocAlloc, ReallocFree, CreateHeap, DestroyHeap, CreateThread, DestroyThread>;
+
 // Calls v.field(index, member) for every field and v.repeat(count index, vector, body)
 // for every repeated group, in layout order: generic code over any record.
 template <typename Visitor>
@@ -988,7 +991,7 @@ private:
 
     rt::TraceReader r_;
     RecordType type_{};
-    std::tuple<Comment, Section, Metadata, Alloc, Free, ReallocNoAlloc, ReallocAllocFree, ReallocAlloc, ReallocFree, CreateHeap, DestroyHeap, CreateThread, DestroyThread> records_;
+    Records records_;
 };
 
 // Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.

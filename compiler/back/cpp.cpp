@@ -287,7 +287,7 @@ private:
 
     void emit_decode_items(std::ostream& o, const std::vector<ir::LayoutItem>& items, Scopes& scopes,
                            const std::string& indent) const {
-        const std::string& var = scopes.back().var;
+        const std::string var = scopes.back().var;  // a copy: pushing a scope moves the vector
         for (const auto& item : items) {
             if (const auto* index = std::get_if<std::uint32_t>(&item)) {
                 if (*index == 0) continue;
@@ -322,7 +322,7 @@ private:
 
     void emit_write_items(std::ostream& o, const std::vector<ir::LayoutItem>& items, Scopes& scopes,
                           const std::string& indent) const {
-        const std::string& var = scopes.back().var;
+        const std::string var = scopes.back().var;  // a copy: pushing a scope moves the vector
         for (const auto& item : items) {
             if (const auto* index = std::get_if<std::uint32_t>(&item)) {
                 if (*index == 0) continue;
@@ -422,6 +422,9 @@ std::string generate_cpp(const ir::Schema& schema) {
     for (const auto& c : records) {
         if (user(c)) c.emit_equality(o);
     }
+    o << "// Every record struct, in RecordType order.\nusing Records = std::tuple<";
+    for (std::size_t i = 0; i < records.size(); ++i) o << (i ? ", " : "") << records[i].name();
+    o << ">;\n\n";
 
     o << "// Calls v.field(index, member) for every field and v.repeat(count index, vector, body)\n"
       << "// for every repeated group, in layout order: generic code over any record.\n";
@@ -496,9 +499,7 @@ std::string generate_cpp(const ir::Schema& schema) {
     for (const auto& c : records) {
         if (user(c)) c.emit_decode(o);
     }
-    o << "\n    rt::TraceReader r_;\n    RecordType type_{};\n    std::tuple<";
-    for (std::size_t i = 0; i < records.size(); ++i) o << (i ? ", " : "") << records[i].name();
-    o << "> records_;\n};\n\n";
+    o << "\n    rt::TraceReader r_;\n    RecordType type_{};\n    Records records_;\n};\n\n";
 
     // ---- the writer
     o << "// Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.\n"

@@ -1,0 +1,330 @@
+// Random traces for any generated codec: random records that the writer's
+// current encodings accept, random metadata changes, section switches and
+// comments; then a read back through the generated reader that must return
+// exactly what was written.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include <metatf/reader.hpp>
+#include <metatf/writer.hpp>
+
+namespace metatf::test {
+
+namespace rt = metatf::rt;
+
+template <typename Tuple>
+struct variant_of;
+template <typename... T>
+struct variant_of<std::tuple<T...>> {
+    using type = std::variant<T...>;
+};
+
+// Fields whose values size other fields: repeat counts and lengths. They keep
+// small values and are left out of random metadata changes.
+inline std::set<std::uint32_t> sizing_fields(const rt::RecordDesc& r) {
+    std::set<std::uint32_t> out;
+    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
+        if (r.layout[i].op == rt::LayoutStep::repeat) out.insert(r.layout[i].index);
+    }
+    for (std::uint32_t f = 0; f < r.field_count; ++f) {
+        if (r.fields[f].width_from != rt::no_field) out.insert(static_cast<std::uint32_t>(r.fields[f].width_from));
+    }
+    return out;
+}
+
+class Random {
+public:
+    explicit Random(std::uint64_t seed) : rng_(seed) {}
+    std::uint64_t below(std::uint64_t n) { return n == 0 ? 0 : rng_() % n; }
+    std::uint64_t bits() { return rng_(); }
+    bool chance(unsigned percent) { return below(100) < percent; }
+
+    // A value that `width` bytes hold, unsigned or two's complement.
+    std::uint64_t fitting(unsigned width, bool is_signed) {
+        if (width == 0) return 0;
+        std::uint64_t v = bits();
+        if (width < 8) v &= (std::uint64_t(1) << (8 * width)) - 1;
+        return is_signed ? rt::sign_extend(v, width) : v;
+    }
+    // Small values more often, as real traces have.
+    std::uint64_t skewed(unsigned width, bool is_signed) {
+        const unsigned w = chance(70) ? std::min(width, 1u) : width;
+        return fitting(w, is_signed);
+    }
+
+private:
+    std::mt19937_64 rng_;
+};
+
+// Fills a record struct through visit_fields with values the writer accepts
+// under `states` (a copy of the writer's, advanced as the writer will advance).
+class Filler {
+public:
+    Filler(Random& random, std::vector<rt::FieldState> states, std::set<std::uint32_t> sizing,
+           std::deque<std::vector<std::byte>>& arena)
+        : random_(random), states_(std::move(states)), sizing_(std::move(sizing)), arena_(arena) {}
+
+    void field(std::uint32_t i, std::uint64_t& v) { v = next(i); }
+    void field(std::uint32_t i, std::int64_t& v) { v = static_cast<std::int64_t>(next(i)); }
+    void field(std::uint32_t i, double& v) {
+        const rt::FieldState& s = states_[i];
+        // Values the field's width holds exactly.
+        v = s.width == 4 ? static_cast<double>(static_cast<float>(random_.below(1 << 20)) / 64.0f)
+                         : static_cast<double>(random_.bits() >> 11) / 1024.0;
+    }
+    void field(std::uint32_t i, std::span<const std::byte>& v) {
+        const rt::FieldState& s = states_[i];
+        const std::uint64_t n =
+            s.desc->width_from == rt::no_field ? s.width : last_[static_cast<std::uint32_t>(s.desc->width_from)];
+        auto& bytes = arena_.emplace_back(n);
+        for (auto& b : bytes) b = static_cast<std::byte>(random_.below(256));
+        v = bytes;
+    }
+    template <typename Vector, typename Body>
+    void repeat(std::uint32_t count, Vector& elements, Body&& body) {
+        elements.resize(last_[count]);
+        for (auto& e : elements) body(e);
+    }
+
+private:
+    std::uint64_t next(std::uint32_t i) {
+        rt::FieldState& s = states_[i];
+        const bool is_signed = s.desc->type == rt::Type::signed_int;
+        std::uint64_t v = 0;
+        switch (s.kind) {
+            case rt::Interp::none: v = sizing_.count(i) ? random_.below(4) : random_.skewed(s.width, is_signed); break;
+            case rt::Interp::section_offset: v = random_.skewed(s.width, false); break;  // an offset: unsigned
+            case rt::Interp::default_value: v = s.value; break;
+            case rt::Interp::base_offset: v = s.value + random_.skewed(s.width, true); break;
+            case rt::Interp::delta: v = s.previous += random_.skewed(s.width, true); break;
+            case rt::Interp::stride: v = s.previous += static_cast<std::uint64_t>(s.stride); break;
+            case rt::Interp::section_stride: v = random_.skewed(s.restore, is_signed); break;
+        }
+        if (sizing_.count(i) && s.kind == rt::Interp::none && !rt::fits_unsigned(v, s.width)) v = 0;
+        last_[i] = v;
+        return v;
+    }
+
+    Random& random_;
+    std::vector<rt::FieldState> states_;
+    std::set<std::uint32_t> sizing_;
+    std::deque<std::vector<std::byte>>& arena_;
+    std::map<std::uint32_t, std::uint64_t> last_;
+};
+
+struct TraceShape {
+    rt::WriterOptions options;
+    int steps = 2000;
+    std::uint64_t seed = 1;
+};
+
+// Writes a random trace with the generated Writer of `Codec`'s namespace and
+// reads it back with its Reader; every record must come back equal.
+template <typename Records, typename Writer, typename Reader, typename RecordType, typename Comment, typename Section,
+          typename Metadata>
+class RoundTrip {
+public:
+    using Any = typename variant_of<Records>::type;
+
+    RoundTrip(const rt::DtdDesc& dtd, TraceShape shape) : dtd_(dtd), shape_(shape), random_(shape.seed) {
+        // Sections that fields stride through from the start hold values, never records.
+        for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+            for (std::uint32_t f = 0; f < dtd.records[i].field_count; ++f) {
+                const rt::Encoding& e = dtd.records[i].fields[f].initial;
+                if (e.kind == rt::Interp::section_stride) value_sections_.insert(e.section);
+            }
+        }
+    }
+
+    void run(const std::string& path) {
+        {
+            Writer w(path, shape_.options);
+            for (int i = 0; i < shape_.steps; ++i) step(w);
+            w.close();
+        }
+        Reader r(path);
+        std::size_t n = 0;
+        for (const Any& want : written_) {
+            INFO("record " << n);
+            REQUIRE(r.next());
+            REQUIRE(static_cast<std::uint32_t>(r.type()) == static_cast<std::uint32_t>(want.index()));
+            std::visit([&](const auto& w) { check(r, w); }, want);
+            ++n;
+        }
+        CHECK_FALSE(r.next());
+        records_read = n;
+    }
+
+    std::size_t records_read = 0;
+
+private:
+    template <typename T>
+    void check(Reader& r, const T& want) {
+        const T& got = r.template get<T>();
+        if constexpr (std::is_same_v<T, Comment>) {
+            CHECK(got.text == want.text);
+        } else if constexpr (std::is_same_v<T, Section>) {
+            CHECK(got.number == want.number);
+        } else if constexpr (std::is_same_v<T, Metadata>) {
+            CHECK(got.record == want.record);
+            CHECK(got.field == want.field);
+            CHECK(got.op == want.op);
+            CHECK(got.a == want.a);
+            CHECK(got.b == want.b);
+        } else {
+            CHECK(got == want);
+        }
+    }
+
+    bool allowed_here(const rt::RecordDesc& r, int section) const {
+        return r.predefined == rt::Predefined::none && (r.section == 0 || r.section == section);
+    }
+
+    void step(Writer& w) {
+        const unsigned roll = static_cast<unsigned>(random_.below(100));
+        if (roll < 4) return comment(w);
+        if (roll < 8) return switch_section(w);
+        if (roll < 16) return change_metadata(w);
+        write_record(w);
+    }
+
+    void comment(Writer& w) {
+        std::string& text = texts_.emplace_back(random_.below(256), 'x');
+        for (char& c : text) c = static_cast<char>('a' + random_.below(26));
+        w.comment(text);
+        written_.push_back(Any(std::in_place_type<Comment>, Comment{text}));
+    }
+
+    void switch_section(Writer& w) {
+        std::vector<std::uint8_t> choices{0};
+        for (std::uint32_t i = 0; i < dtd_.section_count; ++i) {
+            if (!value_sections_.count(dtd_.sections[i].number)) choices.push_back(dtd_.sections[i].number);
+        }
+        const std::uint8_t n = choices[random_.below(choices.size())];
+        w.section(n);
+        section_ = n;
+        record_sections_.insert(n);
+        written_.push_back(Any(std::in_place_type<Section>, Section{n}));
+    }
+
+    std::vector<std::uint32_t> slots_here() const {
+        std::vector<std::uint32_t> out;
+        for (std::uint32_t i = 0; i < dtd_.record_count; ++i) {
+            if (allowed_here(dtd_.records[i], section_)) out.push_back(i);
+        }
+        return out;
+    }
+
+    void change_metadata(Writer& w) {
+        const auto slots = slots_here();
+        if (slots.empty()) return;
+        const std::uint32_t slot = slots[random_.below(slots.size())];
+        const rt::RecordDesc& r = dtd_.records[slot];
+        const auto sizing = sizing_fields(r);
+        const std::uint32_t field = 1 + static_cast<std::uint32_t>(random_.below(r.field_count - 1));
+        const rt::FieldState& s = w.runtime().states(slot)[field];
+        if (sizing.count(field)) {  // counts and lengths: stored small, or back to their DTD setting
+            if (random_.chance(50)) {
+                const auto width = 1 + static_cast<std::uint32_t>(random_.below(2));
+                w.set_width(static_cast<RecordType>(slot), field, width);
+                written_.push_back(Any(std::in_place_type<Metadata>,
+                                       Metadata{static_cast<RecordType>(slot), field, rt::MetaOp::width, width, 0}));
+            } else {
+                w.set_interpretation(static_cast<RecordType>(slot), field, rt::MetaOp::none);
+                written_.push_back(Any(std::in_place_type<Metadata>,
+                                       Metadata{static_cast<RecordType>(slot), field, rt::MetaOp::none, 0, 0}));
+            }
+            return;
+        }
+        const bool small = shape_.options.cls == rt::Class::bits32;
+        const auto arg = [&] { return random_.fitting(small ? 3 : 8, s.desc->type == rt::Type::signed_int); };
+        rt::MetaOp op = rt::MetaOp::width;
+        std::uint64_t a = 0, b = 0;
+        const rt::Type t = s.desc->type;
+        if (t == rt::Type::floating) {
+            a = random_.chance(50) ? 4 : 8;
+        } else if (t == rt::Type::bytes) {
+            if (s.desc->width_from != rt::no_field) return;
+            a = random_.below(6);
+        } else {
+            op = static_cast<rt::MetaOp>(random_.below(8));
+            switch (op) {
+                case rt::MetaOp::width: a = random_.below(9); break;
+                case rt::MetaOp::none: break;
+                case rt::MetaOp::base_offset:
+                case rt::MetaOp::delta:
+                case rt::MetaOp::default_value: a = arg(); break;
+                case rt::MetaOp::stride: a = arg(); b = random_.fitting(1, true); break;
+                case rt::MetaOp::section_offset:
+                case rt::MetaOp::section_stride: {
+                    std::vector<std::uint8_t> targets;
+                    for (std::uint32_t i = 0; i < dtd_.section_count; ++i) {
+                        const std::uint8_t n = dtd_.sections[i].number;
+                        if (op == rt::MetaOp::section_offset || !record_sections_.count(n)) targets.push_back(n);
+                    }
+                    if (targets.empty() || (op == rt::MetaOp::section_stride && s.restore == 0)) return;
+                    a = targets[random_.below(targets.size())];
+                    b = 1 + random_.below(3);
+                    if (op == rt::MetaOp::section_stride) value_sections_.insert(static_cast<std::uint8_t>(a));
+                    break;
+                }
+            }
+        }
+        if (op == rt::MetaOp::width) {
+            w.set_width(static_cast<RecordType>(slot), field, static_cast<std::uint32_t>(a));
+        } else {
+            w.set_interpretation(static_cast<RecordType>(slot), field, op, a, static_cast<std::int64_t>(b));
+        }
+        written_.push_back(Any(std::in_place_type<Metadata>, Metadata{static_cast<RecordType>(slot), field, op, a,
+                                                                      op == rt::MetaOp::stride || op == rt::MetaOp::section_stride ? b : 0}));
+    }
+
+    void write_record(Writer& w) {
+        const auto slots = slots_here();
+        if (slots.empty()) return;
+        const std::uint32_t slot = slots[random_.below(slots.size())];
+        write_slot(w, slot, std::make_index_sequence<std::tuple_size_v<Records>>{});
+    }
+
+    template <std::size_t... I>
+    void write_slot(Writer& w, std::uint32_t slot, std::index_sequence<I...>) {
+        (try_write<I>(w, slot), ...);
+    }
+
+    template <std::size_t I>
+    void try_write(Writer& w, std::uint32_t slot) {
+        using T = std::tuple_element_t<I, Records>;
+        if constexpr (!std::is_same_v<T, Comment> && !std::is_same_v<T, Section> && !std::is_same_v<T, Metadata>) {
+            if (slot != I) return;
+            const rt::RecordDesc& r = dtd_.records[slot];
+            rt::FieldState* states = w.runtime().states(slot);
+            Filler filler(random_, std::vector<rt::FieldState>(states, states + r.field_count), sizing_fields(r), arena_);
+            T record{};
+            visit_fields(record, filler);
+            w.write(record);
+            written_.push_back(Any(std::in_place_type<T>, record));
+        }
+    }
+
+    const rt::DtdDesc& dtd_;
+    TraceShape shape_;
+    Random random_;
+    int section_ = 0;
+    std::set<std::uint8_t> record_sections_{0};
+    std::set<std::uint8_t> value_sections_;
+    std::vector<Any> written_;
+    std::deque<std::vector<std::byte>> arena_;
+    std::deque<std::string> texts_;
+};
+
+}  // namespace metatf::test
