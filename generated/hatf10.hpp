@@ -71,7 +71,7 @@ struct Alloc {
     std::uint64_t heap{};
     std::uint64_t time{};
     std::uint64_t attributes_attributesLength{};
-    std::span<const std::byte> attributes_attributesData;
+    std::span<const std::byte> attributes_attributesData{};
 };
 
 // free: tag 5, any section
@@ -90,7 +90,7 @@ struct Free {
     std::uint64_t heap{};
     std::uint64_t time{};
     std::uint64_t attributes_attributesLength{};
-    std::span<const std::byte> attributes_attributesData;
+    std::span<const std::byte> attributes_attributesData{};
 };
 
 // reallocNoAlloc: tag 6, any section
@@ -113,7 +113,7 @@ struct ReallocNoAlloc {
     std::uint64_t heap{};
     std::uint64_t time{};
     std::uint64_t attributes_attributesLength{};
-    std::span<const std::byte> attributes_attributesData;
+    std::span<const std::byte> attributes_attributesData{};
 };
 
 // reallocAllocFree: tag 7, any section
@@ -136,7 +136,7 @@ struct ReallocAllocFree {
     std::uint64_t heap{};
     std::uint64_t time{};
     std::uint64_t attributes_attributesLength{};
-    std::span<const std::byte> attributes_attributesData;
+    std::span<const std::byte> attributes_attributesData{};
 };
 
 // reallocAlloc: tag 8, any section
@@ -159,7 +159,7 @@ struct ReallocAlloc {
     std::uint64_t heap{};
     std::uint64_t time{};
     std::uint64_t attributes_attributesLength{};
-    std::span<const std::byte> attributes_attributesData;
+    std::span<const std::byte> attributes_attributesData{};
 };
 
 // reallocFree: tag 9, any section
@@ -182,7 +182,7 @@ struct ReallocFree {
     std::uint64_t heap{};
     std::uint64_t time{};
     std::uint64_t attributes_attributesLength{};
-    std::span<const std::byte> attributes_attributesData;
+    std::span<const std::byte> attributes_attributesData{};
 };
 
 // createHeap: tag 10, any section
@@ -199,7 +199,7 @@ struct CreateHeap {
     std::uint64_t thread{};
     std::uint64_t time{};
     std::uint64_t attributes_attributesLength{};
-    std::span<const std::byte> attributes_attributesData;
+    std::span<const std::byte> attributes_attributesData{};
 };
 
 // destroyHeap: tag 11, any section
@@ -216,7 +216,7 @@ struct DestroyHeap {
     std::uint64_t thread{};
     std::uint64_t time{};
     std::uint64_t attributes_attributesLength{};
-    std::span<const std::byte> attributes_attributesData;
+    std::span<const std::byte> attributes_attributesData{};
 };
 
 // createThread: tag 12, any section
@@ -231,7 +231,7 @@ struct CreateThread {
     std::uint64_t thread{};
     std::uint64_t time{};
     std::uint64_t attributes_attributesLength{};
-    std::span<const std::byte> attributes_attributesData;
+    std::span<const std::byte> attributes_attributesData{};
 };
 
 // destroyThread: tag 13, any section
@@ -246,7 +246,7 @@ struct DestroyThread {
     std::uint64_t thread{};
     std::uint64_t time{};
     std::uint64_t attributes_attributesLength{};
-    std::span<const std::byte> attributes_attributesData;
+    std::span<const std::byte> attributes_attributesData{};
 };
 
 inline bool operator==(const Alloc& a, const Alloc& b) {

@@ -235,7 +235,7 @@ private:
             if (const auto* index = std::get_if<std::uint32_t>(&item)) {
                 if (top && *index == 0) continue;  // the tag is the struct's type
                 const ir::Field& f = record_.fields[*index];
-                o << indent << member_type(f.type) << " " << member_[*index] << (f.type == ir::Type::bytes ? ";" : "{};")
+                o << indent << member_type(f.type) << " " << member_[*index] << "{};"
                   << "\n";
                 continue;
             }
