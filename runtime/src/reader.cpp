@@ -105,6 +105,8 @@ void TraceReader::attach(const DtdDesc& dtd) {
         streams_[c.section]->chunks.push_back(i);
     }
     streams_[0]->mode = Stream::Mode::records;
+    tag_width_ = dtd.tag_width;
+    enter_section(0);
 }
 
 std::uint64_t TraceReader::file_offset() const {
@@ -134,19 +136,25 @@ bool TraceReader::load_next_chunk(Stream& s) {
     return true;
 }
 
-bool TraceReader::begin_record() {
+// The current section's chunk is used up: load the next one, or end the trace.
+bool TraceReader::next_chunk() {
     if (ended_) return false;
-    Stream& s = *streams_[current_];
+    Stream& s = *stream_;
+    s.read = s.buffer.size();
     while (s.read == s.buffer.size()) {
         if (!load_next_chunk(s)) {
             finish();
             return false;
         }
     }
-    pos_ = record_start_ = s.buffer.data() + s.read;
+    pos_ = s.buffer.data() + s.read;
     end_ = s.buffer.data() + s.buffer.size();
+    return true;
+}
+
+// A tag past the lookup table: a large tag value, or none at all.
+bool TraceReader::large_tag(std::uint64_t tag) {
     slot_ = 0;
-    const std::uint64_t tag = take(dtd_->tag_width);
     const std::int32_t slot = slot_for(current_, tag);
     if (slot < 0) {
         pos_ = record_start_;
@@ -156,18 +164,23 @@ bool TraceReader::begin_record() {
     return true;
 }
 
+// Makes `section` the current one, its stream resuming where it stopped.
+void TraceReader::enter_section(int section) {
+    current_ = section;
+    stream_ = streams_[static_cast<std::size_t>(section)].get();
+    const auto& table = slot_of_tag_[static_cast<std::size_t>(section)];
+    tag_table_ = table.data();
+    tag_table_size_ = table.size();
+    pos_ = stream_->buffer.data() + stream_->read;
+    end_ = stream_->buffer.data() + stream_->buffer.size();
+}
+
 std::int32_t TraceReader::slot_for(int section, std::uint64_t tag) const {
     const auto& table = slot_of_tag_[static_cast<std::size_t>(section)];
     if (tag < table.size()) return table[tag];
     const auto& large = large_tags_[static_cast<std::size_t>(section)];
     const auto it = large.find(tag);
     return it == large.end() ? -1 : it->second;
-}
-
-void TraceReader::end_record() {
-    Stream& s = *streams_[current_];
-    s.read = static_cast<std::size_t>(pos_ - s.buffer.data());
-    ++record_index_;
 }
 
 // At the end of the trace every record stream must be used up and the count must agree.
@@ -257,13 +270,9 @@ std::uint8_t TraceReader::read_section() {
     if (streams_[n]->mode == Stream::Mode::values) {
         fail(ErrorKind::bad_section, "a section record leads to section " + std::to_string(n) + ", which holds strided values");
     }
-    Stream& old = *streams_[current_];
-    old.read = static_cast<std::size_t>(pos_ - old.buffer.data());
+    stream_->read = static_cast<std::size_t>(pos_ - stream_->buffer.data());
     streams_[n]->mode = Stream::Mode::records;
-    current_ = n;
-    Stream& s = *streams_[n];
-    pos_ = s.buffer.data() + s.read;
-    end_ = s.buffer.data() + s.buffer.size();
+    enter_section(n);
     return n;
 }
 

@@ -74,25 +74,10 @@ void TraceWriter::reject(const FieldState& s, std::uint64_t value, const std::st
     fail(ErrorKind::bad_value, "value " + shown + " of field '" + s.desc->path + "' (" + interp_name(s.kind) + ") " + why);
 }
 
-std::uint64_t TraceWriter::begin_record(std::uint32_t slot) {
+void TraceWriter::refuse_record(const RecordDesc& r) {
     check_usable();
-    const RecordDesc& r = dtd_.records[slot];
-    if (r.section != 0 && r.section != current_) {
-        fail(ErrorKind::usage, std::string("record '") + r.name + "' belongs to section " + std::to_string(r.section) +
-                                   ", not to the current section " + std::to_string(current_));
-    }
-    SectionOut& s = *sections_[current_];
-    in_record_ = true;
-    record_start_ = buffer_->size();
-    const std::uint64_t offset = s.flushed + record_start_;
-    append_raw(r.tag, dtd_.tag_width);
-    return offset;
-}
-
-void TraceWriter::append_raw(std::uint64_t value, unsigned width) {
-    const std::size_t at = buffer_->size();
-    buffer_->resize(at + width);
-    store_uint(buffer_->data() + at, value, width, options_.order);
+    fail(ErrorKind::usage, std::string("record '") + r.name + "' belongs to section " + std::to_string(r.section) +
+                               ", not to the current section " + std::to_string(current_));
 }
 
 void TraceWriter::write_float(FieldState& s, double value) {
@@ -143,12 +128,6 @@ void TraceWriter::check_count(const FieldState& count_field, std::uint64_t count
                                    " but " + std::to_string(elements) + " elements were given");
 }
 
-void TraceWriter::end_record() {
-    in_record_ = false;
-    ++record_count_;
-    if (buffer_->size() >= options_.chunk_bytes) flush(static_cast<std::uint8_t>(current_));
-}
-
 void TraceWriter::flush(std::uint8_t section) {
     SectionOut& s = *sections_[section];
     if (s.buffer.empty()) return;
@@ -156,6 +135,7 @@ void TraceWriter::flush(std::uint8_t section) {
     file_->append(s.buffer.data(), s.buffer.size());
     s.flushed += s.buffer.size();
     s.buffer.clear();
+    if (section == current_) flushed_ = s.flushed;
 }
 
 void TraceWriter::comment(std::string_view text) {
@@ -184,6 +164,7 @@ void TraceWriter::section(std::uint8_t number) {
     target->mode = SectionOut::Mode::records;
     current_ = number;
     buffer_ = &target->buffer;
+    flushed_ = target->flushed;
 }
 
 void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a, std::uint64_t b) {

@@ -11,12 +11,28 @@ namespace metatf::rt {
 
 enum class ByteOrder : std::uint8_t { little = 1, big = 2 };
 
+// Copies n (0..8) bytes with a fixed-size copy per case, which compilers turn
+// into plain loads and stores instead of a call to memcpy.
+inline void copy_small(void* to, const void* from, unsigned n) {
+    switch (n) {
+        case 8: std::memcpy(to, from, 8); return;
+        case 4: std::memcpy(to, from, 4); return;
+        case 2: std::memcpy(to, from, 2); return;
+        case 1: std::memcpy(to, from, 1); return;
+        case 0: return;
+        case 3: std::memcpy(to, from, 3); return;
+        case 5: std::memcpy(to, from, 5); return;
+        case 6: std::memcpy(to, from, 6); return;
+        default: std::memcpy(to, from, 7); return;
+    }
+}
+
 // Reads `width` (0..8) bytes at `p` as an unsigned integer.
 inline std::uint64_t load_uint(const std::byte* p, unsigned width, ByteOrder order) {
     std::uint64_t v = 0;
     if (order == ByteOrder::little) {
         if constexpr (std::endian::native == std::endian::little) {
-            std::memcpy(&v, p, width);
+            copy_small(&v, p, width);
             return v;
         }
         for (unsigned i = width; i-- > 0;) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
@@ -30,7 +46,7 @@ inline std::uint64_t load_uint(const std::byte* p, unsigned width, ByteOrder ord
 inline void store_uint(std::byte* p, std::uint64_t v, unsigned width, ByteOrder order) {
     if (order == ByteOrder::little) {
         if constexpr (std::endian::native == std::endian::little) {
-            std::memcpy(p, &v, width);
+            copy_small(p, &v, width);
             return;
         }
         for (unsigned i = 0; i < width; ++i, v >>= 8) p[i] = static_cast<std::byte>(v & 0xff);

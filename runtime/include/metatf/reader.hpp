@@ -46,12 +46,20 @@ public:
 
     // Moves to the next record; false at the end of the trace. Then slot()
     // says which record type it is, and the field primitives read its fields.
-    bool begin_record();
+    // Inline: this and the primitives are the whole per-record cost.
+    bool begin_record() {
+        if (pos_ == end_ && !next_chunk()) return false;
+        record_start_ = pos_;
+        const std::uint64_t tag = take(tag_width_);
+        if (tag >= tag_table_size_ || tag_table_[tag] < 0) return large_tag(tag);
+        slot_ = static_cast<std::uint32_t>(tag_table_[tag]);
+        return true;
+    }
     std::uint32_t slot() const { return slot_; }
     std::uint64_t record_index() const { return record_index_; }
     int current_section() const { return current_; }
-    // Checks that the record's bytes are used up, counts it.
-    void end_record();
+    // Counts the record just read.
+    void end_record() { ++record_index_; }
 
     FieldState* states(std::uint32_t slot) { return states_[slot].data(); }
 
@@ -98,6 +106,9 @@ private:
     void attach(const DtdDesc& dtd);
     void check_dtd(const DtdDesc& dtd) const;
     bool load_next_chunk(Stream& s);
+    bool next_chunk();
+    bool large_tag(std::uint64_t tag);
+    void enter_section(int section);
     std::uint64_t take(unsigned width) {
         if (static_cast<std::size_t>(end_ - pos_) < width) overrun(width);
         const std::uint64_t v = load_uint(pos_, width, header_.order);
@@ -120,6 +131,10 @@ private:
     std::vector<std::map<std::uint64_t, std::int32_t>> large_tags_;  // per section: tags past the table
     std::vector<std::unique_ptr<Stream>> streams_;         // per section number
     int current_ = 0;
+    Stream* stream_ = nullptr;        // streams_[current_]
+    unsigned tag_width_ = 1;
+    const std::int32_t* tag_table_ = nullptr;  // slot_of_tag_[current_]
+    std::size_t tag_table_size_ = 0;
     const std::byte* pos_ = nullptr;  // the current record's next byte
     const std::byte* end_ = nullptr;  // the end of the chunk holding it
     std::uint32_t slot_ = 0;

@@ -37,7 +37,14 @@ public:
 
     // ---- one record: begin, its fields in layout order, end
     // Returns the record's byte offset within its section (what a sectionOffset field stores).
-    std::uint64_t begin_record(std::uint32_t slot);
+    std::uint64_t begin_record(std::uint32_t slot) {
+        const RecordDesc& r = dtd_.records[slot];
+        if (closed_ || failed_ || (r.section != 0 && r.section != current_)) refuse_record(r);
+        in_record_ = true;
+        record_start_ = buffer_->size();
+        append_raw(r.tag, dtd_.tag_width);
+        return flushed_ + record_start_;
+    }
     void write_int(FieldState& s, std::uint64_t value) {
         switch (s.kind) {
             case Interp::none:
@@ -64,7 +71,11 @@ public:
     void write_bytes(FieldState& s, std::span<const std::byte> data, std::uint64_t length);
     // A repeated group: the count field's value must match the elements given.
     void check_count(const FieldState& count_field, std::uint64_t count, std::size_t elements);
-    void end_record();
+    void end_record() {
+        in_record_ = false;
+        ++record_count_;
+        if (buffer_->size() >= options_.chunk_bytes) flush(static_cast<std::uint8_t>(current_));
+    }
 
     // ---- the predefined records
     void comment(std::string_view text);
@@ -80,17 +91,19 @@ private:
     struct SectionOut;
     void put(FieldState& s, std::uint64_t raw, bool fits) {
         if (!fits) reject(s, raw, "does not fit in " + std::to_string(s.width) + " bytes");
-        std::vector<std::byte>& b = *buffer_;
-        const std::size_t at = b.size();
-        b.resize(at + s.width);
-        store_uint(b.data() + at, raw, s.width, options_.order);
+        append_raw(raw, s.width);
     }
+    void append_raw(std::uint64_t value, unsigned width) {
+        std::byte bytes[8];
+        store_uint(bytes, value, width, options_.order);
+        buffer_->insert(buffer_->end(), bytes, bytes + width);
+    }
+    [[noreturn]] void refuse_record(const RecordDesc& r);
     void put_strided(FieldState& s, std::uint64_t value);
     [[noreturn]] void reject(const FieldState& s, std::uint64_t value, const std::string& why);
     [[noreturn]] void fail(ErrorKind kind, const std::string& message);
     void check_usable() const;
     void flush(std::uint8_t section);
-    void append_raw(std::uint64_t value, unsigned width);
 
     std::string path_, temporary_;
     std::unique_ptr<File> file_;
@@ -101,6 +114,7 @@ private:
     std::uint32_t predefined_slot_[4] = {};  // by Predefined: the slots of comment, section, metadata
     std::vector<std::unique_ptr<SectionOut>> sections_;  // per section number
     std::vector<std::byte>* buffer_ = nullptr;           // the current section's buffer
+    std::uint64_t flushed_ = 0;                          // the current section's bytes already in chunks
     int current_ = 0;
     std::uint64_t record_count_ = 0;
     std::size_t record_start_ = 0;
