@@ -48,7 +48,9 @@ TEST_CASE("the compiler's output for every DTD in dtds/ matches its golden files
         const std::pair<std::string, std::string> outputs[] = {
             {stem + ".ir.json", metatf::ir::to_json_text(*c.schema)},
             {metatf::back::cpp_header_name(*c.schema), metatf::back::generate_cpp(*c.schema)}};
-        for (const auto& [name, got] : outputs) {
+        for (const auto& output : outputs) {
+            const std::string& name = output.first;
+            const std::string& got = output.second;
             const fs::path golden = root / "generated" / name;
             INFO("golden file: " << golden.string());
             INFO("if the change is intended, run: cmake --build build --target refresh-generated");

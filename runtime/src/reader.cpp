@@ -54,7 +54,7 @@ void TraceReader::check_dtd(const DtdDesc& dtd) const {
         throw TraceError(ErrorKind::wrong_dtd,
                          "the trace was written with DTD '" + header_.dtd_name + "', not with this reader's DTD '" +
                              dtd.name + "'",
-                         ident_size, -1, 0);
+                         header_.prologue_size() - header_.dtd_text.size() - header_.dtd_name.size(), -1, 0);
     }
     if (header_.dtd_fingerprint != fingerprint(dtd)) {
         throw TraceError(ErrorKind::wrong_dtd,
@@ -122,7 +122,12 @@ void TraceReader::fail(ErrorKind kind, const std::string& message) const {
 
 void TraceReader::overrun(std::uint64_t wanted) const {
     fail(ErrorKind::truncated, "record '" + std::string(dtd_->records[slot_].name) + "' needs " +
-                                   std::to_string(wanted) + " more bytes than its chunk holds");
+                                   std::to_string(wanted) + " bytes here, more than its chunk holds");
+}
+
+void TraceReader::fail_at(const std::byte* at, ErrorKind kind, const std::string& message) {
+    pos_ = at;
+    fail(kind, message);
 }
 
 bool TraceReader::load_next_chunk(Stream& s) {
@@ -265,10 +270,13 @@ std::string_view TraceReader::read_comment() {
 }
 
 std::uint8_t TraceReader::read_section() {
+    const std::byte* at = pos_;
     const auto n = static_cast<std::uint8_t>(take(1));
-    if (!streams_[n]) fail(ErrorKind::bad_section, "a section record names section " + std::to_string(n) + ", which the DTD does not define");
+    if (!streams_[n]) {
+        fail_at(at, ErrorKind::bad_section, "a section record names section " + std::to_string(n) + ", which the DTD does not define");
+    }
     if (streams_[n]->mode == Stream::Mode::values) {
-        fail(ErrorKind::bad_section, "a section record leads to section " + std::to_string(n) + ", which holds strided values");
+        fail_at(at, ErrorKind::bad_section, "a section record leads to section " + std::to_string(n) + ", which holds strided values");
     }
     stream_->read = static_cast<std::size_t>(pos_ - stream_->buffer.data());
     streams_[n]->mode = Stream::Mode::records;
@@ -288,35 +296,41 @@ bool section_defined(const void* context, std::uint8_t n) {
 
 }  // namespace
 
+// Each check reports the position of the byte it is about.
 MetadataChange TraceReader::read_metadata() {
     MetadataChange m;
+    const std::byte* at = pos_;
     const std::uint64_t tag = take(dtd_->tag_width);
     const std::int32_t slot = slot_for(current_, tag);
     if (slot < 0) {
-        fail(ErrorKind::bad_metadata, "metadata names tag " + std::to_string(tag) + ", which no record of section " +
-                                          std::to_string(current_) + " has");
+        fail_at(at, ErrorKind::bad_metadata, "metadata names tag " + std::to_string(tag) +
+                                                 ", which no record of section " + std::to_string(current_) + " has");
     }
     m.slot = static_cast<std::uint32_t>(slot);
     const RecordDesc& r = dtd_->records[m.slot];
+    if (r.predefined != Predefined::none) {
+        fail_at(at, ErrorKind::bad_metadata, std::string("metadata cannot change the predefined record '") + r.name + "'");
+    }
+    at = pos_;
     m.field = static_cast<std::uint32_t>(take(1));
+    if (m.field == 0 || m.field >= r.field_count) {
+        fail_at(at, ErrorKind::bad_metadata, "metadata names field " + std::to_string(m.field) + " of record '" +
+                                                 r.name + "', which has fields 1 to " + std::to_string(r.field_count - 1));
+    }
+    const std::byte* property_at = pos_;
     const auto op = take(1);
     if (op > static_cast<std::uint64_t>(MetaOp::section_stride)) {
-        fail(ErrorKind::bad_metadata, "metadata property " + std::to_string(op) + " is unknown");
+        fail_at(property_at, ErrorKind::bad_metadata, "metadata property " + std::to_string(op) + " is unknown");
     }
     m.op = static_cast<MetaOp>(op);
     const unsigned values = metadata_value_count(m.op);
     if (values > 0) m.a = take(header_.word());
     if (values > 1) m.b = sign_extend(take(header_.word()), header_.word());
-    if (r.predefined != Predefined::none) fail(ErrorKind::bad_metadata, std::string("metadata cannot change the predefined record '") + r.name + "'");
-    if (m.field == 0 || m.field >= r.field_count) {
-        fail(ErrorKind::bad_metadata, "metadata names field " + std::to_string(m.field) + " of record '" + r.name +
-                                          "', which has fields 1 to " + std::to_string(r.field_count - 1));
-    }
     FieldState& s = states_[m.slot][m.field];
     // A signed field's 4-byte value in a 32-bit trace is sign-extended.
     if (s.desc->type == Type::signed_int && m.op != MetaOp::width) m.a = sign_extend(m.a, header_.word());
     if (auto problem = apply_metadata(s, m.op, m.a, m.b, section_defined, dtd_)) {
-        fail(ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" + r.name +
+        fail_at(property_at, ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" + r.name +
                                           "': " + *problem);
     }
     return m;

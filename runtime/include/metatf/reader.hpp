@@ -116,6 +116,7 @@ private:
         return v;
     }
     [[noreturn]] void overrun(std::uint64_t wanted) const;
+    [[noreturn]] void fail_at(const std::byte* at, ErrorKind kind, const std::string& message);
     std::uint64_t strided(FieldState& s);
     std::uint64_t file_offset() const;
     void finish();
