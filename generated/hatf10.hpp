@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -896,6 +897,17 @@ private:
     }
 
     void decode(Alloc& o) {
+        if (r_.initial(3)) {  // the DTD's own layout: constant widths
+            [[maybe_unused]] const std::byte* p = r_.fixed(8);
+            o.size = rt::load_native<4>(p + 0);
+            o.address = rt::load_native<4>(p + 4);
+            o.thread = 0u;
+            o.heap = 0u;
+            o.time = 0u;
+            o.attributes_attributesLength = 0u;
+            o.attributes_attributesData = std::span<const std::byte>(p + 8, 0);
+            return;
+        }
         rt::FieldState* s = r_.states(3);
         o.size = r_.read_int(s[1]);
         o.address = r_.read_int(s[2]);
@@ -906,6 +918,16 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[7], o.attributes_attributesLength);
     }
     void decode(Free& o) {
+        if (r_.initial(4)) {  // the DTD's own layout: constant widths
+            [[maybe_unused]] const std::byte* p = r_.fixed(4);
+            o.address = rt::load_native<4>(p + 0);
+            o.thread = 0u;
+            o.heap = 0u;
+            o.time = 0u;
+            o.attributes_attributesLength = 0u;
+            o.attributes_attributesData = std::span<const std::byte>(p + 4, 0);
+            return;
+        }
         rt::FieldState* s = r_.states(4);
         o.address = r_.read_int(s[1]);
         o.thread = r_.read_int(s[2]);
@@ -915,6 +937,18 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[6], o.attributes_attributesLength);
     }
     void decode(ReallocNoAlloc& o) {
+        if (r_.initial(5)) {  // the DTD's own layout: constant widths
+            [[maybe_unused]] const std::byte* p = r_.fixed(12);
+            o.size = rt::load_native<4>(p + 0);
+            o.oldAddress = rt::load_native<4>(p + 4);
+            o.newAddress = rt::load_native<4>(p + 8);
+            o.thread = 0u;
+            o.heap = 0u;
+            o.time = 0u;
+            o.attributes_attributesLength = 0u;
+            o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
+            return;
+        }
         rt::FieldState* s = r_.states(5);
         o.size = r_.read_int(s[1]);
         o.oldAddress = r_.read_int(s[2]);
@@ -926,6 +960,18 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
     }
     void decode(ReallocAllocFree& o) {
+        if (r_.initial(6)) {  // the DTD's own layout: constant widths
+            [[maybe_unused]] const std::byte* p = r_.fixed(12);
+            o.size = rt::load_native<4>(p + 0);
+            o.oldAddress = rt::load_native<4>(p + 4);
+            o.newAddress = rt::load_native<4>(p + 8);
+            o.thread = 0u;
+            o.heap = 0u;
+            o.time = 0u;
+            o.attributes_attributesLength = 0u;
+            o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
+            return;
+        }
         rt::FieldState* s = r_.states(6);
         o.size = r_.read_int(s[1]);
         o.oldAddress = r_.read_int(s[2]);
@@ -937,6 +983,18 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
     }
     void decode(ReallocAlloc& o) {
+        if (r_.initial(7)) {  // the DTD's own layout: constant widths
+            [[maybe_unused]] const std::byte* p = r_.fixed(12);
+            o.size = rt::load_native<4>(p + 0);
+            o.oldAddress = rt::load_native<4>(p + 4);
+            o.newAddress = rt::load_native<4>(p + 8);
+            o.thread = 0u;
+            o.heap = 0u;
+            o.time = 0u;
+            o.attributes_attributesLength = 0u;
+            o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
+            return;
+        }
         rt::FieldState* s = r_.states(7);
         o.size = r_.read_int(s[1]);
         o.oldAddress = r_.read_int(s[2]);
@@ -948,6 +1006,18 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
     }
     void decode(ReallocFree& o) {
+        if (r_.initial(8)) {  // the DTD's own layout: constant widths
+            [[maybe_unused]] const std::byte* p = r_.fixed(12);
+            o.size = rt::load_native<4>(p + 0);
+            o.oldAddress = rt::load_native<4>(p + 4);
+            o.newAddress = rt::load_native<4>(p + 8);
+            o.thread = 0u;
+            o.heap = 0u;
+            o.time = 0u;
+            o.attributes_attributesLength = 0u;
+            o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
+            return;
+        }
         rt::FieldState* s = r_.states(8);
         o.size = r_.read_int(s[1]);
         o.oldAddress = r_.read_int(s[2]);
@@ -959,6 +1029,15 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
     }
     void decode(CreateHeap& o) {
+        if (r_.initial(9)) {  // the DTD's own layout: constant widths
+            [[maybe_unused]] const std::byte* p = r_.fixed(0);
+            o.heap = 0u;
+            o.thread = 0u;
+            o.time = 0u;
+            o.attributes_attributesLength = 0u;
+            o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
+            return;
+        }
         rt::FieldState* s = r_.states(9);
         o.heap = r_.read_int(s[1]);
         o.thread = r_.read_int(s[2]);
@@ -967,6 +1046,15 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[5], o.attributes_attributesLength);
     }
     void decode(DestroyHeap& o) {
+        if (r_.initial(10)) {  // the DTD's own layout: constant widths
+            [[maybe_unused]] const std::byte* p = r_.fixed(0);
+            o.heap = 0u;
+            o.thread = 0u;
+            o.time = 0u;
+            o.attributes_attributesLength = 0u;
+            o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
+            return;
+        }
         rt::FieldState* s = r_.states(10);
         o.heap = r_.read_int(s[1]);
         o.thread = r_.read_int(s[2]);
@@ -975,6 +1063,14 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[5], o.attributes_attributesLength);
     }
     void decode(CreateThread& o) {
+        if (r_.initial(11)) {  // the DTD's own layout: constant widths
+            [[maybe_unused]] const std::byte* p = r_.fixed(0);
+            o.thread = 0u;
+            o.time = 0u;
+            o.attributes_attributesLength = 0u;
+            o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
+            return;
+        }
         rt::FieldState* s = r_.states(11);
         o.thread = r_.read_int(s[1]);
         o.time = r_.read_int(s[2]);
@@ -982,6 +1078,14 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[4], o.attributes_attributesLength);
     }
     void decode(DestroyThread& o) {
+        if (r_.initial(12)) {  // the DTD's own layout: constant widths
+            [[maybe_unused]] const std::byte* p = r_.fixed(0);
+            o.thread = 0u;
+            o.time = 0u;
+            o.attributes_attributesLength = 0u;
+            o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
+            return;
+        }
         rt::FieldState* s = r_.states(12);
         o.thread = r_.read_int(s[1]);
         o.time = r_.read_int(s[2]);
@@ -1001,6 +1105,21 @@ public:
 
     // Writes one record; returns its byte offset within its section.
     std::uint64_t write(const Alloc& o) {
+        if (w_.initial(3)
+            && rt::fits_unsigned(o.size, 4)
+            && rt::fits_unsigned(o.address, 4)
+            && o.thread == 0u
+            && o.heap == 0u
+            && o.time == 0u
+            && o.attributes_attributesLength == 0u
+            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
+            std::uint64_t offset = 0;
+            [[maybe_unused]] std::byte* p = w_.reserve_record(3, 8, offset);
+            rt::store_native<4>(p + 0, o.size);
+            rt::store_native<4>(p + 4, o.address);
+            w_.end_record();
+            return offset;
+        }
         rt::FieldState* s = w_.states(3);
         const std::uint64_t offset = w_.begin_record(3);
         w_.write_int(s[1], o.size);
@@ -1015,6 +1134,19 @@ public:
     }
     // Writes one record; returns its byte offset within its section.
     std::uint64_t write(const Free& o) {
+        if (w_.initial(4)
+            && rt::fits_unsigned(o.address, 4)
+            && o.thread == 0u
+            && o.heap == 0u
+            && o.time == 0u
+            && o.attributes_attributesLength == 0u
+            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
+            std::uint64_t offset = 0;
+            [[maybe_unused]] std::byte* p = w_.reserve_record(4, 4, offset);
+            rt::store_native<4>(p + 0, o.address);
+            w_.end_record();
+            return offset;
+        }
         rt::FieldState* s = w_.states(4);
         const std::uint64_t offset = w_.begin_record(4);
         w_.write_int(s[1], o.address);
@@ -1028,6 +1160,23 @@ public:
     }
     // Writes one record; returns its byte offset within its section.
     std::uint64_t write(const ReallocNoAlloc& o) {
+        if (w_.initial(5)
+            && rt::fits_unsigned(o.size, 4)
+            && rt::fits_unsigned(o.oldAddress, 4)
+            && rt::fits_unsigned(o.newAddress, 4)
+            && o.thread == 0u
+            && o.heap == 0u
+            && o.time == 0u
+            && o.attributes_attributesLength == 0u
+            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
+            std::uint64_t offset = 0;
+            [[maybe_unused]] std::byte* p = w_.reserve_record(5, 12, offset);
+            rt::store_native<4>(p + 0, o.size);
+            rt::store_native<4>(p + 4, o.oldAddress);
+            rt::store_native<4>(p + 8, o.newAddress);
+            w_.end_record();
+            return offset;
+        }
         rt::FieldState* s = w_.states(5);
         const std::uint64_t offset = w_.begin_record(5);
         w_.write_int(s[1], o.size);
@@ -1043,6 +1192,23 @@ public:
     }
     // Writes one record; returns its byte offset within its section.
     std::uint64_t write(const ReallocAllocFree& o) {
+        if (w_.initial(6)
+            && rt::fits_unsigned(o.size, 4)
+            && rt::fits_unsigned(o.oldAddress, 4)
+            && rt::fits_unsigned(o.newAddress, 4)
+            && o.thread == 0u
+            && o.heap == 0u
+            && o.time == 0u
+            && o.attributes_attributesLength == 0u
+            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
+            std::uint64_t offset = 0;
+            [[maybe_unused]] std::byte* p = w_.reserve_record(6, 12, offset);
+            rt::store_native<4>(p + 0, o.size);
+            rt::store_native<4>(p + 4, o.oldAddress);
+            rt::store_native<4>(p + 8, o.newAddress);
+            w_.end_record();
+            return offset;
+        }
         rt::FieldState* s = w_.states(6);
         const std::uint64_t offset = w_.begin_record(6);
         w_.write_int(s[1], o.size);
@@ -1058,6 +1224,23 @@ public:
     }
     // Writes one record; returns its byte offset within its section.
     std::uint64_t write(const ReallocAlloc& o) {
+        if (w_.initial(7)
+            && rt::fits_unsigned(o.size, 4)
+            && rt::fits_unsigned(o.oldAddress, 4)
+            && rt::fits_unsigned(o.newAddress, 4)
+            && o.thread == 0u
+            && o.heap == 0u
+            && o.time == 0u
+            && o.attributes_attributesLength == 0u
+            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
+            std::uint64_t offset = 0;
+            [[maybe_unused]] std::byte* p = w_.reserve_record(7, 12, offset);
+            rt::store_native<4>(p + 0, o.size);
+            rt::store_native<4>(p + 4, o.oldAddress);
+            rt::store_native<4>(p + 8, o.newAddress);
+            w_.end_record();
+            return offset;
+        }
         rt::FieldState* s = w_.states(7);
         const std::uint64_t offset = w_.begin_record(7);
         w_.write_int(s[1], o.size);
@@ -1073,6 +1256,23 @@ public:
     }
     // Writes one record; returns its byte offset within its section.
     std::uint64_t write(const ReallocFree& o) {
+        if (w_.initial(8)
+            && rt::fits_unsigned(o.size, 4)
+            && rt::fits_unsigned(o.oldAddress, 4)
+            && rt::fits_unsigned(o.newAddress, 4)
+            && o.thread == 0u
+            && o.heap == 0u
+            && o.time == 0u
+            && o.attributes_attributesLength == 0u
+            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
+            std::uint64_t offset = 0;
+            [[maybe_unused]] std::byte* p = w_.reserve_record(8, 12, offset);
+            rt::store_native<4>(p + 0, o.size);
+            rt::store_native<4>(p + 4, o.oldAddress);
+            rt::store_native<4>(p + 8, o.newAddress);
+            w_.end_record();
+            return offset;
+        }
         rt::FieldState* s = w_.states(8);
         const std::uint64_t offset = w_.begin_record(8);
         w_.write_int(s[1], o.size);
@@ -1088,6 +1288,17 @@ public:
     }
     // Writes one record; returns its byte offset within its section.
     std::uint64_t write(const CreateHeap& o) {
+        if (w_.initial(9)
+            && o.heap == 0u
+            && o.thread == 0u
+            && o.time == 0u
+            && o.attributes_attributesLength == 0u
+            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
+            std::uint64_t offset = 0;
+            [[maybe_unused]] std::byte* p = w_.reserve_record(9, 0, offset);
+            w_.end_record();
+            return offset;
+        }
         rt::FieldState* s = w_.states(9);
         const std::uint64_t offset = w_.begin_record(9);
         w_.write_int(s[1], o.heap);
@@ -1100,6 +1311,17 @@ public:
     }
     // Writes one record; returns its byte offset within its section.
     std::uint64_t write(const DestroyHeap& o) {
+        if (w_.initial(10)
+            && o.heap == 0u
+            && o.thread == 0u
+            && o.time == 0u
+            && o.attributes_attributesLength == 0u
+            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
+            std::uint64_t offset = 0;
+            [[maybe_unused]] std::byte* p = w_.reserve_record(10, 0, offset);
+            w_.end_record();
+            return offset;
+        }
         rt::FieldState* s = w_.states(10);
         const std::uint64_t offset = w_.begin_record(10);
         w_.write_int(s[1], o.heap);
@@ -1112,6 +1334,16 @@ public:
     }
     // Writes one record; returns its byte offset within its section.
     std::uint64_t write(const CreateThread& o) {
+        if (w_.initial(11)
+            && o.thread == 0u
+            && o.time == 0u
+            && o.attributes_attributesLength == 0u
+            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
+            std::uint64_t offset = 0;
+            [[maybe_unused]] std::byte* p = w_.reserve_record(11, 0, offset);
+            w_.end_record();
+            return offset;
+        }
         rt::FieldState* s = w_.states(11);
         const std::uint64_t offset = w_.begin_record(11);
         w_.write_int(s[1], o.thread);
@@ -1123,6 +1355,16 @@ public:
     }
     // Writes one record; returns its byte offset within its section.
     std::uint64_t write(const DestroyThread& o) {
+        if (w_.initial(12)
+            && o.thread == 0u
+            && o.time == 0u
+            && o.attributes_attributesLength == 0u
+            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
+            std::uint64_t offset = 0;
+            [[maybe_unused]] std::byte* p = w_.reserve_record(12, 0, offset);
+            w_.end_record();
+            return offset;
+        }
         rt::FieldState* s = w_.states(12);
         const std::uint64_t offset = w_.begin_record(12);
         w_.write_int(s[1], o.thread);

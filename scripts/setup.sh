@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Meta-TF builds with, if any is missing.
+# clang and libclang-rt-14-dev are for the fuzzer (libFuzzer), libbenchmark-dev
+# for the benchmarks.
 set -euo pipefail
 
-packages=(g++ make cmake tao-pegtl-dev nlohmann-json3-dev doctest-dev)
+packages=(g++ make cmake tao-pegtl-dev nlohmann-json3-dev doctest-dev libbenchmark-dev clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

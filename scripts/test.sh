@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Sets up, builds with warnings as errors, and runs every test: once in a
-# normal build, once under AddressSanitizer and UndefinedBehaviorSanitizer.
+# Sets up, builds with warnings as errors, and runs every test: in a normal
+# build (with the benchmarks compiled and run briefly), under AddressSanitizer
+# and UndefinedBehaviorSanitizer, and the libFuzzer harness for a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 jobs="$(nproc)"
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETATF_WERROR=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETATF_WERROR=ON -DMETATF_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build build -j"$jobs"
+build/bench/hatf_bench --benchmark_min_time=0.01 >/dev/null
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DMETATF_WERROR=ON -DMETATF_SANITIZE=ON >/dev/null
 cmake --build build-sanitize -j"$jobs"
 ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
+
+CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETATF_FUZZ=ON >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz_hatf10_reader
+ctest --test-dir build-fuzz --output-on-failure -R '^fuzz_'

@@ -121,6 +121,7 @@ public:
             member_.push_back(m);
         }
         name_groups(r.layout, taken);
+        plan_fast_path();
     }
 
     const std::string& name() const { return struct_; }
@@ -173,6 +174,12 @@ public:
 
     void emit_decode(std::ostream& o) const {
         o << "    void decode(" << struct_ << "& o) {\n";
+        if (fast_) {
+            o << "        if (r_.initial(" << slot_ << ")) {  // the DTD's own layout: constant widths\n"
+              << "            [[maybe_unused]] const std::byte* p = r_.fixed(" << fast_size_ << ");\n";
+            for (const FastField& f : fast_fields_) o << "            o." << member_[f.index] << " = " << fast_load(f) << ";\n";
+            o << "            return;\n        }\n";
+        }
         o << "        rt::FieldState* s = r_.states(" << slot_ << ");\n";
         Scopes scopes{{"o", record_.layout}};
         emit_decode_items(o, record_.layout, scopes, "        ");
@@ -182,6 +189,19 @@ public:
     void emit_write(std::ostream& o) const {
         o << "    // Writes one record; returns its byte offset within its section.\n";
         o << "    std::uint64_t write(const " << struct_ << "& o) {\n";
+        if (fast_) {
+            o << "        if (w_.initial(" << slot_ << ")";
+            for (const FastField& f : fast_fields_) {
+                if (const std::string c = fast_check(f); !c.empty()) o << "\n            && " << c;
+            }
+            o << ") {  // the DTD's own layout: constant widths\n"
+              << "            std::uint64_t offset = 0;\n"
+              << "            [[maybe_unused]] std::byte* p = w_.reserve_record(" << slot_ << ", " << fast_size_ << ", offset);\n";
+            for (const FastField& f : fast_fields_) {
+                if (const std::string st = fast_store(f); !st.empty()) o << "            " << st << ";\n";
+            }
+            o << "            w_.end_record();\n            return offset;\n        }\n";
+        }
         o << "        rt::FieldState* s = w_.states(" << slot_ << ");\n";
         o << "        const std::uint64_t offset = w_.begin_record(" << slot_ << ");\n";
         Scopes scopes{{"o", record_.layout}};
@@ -196,6 +216,102 @@ public:
     }
 
 private:
+    // A field of the fast path: where it sits in the record under the DTD's
+    // initial encoding, and how many bytes it takes there.
+    struct FastField {
+        std::uint32_t index, offset, width;
+        bool stored;  // false for `default`: the value is the constant
+    };
+
+    // A record whose initial encoding has only `none`, `sectionOffset` and
+    // `default` fields and no repetition has a layout fixed at generation time.
+    void plan_fast_path() {
+        if (record_.predefined != ir::Predefined::none) return;
+        std::uint32_t offset = 0;
+        for (const auto& item : record_.layout) {
+            const auto* index = std::get_if<std::uint32_t>(&item);
+            if (!index) return;
+            if (*index == 0) continue;
+            const ir::Field& f = record_.fields[*index];
+            const auto kind = f.interpretation.kind;
+            if (kind == ir::InterpretationKind::default_value) {
+                fast_fields_.push_back({*index, offset, 0, false});
+                continue;
+            }
+            if (kind != ir::InterpretationKind::none && kind != ir::InterpretationKind::section_offset) return;
+            std::uint32_t width = f.width;
+            if (f.width_from) {
+                const ir::Field& source = record_.fields[*f.width_from];
+                if (source.interpretation.kind != ir::InterpretationKind::default_value ||
+                    source.interpretation.value > 65535) {
+                    return;
+                }
+                width = static_cast<std::uint32_t>(source.interpretation.value);
+            }
+            fast_fields_.push_back({*index, offset, width, true});
+            offset += width;
+        }
+        fast_ = true;
+        fast_size_ = offset;
+    }
+
+    std::string at(const FastField& f) const { return "p + " + std::to_string(f.offset); }
+
+    std::string fast_load(const FastField& f) const {
+        const ir::Field& d = record_.fields[f.index];
+        const std::string w = std::to_string(f.width);
+        if (!f.stored) {
+            const std::string v = std::to_string(d.interpretation.value) + "u";
+            return d.type == ir::Type::signed_int ? "static_cast<std::int64_t>(" + v + ")" : v;
+        }
+        const std::string raw = "rt::load_native<" + w + ">(" + at(f) + ")";
+        switch (d.type) {
+            case ir::Type::unsigned_int: return raw;
+            case ir::Type::signed_int:
+                return d.interpretation.kind == ir::InterpretationKind::section_offset
+                           ? "static_cast<std::int64_t>(" + raw + ")"
+                           : "static_cast<std::int64_t>(rt::sign_extend(" + raw + ", " + w + "))";
+            case ir::Type::floating: return "rt::float_from_bits(" + raw + ", " + w + ")";
+            case ir::Type::bytes: return "std::span<const std::byte>(" + at(f) + ", " + w + ")";
+        }
+        return raw;
+    }
+
+    // What a value must satisfy for the fast path; the general path reports the rest.
+    std::string fast_check(const FastField& f) const {
+        const ir::Field& d = record_.fields[f.index];
+        const std::string m = "o." + member_[f.index], w = std::to_string(f.width);
+        if (!f.stored) {
+            const std::string v = std::to_string(d.interpretation.value) + "u";
+            return d.type == ir::Type::signed_int ? "static_cast<std::uint64_t>(" + m + ") == " + v : m + " == " + v;
+        }
+        switch (d.type) {
+            case ir::Type::unsigned_int: return "rt::fits_unsigned(" + m + ", " + w + ")";
+            case ir::Type::signed_int:
+                return d.interpretation.kind == ir::InterpretationKind::section_offset
+                           ? "rt::fits_unsigned(static_cast<std::uint64_t>(" + m + "), " + w + ")"
+                           : "rt::fits_signed(static_cast<std::uint64_t>(" + m + "), " + w + ")";
+            case ir::Type::floating: return "";
+            case ir::Type::bytes: return m + ".size() == " + w;
+        }
+        return "";
+    }
+
+    std::string fast_store(const FastField& f) const {
+        const ir::Field& d = record_.fields[f.index];
+        const std::string m = "o." + member_[f.index], w = std::to_string(f.width);
+        if (!f.stored || f.width == 0) return "";
+        switch (d.type) {
+            case ir::Type::unsigned_int: return "rt::store_native<" + w + ">(" + at(f) + ", " + m + ")";
+            case ir::Type::signed_int:
+                return "rt::store_native<" + w + ">(" + at(f) + ", static_cast<std::uint64_t>(" + m + "))";
+            case ir::Type::floating:
+                return "rt::store_native<" + w + ">(" + at(f) + ", rt::float_to_bits(" + m + ", " + w + "))";
+            case ir::Type::bytes: return "std::memcpy(" + at(f) + ", " + m + ".data(), " + w + ")";
+        }
+        return "";
+    }
+
     struct Scope {
         std::string var;
         const std::vector<ir::LayoutItem>& items;
@@ -376,6 +492,9 @@ private:
     std::string struct_;
     std::vector<std::string> member_;  // by field index
     std::map<const std::vector<ir::LayoutItem>*, std::string> group_member_, group_struct_;
+    bool fast_ = false;
+    std::uint32_t fast_size_ = 0;
+    std::vector<FastField> fast_fields_;
 };
 
 }  // namespace
@@ -401,7 +520,7 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "// regenerate with `mtfc --emit=cpp`. Reads and writes Meta-TF traces of this DTD\n"
       << "// through the Meta-TF runtime (docs/trace-format.md).\n"
       << "#pragma once\n\n"
-      << "#include <cstdint>\n#include <span>\n#include <string>\n#include <string_view>\n#include <tuple>\n"
+      << "#include <cstdint>\n#include <cstring>\n#include <span>\n#include <string>\n#include <string_view>\n#include <tuple>\n"
       << "#include <vector>\n\n"
       << "#include <metatf/reader.hpp>\n#include <metatf/writer.hpp>\n\n"
       << "namespace " << ns << " {\n\nnamespace rt = metatf::rt;\n\n";

@@ -1,6 +1,7 @@
 #include "metatf/reader.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <map>
 
@@ -35,6 +36,7 @@ struct TraceReader::Saved {
     std::uint32_t slot;
     int current;
     std::vector<std::vector<FieldState>> states;
+    std::vector<char> initial;
 };
 
 TraceReader::TraceReader(const std::string& path) : file_(path, "rb") {
@@ -105,6 +107,7 @@ void TraceReader::attach(const DtdDesc& dtd) {
         streams_[c.section]->chunks.push_back(i);
     }
     streams_[0]->mode = Stream::Mode::records;
+    initial_.assign(dtd.record_count, native_order());
     tag_width_ = dtd.tag_width;
     enter_section(0);
 }
@@ -123,6 +126,10 @@ void TraceReader::fail(ErrorKind kind, const std::string& message) const {
 void TraceReader::overrun(std::uint64_t wanted) const {
     fail(ErrorKind::truncated, "record '" + std::string(dtd_->records[slot_].name) + "' needs " +
                                    std::to_string(wanted) + " bytes here, more than its chunk holds");
+}
+
+char TraceReader::native_order() const {
+    return (header_.order == ByteOrder::little) == (std::endian::native == std::endian::little);
 }
 
 void TraceReader::fail_at(const std::byte* at, ErrorKind kind, const std::string& message) {
@@ -207,18 +214,7 @@ void TraceReader::finish() {
     }
 }
 
-double TraceReader::read_float(FieldState& s) {
-    const std::uint64_t raw = take(s.width);
-    if (s.width == 4) {
-        float f;
-        const auto bits = static_cast<std::uint32_t>(raw);
-        std::memcpy(&f, &bits, 4);
-        return f;
-    }
-    double d;
-    std::memcpy(&d, &raw, 8);
-    return d;
-}
+double TraceReader::read_float(FieldState& s) { return float_from_bits(take(s.width), s.width); }
 
 std::span<const std::byte> TraceReader::read_bytes(FieldState& s, std::uint64_t length) {
     const std::uint64_t n = s.desc->width_from == no_field ? s.width : length;
@@ -329,6 +325,7 @@ MetadataChange TraceReader::read_metadata() {
     FieldState& s = states_[m.slot][m.field];
     // A signed field's 4-byte value in a 32-bit trace is sign-extended.
     if (s.desc->type == Type::signed_int && m.op != MetaOp::width) m.a = sign_extend(m.a, header_.word());
+    initial_[m.slot] = 0;
     if (auto problem = apply_metadata(s, m.op, m.a, m.b, section_defined, dtd_)) {
         fail_at(property_at, ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" + r.name +
                                           "': " + *problem);
@@ -361,7 +358,8 @@ void TraceReader::enter_table(std::uint8_t section, std::uint64_t offset) {
     if (offset >= content.size()) {
         fail(ErrorKind::bad_value, "offset " + std::to_string(offset) + " is past the end of section " + std::to_string(section));
     }
-    saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_});
+    saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_, initial_});
+    initial_.assign(initial_.size(), native_order());
     for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
         for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
     }
@@ -383,6 +381,7 @@ void TraceReader::leave_table() {
     slot_ = saved_->slot;
     current_ = saved_->current;
     states_ = std::move(saved_->states);
+    initial_ = std::move(saved_->initial);
     saved_.reset();
 }
 

@@ -1,5 +1,6 @@
 #include "metatf/writer.hpp"
 
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -43,6 +44,7 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
         states_.emplace_back();
         for (std::uint32_t f = 0; f < r.field_count; ++f) states_.back().push_back(FieldState::initial(r.fields[f]));
     }
+    initial_.assign(dtd.record_count, (options.order == ByteOrder::little) == (std::endian::native == std::endian::little));
     sections_.resize(256);
     sections_[0] = std::make_unique<SectionOut>();
     for (std::uint32_t i = 0; i < dtd.section_count; ++i) sections_[dtd.sections[i].number] = std::make_unique<SectionOut>();
@@ -80,18 +82,7 @@ void TraceWriter::refuse_record(const RecordDesc& r) {
                                ", not to the current section " + std::to_string(current_));
 }
 
-void TraceWriter::write_float(FieldState& s, double value) {
-    std::uint64_t bits = 0;
-    if (s.width == 4) {
-        const auto f = static_cast<float>(value);
-        std::uint32_t b32;
-        std::memcpy(&b32, &f, 4);
-        bits = b32;
-    } else {
-        std::memcpy(&bits, &value, 8);
-    }
-    put(s, bits, true);
-}
+void TraceWriter::write_float(FieldState& s, double value) { put(s, float_to_bits(value, s.width), true); }
 
 void TraceWriter::write_bytes(FieldState& s, std::span<const std::byte> data, std::uint64_t length) {
     const std::uint64_t want = s.desc->width_from == no_field ? s.width : length;
@@ -194,6 +185,7 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
         refuse("section " + std::to_string(changed.section) + " holds records and cannot hold strided values");
     }
     s = changed;
+    initial_[slot] = 0;
     begin_record(predefined_slot_[static_cast<int>(Predefined::metadata)]);
     append_raw(r.tag, dtd_.tag_width);
     append_raw(field, 1);

@@ -369,8 +369,14 @@ TEST_CASE("record fields that run past the end of their chunk") {
                 b.set_entry(1, TB::size, base_data - first + 2);
             },
             16);
-        CHECK(show(back) == show(ErrorKind::truncated, data + comment_size + 1 + 4, 0, 1,
-                                 "record 'alloc' needs 4 bytes here, more than its chunk holds"));
+        // In the machine's byte order the generated reader takes an untouched
+        // record's fields in one step, so it reports the whole record short;
+        // otherwise it goes field by field.
+        const bool native = f.order == rt::ByteOrder::little;
+        CHECK(show(back) == (native ? show(ErrorKind::truncated, data + comment_size + 1, 0, 1,
+                                           "record 'alloc' needs 8 bytes here, more than its chunk holds")
+                                    : show(ErrorKind::truncated, data + comment_size + 1 + 4, 0, 1,
+                                           "record 'alloc' needs 4 bytes here, more than its chunk holds")));
         const auto on = corrupt_base(
             t, f,
             [&](TraceBytes& b) {
@@ -380,7 +386,8 @@ TEST_CASE("record fields that run past the end of their chunk") {
             },
             16);
         CHECK(show(on) == show(ErrorKind::truncated, data + first + 1, 0, 2,
-                               "record 'alloc' needs 4 bytes here, more than its chunk holds"));
+                               native ? "record 'alloc' needs 8 bytes here, more than its chunk holds"
+                                      : "record 'alloc' needs 4 bytes here, more than its chunk holds"));
     }
 }
 

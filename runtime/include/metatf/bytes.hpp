@@ -6,35 +6,58 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <type_traits>
 
 namespace metatf::rt {
 
 enum class ByteOrder : std::uint8_t { little = 1, big = 2 };
 
-// Copies n (0..8) bytes with a fixed-size copy per case, which compilers turn
-// into plain loads and stores instead of a call to memcpy.
-inline void copy_small(void* to, const void* from, unsigned n) {
-    switch (n) {
-        case 8: std::memcpy(to, from, 8); return;
-        case 4: std::memcpy(to, from, 4); return;
-        case 2: std::memcpy(to, from, 2); return;
-        case 1: std::memcpy(to, from, 1); return;
-        case 0: return;
-        case 3: std::memcpy(to, from, 3); return;
-        case 5: std::memcpy(to, from, 5); return;
-        case 6: std::memcpy(to, from, 6); return;
-        default: std::memcpy(to, from, 7); return;
+// Forces inlining where the per-field cost is the whole cost.
+#if defined(__GNUC__)
+#define METATF_INLINE inline __attribute__((always_inline))
+#else
+#define METATF_INLINE inline
+#endif
+
+// Reads exactly W bytes in the machine's order, zero-extended. Loading into
+// an integer of the exact size avoids a store-to-load stall.
+template <unsigned W>
+METATF_INLINE std::uint64_t load_native(const std::byte* p) {
+    if constexpr (W == 0) {
+        return 0;
+    } else if constexpr (W == 1) {
+        return std::to_integer<std::uint64_t>(*p);
+    } else {
+        using U = std::conditional_t<W == 2, std::uint16_t, std::conditional_t<W <= 4, std::uint32_t, std::uint64_t>>;
+        if constexpr (W == 2 || W == 4 || W == 8) {
+            U v;
+            std::memcpy(&v, p, W);
+            return v;
+        } else {
+            std::uint64_t v = 0;
+            std::memcpy(&v, p, W);
+            return std::endian::native == std::endian::little ? v : v >> (8 * (8 - W));
+        }
     }
 }
 
 // Reads `width` (0..8) bytes at `p` as an unsigned integer.
-inline std::uint64_t load_uint(const std::byte* p, unsigned width, ByteOrder order) {
+METATF_INLINE std::uint64_t load_uint(const std::byte* p, unsigned width, ByteOrder order) {
+    if (order == ByteOrder::little && std::endian::native == std::endian::little) {
+        switch (width) {
+            case 0: return 0;
+            case 1: return load_native<1>(p);
+            case 2: return load_native<2>(p);
+            case 4: return load_native<4>(p);
+            case 8: return load_native<8>(p);
+            case 3: return load_native<3>(p);
+            case 5: return load_native<5>(p);
+            case 6: return load_native<6>(p);
+            default: return load_native<7>(p);
+        }
+    }
     std::uint64_t v = 0;
     if (order == ByteOrder::little) {
-        if constexpr (std::endian::native == std::endian::little) {
-            copy_small(&v, p, width);
-            return v;
-        }
         for (unsigned i = width; i-- > 0;) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
         return v;
     }
@@ -42,12 +65,34 @@ inline std::uint64_t load_uint(const std::byte* p, unsigned width, ByteOrder ord
     return v;
 }
 
+// Writes the low W bytes of `v` in the machine's order.
+template <unsigned W>
+METATF_INLINE void store_native(std::byte* p, std::uint64_t v) {
+    if constexpr (W == 2 || W == 4 || W == 8) {
+        using U = std::conditional_t<W == 2, std::uint16_t, std::conditional_t<W == 4, std::uint32_t, std::uint64_t>>;
+        const auto u = static_cast<U>(v);
+        std::memcpy(p, &u, W);
+    } else if constexpr (W == 1) {
+        *p = static_cast<std::byte>(v & 0xff);
+    } else if constexpr (W != 0) {
+        for (unsigned i = 0; i < W; ++i, v >>= 8) {
+            p[std::endian::native == std::endian::little ? i : W - 1 - i] = static_cast<std::byte>(v & 0xff);
+        }
+    }
+}
+
 // Writes the low `width` (0..8) bytes of `v` at `p`.
-inline void store_uint(std::byte* p, std::uint64_t v, unsigned width, ByteOrder order) {
+METATF_INLINE void store_uint(std::byte* p, std::uint64_t v, unsigned width, ByteOrder order) {
     if (order == ByteOrder::little) {
         if constexpr (std::endian::native == std::endian::little) {
-            copy_small(p, &v, width);
-            return;
+            switch (width) {
+                case 0: return;
+                case 1: return store_native<1>(p, v);
+                case 2: return store_native<2>(p, v);
+                case 4: return store_native<4>(p, v);
+                case 8: return store_native<8>(p, v);
+                default: break;
+            }
         }
         for (unsigned i = 0; i < width; ++i, v >>= 8) p[i] = static_cast<std::byte>(v & 0xff);
         return;
@@ -70,6 +115,31 @@ inline bool fits_signed(std::uint64_t v, unsigned width) {
     if (width == 0) return v == 0;
     const std::uint64_t mask = (std::uint64_t(1) << (8 * width)) - 1;
     return sign_extend(v & mask, width) == v;
+}
+
+// A float field's value from its 4 or 8 stored bytes, and back.
+inline double float_from_bits(std::uint64_t bits, unsigned width) {
+    if (width == 4) {
+        float f;
+        const auto b32 = static_cast<std::uint32_t>(bits);
+        std::memcpy(&f, &b32, 4);
+        return f;
+    }
+    double d;
+    std::memcpy(&d, &bits, 8);
+    return d;
+}
+
+inline std::uint64_t float_to_bits(double value, unsigned width) {
+    if (width == 4) {
+        const auto f = static_cast<float>(value);
+        std::uint32_t b32;
+        std::memcpy(&b32, &f, 4);
+        return b32;
+    }
+    std::uint64_t bits;
+    std::memcpy(&bits, &value, 8);
+    return bits;
 }
 
 // Byte strings compare by content.

@@ -63,8 +63,20 @@ public:
 
     FieldState* states(std::uint32_t slot) { return states_[slot].data(); }
 
+    // ---- the fast path of generated code
+    // Whether a record type still has the DTD's initial encodings, in the
+    // machine's byte order: then its layout is known when the code is generated.
+    bool initial(std::uint32_t slot) const { return initial_[slot] != 0; }
+    // The next n bytes of the record, checked once.
+    METATF_INLINE const std::byte* fixed(std::size_t n) {
+        if (static_cast<std::size_t>(end_ - pos_) < n) overrun(n);
+        const std::byte* p = pos_;
+        pos_ += n;
+        return p;
+    }
+
     // ---- field primitives, in layout order
-    std::uint64_t read_int(FieldState& s) {
+    METATF_INLINE std::uint64_t read_int(FieldState& s) {
         switch (s.kind) {
             case Interp::none: {
                 const std::uint64_t raw = take(s.width);
@@ -109,7 +121,8 @@ private:
     bool next_chunk();
     bool large_tag(std::uint64_t tag);
     void enter_section(int section);
-    std::uint64_t take(unsigned width) {
+    char native_order() const;
+    METATF_INLINE std::uint64_t take(unsigned width) {
         if (static_cast<std::size_t>(end_ - pos_) < width) overrun(width);
         const std::uint64_t v = load_uint(pos_, width, header_.order);
         pos_ += width;
@@ -127,6 +140,7 @@ private:
     Header header_;
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot
+    std::vector<char> initial_;                    // per slot: see initial()
     std::int32_t slot_for(int section, std::uint64_t tag) const;
     std::vector<std::vector<std::int32_t>> slot_of_tag_;  // per section: tag -> slot, -1 if none
     std::vector<std::map<std::uint64_t, std::int32_t>> large_tags_;  // per section: tags past the table

@@ -32,6 +32,17 @@ public:
     TraceWriter& operator=(const TraceWriter&) = delete;
 
     FieldState* states(std::uint32_t slot) { return states_[slot].data(); }
+
+    // ---- the fast path of generated code (see TraceReader::initial())
+    bool initial(std::uint32_t slot) const { return initial_[slot] != 0; }
+    // Begins a record and returns room for its n bytes after the tag; `offset`
+    // gets the record's offset within its section.
+    METATF_INLINE std::byte* reserve_record(std::uint32_t slot, std::size_t n, std::uint64_t& offset) {
+        offset = begin_record(slot);
+        const std::size_t at = buffer_->size();
+        buffer_->resize(at + n);
+        return buffer_->data() + at;
+    }
     int current_section() const { return current_; }
     std::uint64_t record_count() const { return record_count_; }
 
@@ -45,7 +56,7 @@ public:
         append_raw(r.tag, dtd_.tag_width);
         return flushed_ + record_start_;
     }
-    void write_int(FieldState& s, std::uint64_t value) {
+    METATF_INLINE void write_int(FieldState& s, std::uint64_t value) {
         switch (s.kind) {
             case Interp::none:
                 put(s, value, s.desc->type == Type::signed_int ? fits_signed(value, s.width) : fits_unsigned(value, s.width));
@@ -111,6 +122,7 @@ private:
     WriterOptions options_;
     Header header_;
     std::vector<std::vector<FieldState>> states_;
+    std::vector<char> initial_;  // per slot: see initial()
     std::uint32_t predefined_slot_[4] = {};  // by Predefined: the slots of comment, section, metadata
     std::vector<std::unique_ptr<SectionOut>> sections_;  // per section number
     std::vector<std::byte>* buffer_ = nullptr;           // the current section's buffer

@@ -1,0 +1,386 @@
+// Write and read throughput of the generated HATF 1.0 codec beside a
+// hand-written codec of the same bytes (handwritten.hpp), in two encodings:
+// the paper's (the DTD's initial encoding, no metadata) and a compact one set
+// by metadata at the start of the trace (narrow sizes, delta and baseOffset
+// addresses, delta and strided times). docs/performance.md explains what is measured.
+//
+// Environment: METATF_BENCH_DIR (where traces go, default /tmp) and
+// METATF_BENCH_RECORDS (records per trace, default 1000000).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+#include <hatf10.hpp>
+
+#include "handwritten.hpp"
+#include "workload.hpp"
+
+namespace {
+
+using namespace bench;
+namespace rt = metatf::rt;
+
+constexpr std::uint64_t workload_seed = 0x4841544631302e30ull;  // "HATF10.0"
+
+// ---- the generated side ----------------------------------------------------------------
+
+void announce_compact(hatf10::Writer& w) {
+    for (const Change& c : compact_changes) {
+        const auto type = static_cast<hatf10::RecordType>(c.slot);
+        if (c.op == op::width) {
+            w.set_width(type, c.field, static_cast<std::uint32_t>(c.a));
+        } else {
+            w.set_interpretation(type, c.field, static_cast<rt::MetaOp>(c.op), c.a, c.b);
+        }
+    }
+}
+
+template <Encoding E>
+void write_generated(const std::string& path, std::span<const Event> events) {
+    hatf10::Writer w(path);
+    if constexpr (E == Encoding::compact) announce_compact(w);
+    hatf10::Alloc a;
+    hatf10::Free f;
+    hatf10::ReallocAllocFree r;
+    for (const Event& e : events) {
+        const std::uint64_t time = E == Encoding::compact ? e.time : 0;  // the paper's encoding has no time
+        switch (e.kind) {
+            case Kind::alloc:
+                a.size = e.size;
+                a.address = e.address;
+                a.time = time;
+                w.write(a);
+                break;
+            case Kind::free:
+                f.address = e.address;
+                f.time = time;
+                w.write(f);
+                break;
+            case Kind::realloc:
+                r.size = e.size;
+                r.oldAddress = e.address;
+                r.newAddress = e.new_address;
+                r.time = time;
+                w.write(r);
+                break;
+        }
+    }
+    w.close();
+}
+
+// Reads with the generated reader; `check`, when given, gets every event record.
+template <typename Check>
+Checksum read_generated(const std::string& path, Check&& check) {
+    using hatf10::RecordType;
+    hatf10::Reader r(path);
+    Checksum sum;
+    while (r.next()) {
+        switch (r.type()) {
+            case RecordType::Alloc: {
+                const auto& x = r.get<hatf10::Alloc>();
+                check(Event{Kind::alloc, static_cast<std::uint32_t>(x.size), x.address, 0, x.time});
+                sum.alloc(x.size, x.address, x.time);
+                break;
+            }
+            case RecordType::Free: {
+                const auto& x = r.get<hatf10::Free>();
+                check(Event{Kind::free, 0, x.address, 0, x.time});
+                sum.free(x.address, x.time);
+                break;
+            }
+            case RecordType::ReallocAllocFree: {
+                const auto& x = r.get<hatf10::ReallocAllocFree>();
+                check(Event{Kind::realloc, static_cast<std::uint32_t>(x.size), x.oldAddress, x.newAddress, x.time});
+                sum.realloc(x.size, x.oldAddress, x.newAddress, x.time);
+                break;
+            }
+            case RecordType::Metadata: break;
+            default: throw std::runtime_error("unexpected record type in the benchmark trace");
+        }
+    }
+    return sum;
+}
+
+Checksum read_generated(const std::string& path) {
+    return read_generated(path, [](const Event&) {});
+}
+
+// The same through the generated visitor interface.
+Checksum visit_generated(const std::string& path) {
+    hatf10::Reader r(path);
+    Checksum sum;
+    r.visit([&](const auto& x) {
+        using Record = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<Record, hatf10::Alloc>) {
+            sum.alloc(x.size, x.address, x.time);
+        } else if constexpr (std::is_same_v<Record, hatf10::Free>) {
+            sum.free(x.address, x.time);
+        } else if constexpr (std::is_same_v<Record, hatf10::ReallocAllocFree>) {
+            sum.realloc(x.size, x.oldAddress, x.newAddress, x.time);
+        } else if constexpr (!std::is_same_v<Record, hatf10::Metadata>) {
+            throw std::runtime_error("unexpected record type in the benchmark trace");
+        }
+    });
+    return sum;
+}
+
+// ---- data and the one-time checks --------------------------------------------------------
+
+struct Trace {
+    std::string path;               // written by the generated writer; both readers read it
+    std::vector<std::byte> image;   // its bytes
+    std::size_t prologue_size = 0;  // header and embedded DTD
+    Checksum expected;
+};
+
+struct Data {
+    std::vector<Event> events;
+    Container container{};
+    std::string scratch;  // every write benchmark writes here
+    Trace traces[2];      // by Encoding
+};
+
+Data data;
+
+std::vector<std::byte> slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.eof() && !in) throw std::runtime_error("cannot read " + path);
+    std::vector<std::byte> out(chars.size());
+    std::memcpy(out.data(), chars.data(), chars.size());
+    return out;
+}
+
+void cleanup() {
+    for (const Trace& t : data.traces) {
+        if (!t.path.empty()) std::remove(t.path.c_str());
+    }
+    if (!data.scratch.empty()) std::remove(data.scratch.c_str());
+}
+
+[[noreturn]] void give_up(const std::string& why) {
+    std::fprintf(stderr, "hatf_bench: %s\n", why.c_str());
+    cleanup();
+    std::abort();
+}
+
+Checksum expected_sum(Encoding e) {
+    Checksum sum;
+    for (const Event& x : data.events) {
+        const std::uint64_t t = e == Encoding::compact ? x.time : 0;
+        switch (x.kind) {
+            case Kind::alloc: sum.alloc(x.size, x.address, t); break;
+            case Kind::free: sum.free(x.address, t); break;
+            case Kind::realloc: sum.realloc(x.size, x.address, x.new_address, t); break;
+        }
+    }
+    return sum;
+}
+
+template <Encoding E>
+void prepare(const std::string& dir, const std::string& stem) {
+    Trace& t = data.traces[static_cast<int>(E)];
+    t.path = dir + "/" + stem + "-" + encoding_name(E) + ".mtf";
+    const std::string hand = dir + "/" + stem + "-" + encoding_name(E) + "-hand.mtf";
+    write_generated<E>(t.path, data.events);
+    write_handwritten<E>(hand, data.container, data.events);
+    t.image = slurp(t.path);
+    const auto other = slurp(hand);
+    std::remove(hand.c_str());
+    if (t.image != other) {
+        std::size_t at = 0;
+        while (at < t.image.size() && at < other.size() && t.image[at] == other[at]) ++at;
+        give_up(std::string("the hand-written writer's ") + encoding_name(E) + " trace differs from the generated writer's at byte " +
+                std::to_string(at) + " (sizes " + std::to_string(t.image.size()) + " and " + std::to_string(other.size()) + ")");
+    }
+    t.prologue_size = 56 + data.container.name.size() + data.container.text.size();
+    t.expected = expected_sum(E);
+    std::size_t i = 0;
+    const Checksum generated = read_generated(t.path, [&](const Event& got) {
+        const Event& want = data.events[i++];
+        const std::uint64_t time = E == Encoding::compact ? want.time : 0;
+        if (got.kind != want.kind || got.size != want.size || got.address != want.address ||
+            got.new_address != want.new_address || got.time != time) {
+            give_up("the generated reader returned a wrong record " + std::to_string(i - 1));
+        }
+    });
+    if (i != data.events.size() || !(generated == t.expected)) give_up("the generated reader's records differ from the workload");
+    if (!(visit_generated(t.path) == t.expected)) give_up("the generated reader's visitor gives other records");
+    if (!(read_handwritten<E>(t.path, data.container.fingerprint) == t.expected)) {
+        give_up("the hand-written reader's records differ from the workload");
+    }
+}
+
+void setup() {
+    std::size_t records = 1'000'000;
+    if (const char* n = std::getenv("METATF_BENCH_RECORDS")) records = std::strtoull(n, nullptr, 10);
+    const char* dir_env = std::getenv("METATF_BENCH_DIR");
+    const std::string dir = dir_env && *dir_env ? dir_env : "/tmp";
+    const std::string stem = "hatf_bench-" + std::to_string(::getpid());
+    WorkloadStats st;
+    data.events = make_workload(records, workload_seed, &st);
+    data.container = {rt::fingerprint(hatf10::dtd), hatf10::dtd.name, hatf10::dtd.text};
+    data.scratch = dir + "/" + stem + "-scratch.mtf";
+    prepare<Encoding::paper>(dir, stem);
+    prepare<Encoding::compact>(dir, stem);
+    std::fprintf(stderr,
+                 "workload: %zu records (%zu alloc, %zu free, %zu realloc; %zu blocks reused), heap top 0x%llx\n"
+                 "traces: paper %zu bytes, compact %zu bytes, in %s; hand-written files byte-identical, readers agree\n",
+                 data.events.size(), st.allocs, st.frees, st.reallocs, st.reused, static_cast<unsigned long long>(st.heap_top),
+                 data.traces[0].image.size(), data.traces[1].image.size(), dir.c_str());
+}
+
+// ---- benchmarks --------------------------------------------------------------------------
+
+void account(benchmark::State& state, Encoding e) {
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(data.events.size()));
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(data.traces[static_cast<int>(e)].image.size()));
+}
+
+template <Encoding E>
+void register_encoding() {
+    const std::string enc = encoding_name(E);
+    const Trace& t = data.traces[static_cast<int>(E)];
+    auto add = [](const std::string& name, auto fn) {
+        benchmark::RegisterBenchmark(name.c_str(), fn)->UseRealTime()->Unit(benchmark::kMillisecond);
+    };
+    add("write/" + enc + "/generated", [](benchmark::State& s) {
+        for (auto _ : s) write_generated<E>(data.scratch, data.events);
+        account(s, E);
+    });
+    add("write/" + enc + "/hand-written", [](benchmark::State& s) {
+        for (auto _ : s) write_handwritten<E>(data.scratch, data.container, data.events);
+        account(s, E);
+    });
+    add("write/" + enc + "/io-only", [&t](benchmark::State& s) {
+        for (auto _ : s) write_image(data.scratch, t.image, t.prologue_size);
+        account(s, E);
+    });
+    add("read/" + enc + "/generated", [&t](benchmark::State& s) {
+        for (auto _ : s) {
+            Checksum sum = read_generated(t.path);
+            benchmark::DoNotOptimize(sum);
+        }
+        account(s, E);
+    });
+    add("read/" + enc + "/generated-visit", [&t](benchmark::State& s) {
+        for (auto _ : s) {
+            Checksum sum = visit_generated(t.path);
+            benchmark::DoNotOptimize(sum);
+        }
+        account(s, E);
+    });
+    add("read/" + enc + "/hand-written", [&t](benchmark::State& s) {
+        for (auto _ : s) {
+            Checksum sum = read_handwritten<E>(t.path, data.container.fingerprint);
+            benchmark::DoNotOptimize(sum);
+        }
+        account(s, E);
+    });
+    add("read/" + enc + "/io-only", [&t](benchmark::State& s) {
+        for (auto _ : s) {
+            Checksum sum = read_handwritten<E, false>(t.path, data.container.fingerprint);
+            benchmark::DoNotOptimize(sum);
+        }
+        account(s, E);
+    });
+}
+
+// The console output, then a table of records/s, MB/s and generated/hand-written ratios.
+class RatioReporter : public benchmark::ConsoleReporter {
+public:
+    using ConsoleReporter::ConsoleReporter;
+
+    void ReportRuns(const std::vector<Run>& runs) override {
+        ConsoleReporter::ReportRuns(runs);
+        for (const Run& r : runs) {
+            if (r.error_occurred) continue;
+            const bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
+            if (r.run_type == Run::RT_Aggregate && !median) continue;
+            Result& x = results_[r.run_name.function_name];
+            if (x.median && !median) continue;
+            x.median = median;
+            x.items = counter(r, "items_per_second");
+            x.bytes = counter(r, "bytes_per_second");
+        }
+    }
+
+    void Finalize() override {
+        std::ostream& out = GetOutputStream();
+        char line[200];
+        out << "\nSummary (" << data.events.size() << " records per trace; MB = 10^6 bytes; "
+            << "ratio = generated time / hand-written time; 'beyond I/O' subtracts the io-only time from both;\n"
+            << "read = Reader::next() loop, visit = Reader::visit())\n";
+        std::snprintf(line, sizeof line, "%-6s %-8s | %14s %9s | %14s %9s | %7s %11s\n", "op", "encoding", "generated rec/s",
+                      "MB/s", "hand rec/s", "MB/s", "ratio", "beyond I/O");
+        out << line;
+        struct Row {
+            const char* label;
+            const char* op;
+            const char* generated;
+        };
+        for (const Row& row : {Row{"write", "write", "generated"}, Row{"read", "read", "generated"},
+                               Row{"visit", "read", "generated-visit"}}) {
+            for (const char* enc : {"paper", "compact"}) {
+                const std::string base = std::string(row.op) + "/" + enc + "/";
+                const Result* g = find(base + row.generated);
+                const Result* h = find(base + "hand-written");
+                const Result* io = find(base + "io-only");
+                if (!g || !h) continue;
+                const double n = static_cast<double>(data.events.size());
+                const double tg = n / g->items, th = n / h->items;
+                char beyond[32] = "-";
+                if (io && th > n / io->items) std::snprintf(beyond, sizeof beyond, "%.2f", (tg - n / io->items) / (th - n / io->items));
+                std::snprintf(line, sizeof line, "%-6s %-8s | %14.3e %9.1f | %14.3e %9.1f | %7.2f %11s\n", row.label, enc, g->items,
+                              g->bytes / 1e6, h->items, h->bytes / 1e6, tg / th, beyond);
+                out << line;
+            }
+        }
+        ConsoleReporter::Finalize();
+    }
+
+private:
+    struct Result {
+        double items = 0, bytes = 0;
+        bool median = false;
+    };
+    static double counter(const Run& r, const char* name) {
+        const auto it = r.counters.find(name);
+        return it == r.counters.end() ? 0.0 : static_cast<double>(it->second);
+    }
+    const Result* find(const std::string& name) const {
+        const auto it = results_.find(name);
+        return it == results_.end() || it->second.items <= 0 ? nullptr : &it->second;
+    }
+    std::map<std::string, Result> results_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    try {
+        setup();
+    } catch (const std::exception& e) {
+        give_up(std::string("setup failed: ") + e.what());
+    }
+    register_encoding<Encoding::paper>();
+    register_encoding<Encoding::compact>();
+    RatioReporter reporter(isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
+                                                  : benchmark::ConsoleReporter::OO_Tabular);
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+    cleanup();
+    return 0;
+}
