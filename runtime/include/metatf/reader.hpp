@@ -50,7 +50,8 @@ public:
     bool begin_record() {
         if (pos_ == end_ && !next_chunk()) return false;
         record_start_ = pos_;
-        const std::uint64_t tag = take(tag_width_);
+        // A byte is left here, so the common 1-byte tag needs no bounds check.
+        const std::uint64_t tag = tag_width_ == 1 ? std::to_integer<std::uint64_t>(*pos_++) : take(tag_width_);
         if (tag >= tag_table_size_ || tag_table_[tag] < 0) return large_tag(tag);
         slot_ = static_cast<std::uint32_t>(tag_table_[tag]);
         return true;
