@@ -28,6 +28,13 @@ struct Hash {
 
 }  // namespace
 
+bool defines_section(const DtdDesc& dtd, std::uint8_t number) {
+    for (std::uint32_t i = 0; i < dtd.section_count; ++i) {
+        if (dtd.sections[i].number == number) return true;
+    }
+    return false;
+}
+
 std::uint64_t fingerprint(const DtdDesc& dtd) {
     Hash h;
     h.number(dtd.tag_width);

@@ -63,7 +63,7 @@ Interp interp_of(MetaOp op) {
 }  // namespace
 
 std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_t a, std::uint64_t b,
-                                          bool (*section_exists)(const void*, std::uint8_t), const void* context) {
+                                          const DtdDesc& dtd) {
     if (static_cast<unsigned>(op) > static_cast<unsigned>(MetaOp::section_stride)) {
         return "unknown metadata property " + std::to_string(static_cast<unsigned>(op));
     }
@@ -82,7 +82,7 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
                type_name(s.desc->type) + "'";
     }
     if (kind == Interp::section_offset || kind == Interp::section_stride) {
-        if (a == 0 || a > 255 || !section_exists(context, static_cast<std::uint8_t>(a))) {
+        if (a == 0 || a > 255 || !defines_section(dtd, static_cast<std::uint8_t>(a))) {
             return "there is no section " + std::to_string(a);
         }
         s.section = static_cast<std::uint8_t>(a);

@@ -280,17 +280,6 @@ std::uint8_t TraceReader::read_section() {
     return n;
 }
 
-namespace {
-
-bool section_defined(const void* context, std::uint8_t n) {
-    const DtdDesc& d = *static_cast<const DtdDesc*>(context);
-    for (std::uint32_t i = 0; i < d.section_count; ++i) {
-        if (d.sections[i].number == n) return true;
-    }
-    return false;
-}
-
-}  // namespace
 
 // Each check reports the position of the byte it is about.
 MetadataChange TraceReader::read_metadata() {
@@ -326,7 +315,7 @@ MetadataChange TraceReader::read_metadata() {
     // A signed field's 4-byte value in a 32-bit trace is sign-extended.
     if (s.desc->type == Type::signed_int && m.op != MetaOp::width) m.a = sign_extend(m.a, header_.word());
     initial_[m.slot] = 0;
-    if (auto problem = apply_metadata(s, m.op, m.a, m.b, section_defined, dtd_)) {
+    if (auto problem = apply_metadata(s, m.op, m.a, m.b, *dtd_)) {
         fail_at(property_at, ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" + r.name +
                                           "': " + *problem);
     }

@@ -14,17 +14,6 @@ struct TraceWriter::SectionOut {
     std::uint64_t cursor = 0;   // values: section offset of the next element
 };
 
-namespace {
-
-bool section_defined(const void* context, std::uint8_t n) {
-    const DtdDesc& d = *static_cast<const DtdDesc*>(context);
-    for (std::uint32_t i = 0; i < d.section_count; ++i) {
-        if (d.sections[i].number == n) return true;
-    }
-    return false;
-}
-
-}  // namespace
 
 TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOptions options)
     : path_(path), temporary_(path + ".partial"), dtd_(dtd), options_(options) {
@@ -178,7 +167,7 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
         refuse("a metadata value does not fit the " + std::to_string(word) + "-byte values of this trace's class");
     }
     FieldState changed = s;
-    if (auto problem = apply_metadata(changed, op, a, b, section_defined, &dtd_)) {
+    if (auto problem = apply_metadata(changed, op, a, b, dtd_)) {
         refuse("metadata for field '" + std::string(s.desc->path) + "' of record '" + r.name + "': " + *problem);
     }
     if (changed.kind == Interp::section_stride && sections_[changed.section]->mode == SectionOut::Mode::records) {

@@ -87,4 +87,7 @@ struct DtdDesc {
 // its comments or spelling. Traces carry it, and a reader checks it.
 std::uint64_t fingerprint(const DtdDesc& dtd);
 
+// Whether the DTD declares section `number` (1-255).
+bool defines_section(const DtdDesc& dtd, std::uint8_t number);
+
 }  // namespace metatf::rt

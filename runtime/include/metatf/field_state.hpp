@@ -22,12 +22,12 @@ constexpr unsigned metadata_value_count(MetaOp op) {
 }
 
 // Applies a metadata change to `s`, or says why it is illegal. `a` and `b`
-// are the metadata record's values; `section_exists` checks section numbers.
+// are the metadata record's values; `dtd` says which sections exist.
 // Follows the paper's rules: an interpretation that stores nothing sets the
 // width to 0, one that stores bytes brings back the last non-zero width, and
 // delta and stride restart from their initial value.
 std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_t a, std::uint64_t b,
-                                          bool (*section_exists)(const void*, std::uint8_t), const void* context);
+                                          const DtdDesc& dtd);
 
 const char* interp_name(Interp k);
 const char* type_name(Type t);
