@@ -726,64 +726,8 @@ public:
     explicit Reader(const std::string& path) : r_(path, dtd) {}
 
     // Moves to the next record; false at the end of the trace. Throws rt::TraceError.
-    bool next() {
-        if (!r_.begin_record()) return false;
-        switch (r_.slot()) {
-            case 0:
-                std::get<Comment>(records_).text = r_.read_comment();
-                type_ = RecordType::Comment;
-                break;
-            case 1:
-                std::get<Section>(records_).number = r_.read_section();
-                type_ = RecordType::Section;
-                break;
-            case 2:
-                read_metadata();
-                type_ = RecordType::Metadata;
-                break;
-            case 3:
-                decode(std::get<Alloc>(records_));
-                type_ = RecordType::Alloc;
-                break;
-            case 4:
-                decode(std::get<Free>(records_));
-                type_ = RecordType::Free;
-                break;
-            case 5:
-                decode(std::get<ReallocNoAlloc>(records_));
-                type_ = RecordType::ReallocNoAlloc;
-                break;
-            case 6:
-                decode(std::get<ReallocAllocFree>(records_));
-                type_ = RecordType::ReallocAllocFree;
-                break;
-            case 7:
-                decode(std::get<ReallocAlloc>(records_));
-                type_ = RecordType::ReallocAlloc;
-                break;
-            case 8:
-                decode(std::get<ReallocFree>(records_));
-                type_ = RecordType::ReallocFree;
-                break;
-            case 9:
-                decode(std::get<CreateHeap>(records_));
-                type_ = RecordType::CreateHeap;
-                break;
-            case 10:
-                decode(std::get<DestroyHeap>(records_));
-                type_ = RecordType::DestroyHeap;
-                break;
-            case 11:
-                decode(std::get<CreateThread>(records_));
-                type_ = RecordType::CreateThread;
-                break;
-            case 12:
-                decode(std::get<DestroyThread>(records_));
-                type_ = RecordType::DestroyThread;
-                break;
-        }
-        r_.end_record();
-        return true;
+    METATF_INLINE bool next() {
+        return step([](const auto&) {});
     }
 
     RecordType type() const { return type_; }
@@ -814,7 +758,8 @@ public:
     // Reads the rest of the trace, calling v(record) for every record.
     template <typename Visitor>
     void visit(Visitor&& v) {
-        while (next()) dispatch(v);
+        while (step(v)) {
+        }
     }
 
     // Reads the record at `offset` of table section `section` (the target of a
@@ -891,9 +836,123 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    void read_metadata() {
+    // Reads one record and hands it to `then`: one switch per record for
+    // next() and visit() alike.
+    template <typename Then>
+    METATF_INLINE bool step(Then&& then) {
+        if (!r_.begin_record()) return false;
+        switch (r_.slot()) {
+            case 0: {
+                auto& record = std::get<Comment>(records_);
+                record.text = r_.read_comment();
+                type_ = RecordType::Comment;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 1: {
+                auto& record = std::get<Section>(records_);
+                record.number = r_.read_section();
+                type_ = RecordType::Section;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 2: {
+                auto& record = std::get<Metadata>(records_);
+                read_metadata(record);
+                type_ = RecordType::Metadata;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 3: {
+                auto& record = std::get<Alloc>(records_);
+                decode(record);
+                type_ = RecordType::Alloc;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 4: {
+                auto& record = std::get<Free>(records_);
+                decode(record);
+                type_ = RecordType::Free;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 5: {
+                auto& record = std::get<ReallocNoAlloc>(records_);
+                decode(record);
+                type_ = RecordType::ReallocNoAlloc;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 6: {
+                auto& record = std::get<ReallocAllocFree>(records_);
+                decode(record);
+                type_ = RecordType::ReallocAllocFree;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 7: {
+                auto& record = std::get<ReallocAlloc>(records_);
+                decode(record);
+                type_ = RecordType::ReallocAlloc;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 8: {
+                auto& record = std::get<ReallocFree>(records_);
+                decode(record);
+                type_ = RecordType::ReallocFree;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 9: {
+                auto& record = std::get<CreateHeap>(records_);
+                decode(record);
+                type_ = RecordType::CreateHeap;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 10: {
+                auto& record = std::get<DestroyHeap>(records_);
+                decode(record);
+                type_ = RecordType::DestroyHeap;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 11: {
+                auto& record = std::get<CreateThread>(records_);
+                decode(record);
+                type_ = RecordType::CreateThread;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+            case 12: {
+                auto& record = std::get<DestroyThread>(records_);
+                decode(record);
+                type_ = RecordType::DestroyThread;
+                r_.end_record();
+                then(record);
+                return true;
+            }
+        }
+        return true;
+    }
+
+    void read_metadata(Metadata& record) {
         const rt::MetadataChange m = r_.read_metadata();
-        std::get<Metadata>(records_) = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
+        record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
     }
 
     void decode(Alloc& o) {

@@ -574,20 +574,7 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "class Reader {\npublic:\n"
       << "    explicit Reader(const std::string& path) : r_(path, dtd) {}\n\n"
       << "    // Moves to the next record; false at the end of the trace. Throws rt::TraceError.\n"
-      << "    bool next() {\n        if (!r_.begin_record()) return false;\n        switch (r_.slot()) {\n";
-    for (const auto& c : records) {
-        o << "            case " << c.slot() << ":\n";
-        switch (c.record().predefined) {
-            case ir::Predefined::comment: o << "                std::get<Comment>(records_).text = r_.read_comment();\n"; break;
-            case ir::Predefined::section: o << "                std::get<Section>(records_).number = r_.read_section();\n"; break;
-            case ir::Predefined::metadata:
-                o << "                read_metadata();\n";
-                break;
-            case ir::Predefined::none: o << "                decode(std::get<" << c.name() << ">(records_));\n"; break;
-        }
-        o << "                type_ = RecordType::" << c.name() << ";\n                break;\n";
-    }
-    o << "        }\n        r_.end_record();\n        return true;\n    }\n\n"
+      << "    METATF_INLINE bool next() {\n        return step([](const auto&) {});\n    }\n\n"
       << "    RecordType type() const { return type_; }\n"
       << "    // The current record; valid until the next call of next().\n"
       << "    template <typename Record>\n    const Record& get() const { return std::get<Record>(records_); }\n\n"
@@ -598,7 +585,7 @@ std::string generate_cpp(const ir::Schema& schema) {
     }
     o << "        }\n    }\n\n"
       << "    // Reads the rest of the trace, calling v(record) for every record.\n"
-      << "    template <typename Visitor>\n    void visit(Visitor&& v) {\n        while (next()) dispatch(v);\n    }\n\n"
+      << "    template <typename Visitor>\n    void visit(Visitor&& v) {\n        while (step(v)) {\n        }\n    }\n\n"
       << "    // Reads the record at `offset` of table section `section` (the target of a\n"
       << "    // sectionOffset field) with the DTD's initial encodings, and calls v(record).\n"
       << "    template <typename Visitor>\n    void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {\n"
@@ -612,8 +599,25 @@ std::string generate_cpp(const ir::Schema& schema) {
     o << "                default: r.fail(rt::ErrorKind::unknown_tag, \"a table holds no predefined records\");\n"
       << "            }\n        });\n    }\n\n"
       << "    rt::TraceReader& runtime() { return r_; }\n\nprivate:\n"
-      << "    void read_metadata() {\n        const rt::MetadataChange m = r_.read_metadata();\n"
-      << "        std::get<Metadata>(records_) = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};\n"
+      << "    // Reads one record and hands it to `then`: one switch per record for\n"
+      << "    // next() and visit() alike.\n"
+      << "    template <typename Then>\n    METATF_INLINE bool step(Then&& then) {\n"
+      << "        if (!r_.begin_record()) return false;\n        switch (r_.slot()) {\n";
+    for (const auto& c : records) {
+        o << "            case " << c.slot() << ": {\n                auto& record = std::get<" << c.name()
+          << ">(records_);\n";
+        switch (c.record().predefined) {
+            case ir::Predefined::comment: o << "                record.text = r_.read_comment();\n"; break;
+            case ir::Predefined::section: o << "                record.number = r_.read_section();\n"; break;
+            case ir::Predefined::metadata: o << "                read_metadata(record);\n"; break;
+            case ir::Predefined::none: o << "                decode(record);\n"; break;
+        }
+        o << "                type_ = RecordType::" << c.name() << ";\n                r_.end_record();\n"
+          << "                then(record);\n                return true;\n            }\n";
+    }
+    o << "        }\n        return true;\n    }\n\n"
+      << "    void read_metadata(Metadata& record) {\n        const rt::MetadataChange m = r_.read_metadata();\n"
+      << "        record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};\n"
       << "    }\n\n";
     for (const auto& c : records) {
         if (user(c)) c.emit_decode(o);
