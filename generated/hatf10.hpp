@@ -868,7 +868,7 @@ private:
             }
             case 3: {
                 auto& record = std::get<Alloc>(records_);
-                decode(record);
+                if (!decode_fast(record)) decode(record);
                 type_ = RecordType::Alloc;
                 r_.end_record();
                 then(record);
@@ -876,7 +876,7 @@ private:
             }
             case 4: {
                 auto& record = std::get<Free>(records_);
-                decode(record);
+                if (!decode_fast(record)) decode(record);
                 type_ = RecordType::Free;
                 r_.end_record();
                 then(record);
@@ -884,7 +884,7 @@ private:
             }
             case 5: {
                 auto& record = std::get<ReallocNoAlloc>(records_);
-                decode(record);
+                if (!decode_fast(record)) decode(record);
                 type_ = RecordType::ReallocNoAlloc;
                 r_.end_record();
                 then(record);
@@ -892,7 +892,7 @@ private:
             }
             case 6: {
                 auto& record = std::get<ReallocAllocFree>(records_);
-                decode(record);
+                if (!decode_fast(record)) decode(record);
                 type_ = RecordType::ReallocAllocFree;
                 r_.end_record();
                 then(record);
@@ -900,7 +900,7 @@ private:
             }
             case 7: {
                 auto& record = std::get<ReallocAlloc>(records_);
-                decode(record);
+                if (!decode_fast(record)) decode(record);
                 type_ = RecordType::ReallocAlloc;
                 r_.end_record();
                 then(record);
@@ -908,7 +908,7 @@ private:
             }
             case 8: {
                 auto& record = std::get<ReallocFree>(records_);
-                decode(record);
+                if (!decode_fast(record)) decode(record);
                 type_ = RecordType::ReallocFree;
                 r_.end_record();
                 then(record);
@@ -916,7 +916,7 @@ private:
             }
             case 9: {
                 auto& record = std::get<CreateHeap>(records_);
-                decode(record);
+                if (!decode_fast(record)) decode(record);
                 type_ = RecordType::CreateHeap;
                 r_.end_record();
                 then(record);
@@ -924,7 +924,7 @@ private:
             }
             case 10: {
                 auto& record = std::get<DestroyHeap>(records_);
-                decode(record);
+                if (!decode_fast(record)) decode(record);
                 type_ = RecordType::DestroyHeap;
                 r_.end_record();
                 then(record);
@@ -932,7 +932,7 @@ private:
             }
             case 11: {
                 auto& record = std::get<CreateThread>(records_);
-                decode(record);
+                if (!decode_fast(record)) decode(record);
                 type_ = RecordType::CreateThread;
                 r_.end_record();
                 then(record);
@@ -940,7 +940,7 @@ private:
             }
             case 12: {
                 auto& record = std::get<DestroyThread>(records_);
-                decode(record);
+                if (!decode_fast(record)) decode(record);
                 type_ = RecordType::DestroyThread;
                 r_.end_record();
                 then(record);
@@ -955,18 +955,120 @@ private:
         record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
     }
 
+    METATF_INLINE bool decode_fast(Alloc& o) {
+        if (!r_.initial(3)) return false;
+        [[maybe_unused]] const std::byte* p = r_.fixed(8);
+        o.size = rt::load_native<4>(p + 0);
+        o.address = rt::load_native<4>(p + 4);
+        o.thread = 0u;
+        o.heap = 0u;
+        o.time = 0u;
+        o.attributes_attributesLength = 0u;
+        o.attributes_attributesData = std::span<const std::byte>(p + 8, 0);
+        return true;
+    }
+    METATF_INLINE bool decode_fast(Free& o) {
+        if (!r_.initial(4)) return false;
+        [[maybe_unused]] const std::byte* p = r_.fixed(4);
+        o.address = rt::load_native<4>(p + 0);
+        o.thread = 0u;
+        o.heap = 0u;
+        o.time = 0u;
+        o.attributes_attributesLength = 0u;
+        o.attributes_attributesData = std::span<const std::byte>(p + 4, 0);
+        return true;
+    }
+    METATF_INLINE bool decode_fast(ReallocNoAlloc& o) {
+        if (!r_.initial(5)) return false;
+        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        o.size = rt::load_native<4>(p + 0);
+        o.oldAddress = rt::load_native<4>(p + 4);
+        o.newAddress = rt::load_native<4>(p + 8);
+        o.thread = 0u;
+        o.heap = 0u;
+        o.time = 0u;
+        o.attributes_attributesLength = 0u;
+        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
+        return true;
+    }
+    METATF_INLINE bool decode_fast(ReallocAllocFree& o) {
+        if (!r_.initial(6)) return false;
+        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        o.size = rt::load_native<4>(p + 0);
+        o.oldAddress = rt::load_native<4>(p + 4);
+        o.newAddress = rt::load_native<4>(p + 8);
+        o.thread = 0u;
+        o.heap = 0u;
+        o.time = 0u;
+        o.attributes_attributesLength = 0u;
+        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
+        return true;
+    }
+    METATF_INLINE bool decode_fast(ReallocAlloc& o) {
+        if (!r_.initial(7)) return false;
+        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        o.size = rt::load_native<4>(p + 0);
+        o.oldAddress = rt::load_native<4>(p + 4);
+        o.newAddress = rt::load_native<4>(p + 8);
+        o.thread = 0u;
+        o.heap = 0u;
+        o.time = 0u;
+        o.attributes_attributesLength = 0u;
+        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
+        return true;
+    }
+    METATF_INLINE bool decode_fast(ReallocFree& o) {
+        if (!r_.initial(8)) return false;
+        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        o.size = rt::load_native<4>(p + 0);
+        o.oldAddress = rt::load_native<4>(p + 4);
+        o.newAddress = rt::load_native<4>(p + 8);
+        o.thread = 0u;
+        o.heap = 0u;
+        o.time = 0u;
+        o.attributes_attributesLength = 0u;
+        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
+        return true;
+    }
+    METATF_INLINE bool decode_fast(CreateHeap& o) {
+        if (!r_.initial(9)) return false;
+        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        o.heap = 0u;
+        o.thread = 0u;
+        o.time = 0u;
+        o.attributes_attributesLength = 0u;
+        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
+        return true;
+    }
+    METATF_INLINE bool decode_fast(DestroyHeap& o) {
+        if (!r_.initial(10)) return false;
+        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        o.heap = 0u;
+        o.thread = 0u;
+        o.time = 0u;
+        o.attributes_attributesLength = 0u;
+        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
+        return true;
+    }
+    METATF_INLINE bool decode_fast(CreateThread& o) {
+        if (!r_.initial(11)) return false;
+        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        o.thread = 0u;
+        o.time = 0u;
+        o.attributes_attributesLength = 0u;
+        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
+        return true;
+    }
+    METATF_INLINE bool decode_fast(DestroyThread& o) {
+        if (!r_.initial(12)) return false;
+        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        o.thread = 0u;
+        o.time = 0u;
+        o.attributes_attributesLength = 0u;
+        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
+        return true;
+    }
     void decode(Alloc& o) {
-        if (r_.initial(3)) {  // the DTD's own layout: constant widths
-            [[maybe_unused]] const std::byte* p = r_.fixed(8);
-            o.size = rt::load_native<4>(p + 0);
-            o.address = rt::load_native<4>(p + 4);
-            o.thread = 0u;
-            o.heap = 0u;
-            o.time = 0u;
-            o.attributes_attributesLength = 0u;
-            o.attributes_attributesData = std::span<const std::byte>(p + 8, 0);
-            return;
-        }
         rt::FieldState* s = r_.states(3);
         o.size = r_.read_int(s[1]);
         o.address = r_.read_int(s[2]);
@@ -977,16 +1079,6 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[7], o.attributes_attributesLength);
     }
     void decode(Free& o) {
-        if (r_.initial(4)) {  // the DTD's own layout: constant widths
-            [[maybe_unused]] const std::byte* p = r_.fixed(4);
-            o.address = rt::load_native<4>(p + 0);
-            o.thread = 0u;
-            o.heap = 0u;
-            o.time = 0u;
-            o.attributes_attributesLength = 0u;
-            o.attributes_attributesData = std::span<const std::byte>(p + 4, 0);
-            return;
-        }
         rt::FieldState* s = r_.states(4);
         o.address = r_.read_int(s[1]);
         o.thread = r_.read_int(s[2]);
@@ -996,18 +1088,6 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[6], o.attributes_attributesLength);
     }
     void decode(ReallocNoAlloc& o) {
-        if (r_.initial(5)) {  // the DTD's own layout: constant widths
-            [[maybe_unused]] const std::byte* p = r_.fixed(12);
-            o.size = rt::load_native<4>(p + 0);
-            o.oldAddress = rt::load_native<4>(p + 4);
-            o.newAddress = rt::load_native<4>(p + 8);
-            o.thread = 0u;
-            o.heap = 0u;
-            o.time = 0u;
-            o.attributes_attributesLength = 0u;
-            o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-            return;
-        }
         rt::FieldState* s = r_.states(5);
         o.size = r_.read_int(s[1]);
         o.oldAddress = r_.read_int(s[2]);
@@ -1019,18 +1099,6 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
     }
     void decode(ReallocAllocFree& o) {
-        if (r_.initial(6)) {  // the DTD's own layout: constant widths
-            [[maybe_unused]] const std::byte* p = r_.fixed(12);
-            o.size = rt::load_native<4>(p + 0);
-            o.oldAddress = rt::load_native<4>(p + 4);
-            o.newAddress = rt::load_native<4>(p + 8);
-            o.thread = 0u;
-            o.heap = 0u;
-            o.time = 0u;
-            o.attributes_attributesLength = 0u;
-            o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-            return;
-        }
         rt::FieldState* s = r_.states(6);
         o.size = r_.read_int(s[1]);
         o.oldAddress = r_.read_int(s[2]);
@@ -1042,18 +1110,6 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
     }
     void decode(ReallocAlloc& o) {
-        if (r_.initial(7)) {  // the DTD's own layout: constant widths
-            [[maybe_unused]] const std::byte* p = r_.fixed(12);
-            o.size = rt::load_native<4>(p + 0);
-            o.oldAddress = rt::load_native<4>(p + 4);
-            o.newAddress = rt::load_native<4>(p + 8);
-            o.thread = 0u;
-            o.heap = 0u;
-            o.time = 0u;
-            o.attributes_attributesLength = 0u;
-            o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-            return;
-        }
         rt::FieldState* s = r_.states(7);
         o.size = r_.read_int(s[1]);
         o.oldAddress = r_.read_int(s[2]);
@@ -1065,18 +1121,6 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
     }
     void decode(ReallocFree& o) {
-        if (r_.initial(8)) {  // the DTD's own layout: constant widths
-            [[maybe_unused]] const std::byte* p = r_.fixed(12);
-            o.size = rt::load_native<4>(p + 0);
-            o.oldAddress = rt::load_native<4>(p + 4);
-            o.newAddress = rt::load_native<4>(p + 8);
-            o.thread = 0u;
-            o.heap = 0u;
-            o.time = 0u;
-            o.attributes_attributesLength = 0u;
-            o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-            return;
-        }
         rt::FieldState* s = r_.states(8);
         o.size = r_.read_int(s[1]);
         o.oldAddress = r_.read_int(s[2]);
@@ -1088,15 +1132,6 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
     }
     void decode(CreateHeap& o) {
-        if (r_.initial(9)) {  // the DTD's own layout: constant widths
-            [[maybe_unused]] const std::byte* p = r_.fixed(0);
-            o.heap = 0u;
-            o.thread = 0u;
-            o.time = 0u;
-            o.attributes_attributesLength = 0u;
-            o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-            return;
-        }
         rt::FieldState* s = r_.states(9);
         o.heap = r_.read_int(s[1]);
         o.thread = r_.read_int(s[2]);
@@ -1105,15 +1140,6 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[5], o.attributes_attributesLength);
     }
     void decode(DestroyHeap& o) {
-        if (r_.initial(10)) {  // the DTD's own layout: constant widths
-            [[maybe_unused]] const std::byte* p = r_.fixed(0);
-            o.heap = 0u;
-            o.thread = 0u;
-            o.time = 0u;
-            o.attributes_attributesLength = 0u;
-            o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-            return;
-        }
         rt::FieldState* s = r_.states(10);
         o.heap = r_.read_int(s[1]);
         o.thread = r_.read_int(s[2]);
@@ -1122,14 +1148,6 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[5], o.attributes_attributesLength);
     }
     void decode(CreateThread& o) {
-        if (r_.initial(11)) {  // the DTD's own layout: constant widths
-            [[maybe_unused]] const std::byte* p = r_.fixed(0);
-            o.thread = 0u;
-            o.time = 0u;
-            o.attributes_attributesLength = 0u;
-            o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-            return;
-        }
         rt::FieldState* s = r_.states(11);
         o.thread = r_.read_int(s[1]);
         o.time = r_.read_int(s[2]);
@@ -1137,14 +1155,6 @@ private:
         o.attributes_attributesData = r_.read_bytes(s[4], o.attributes_attributesLength);
     }
     void decode(DestroyThread& o) {
-        if (r_.initial(12)) {  // the DTD's own layout: constant widths
-            [[maybe_unused]] const std::byte* p = r_.fixed(0);
-            o.thread = 0u;
-            o.time = 0u;
-            o.attributes_attributesLength = 0u;
-            o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-            return;
-        }
         rt::FieldState* s = r_.states(12);
         o.thread = r_.read_int(s[1]);
         o.time = r_.read_int(s[2]);
@@ -1163,7 +1173,7 @@ public:
     explicit Writer(const std::string& path, rt::WriterOptions options = {}) : w_(path, dtd, options) {}
 
     // Writes one record; returns its byte offset within its section.
-    std::uint64_t write(const Alloc& o) {
+    METATF_INLINE std::uint64_t write(const Alloc& o) {
         if (w_.initial(3)
             && rt::fits_unsigned(o.size, 4)
             && rt::fits_unsigned(o.address, 4)
@@ -1179,20 +1189,10 @@ public:
             w_.end_record();
             return offset;
         }
-        rt::FieldState* s = w_.states(3);
-        const std::uint64_t offset = w_.begin_record(3);
-        w_.write_int(s[1], o.size);
-        w_.write_int(s[2], o.address);
-        w_.write_int(s[3], o.thread);
-        w_.write_int(s[4], o.heap);
-        w_.write_int(s[5], o.time);
-        w_.write_int(s[6], o.attributes_attributesLength);
-        w_.write_bytes(s[7], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
+        return write_fields(o);
     }
     // Writes one record; returns its byte offset within its section.
-    std::uint64_t write(const Free& o) {
+    METATF_INLINE std::uint64_t write(const Free& o) {
         if (w_.initial(4)
             && rt::fits_unsigned(o.address, 4)
             && o.thread == 0u
@@ -1206,19 +1206,10 @@ public:
             w_.end_record();
             return offset;
         }
-        rt::FieldState* s = w_.states(4);
-        const std::uint64_t offset = w_.begin_record(4);
-        w_.write_int(s[1], o.address);
-        w_.write_int(s[2], o.thread);
-        w_.write_int(s[3], o.heap);
-        w_.write_int(s[4], o.time);
-        w_.write_int(s[5], o.attributes_attributesLength);
-        w_.write_bytes(s[6], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
+        return write_fields(o);
     }
     // Writes one record; returns its byte offset within its section.
-    std::uint64_t write(const ReallocNoAlloc& o) {
+    METATF_INLINE std::uint64_t write(const ReallocNoAlloc& o) {
         if (w_.initial(5)
             && rt::fits_unsigned(o.size, 4)
             && rt::fits_unsigned(o.oldAddress, 4)
@@ -1236,21 +1227,10 @@ public:
             w_.end_record();
             return offset;
         }
-        rt::FieldState* s = w_.states(5);
-        const std::uint64_t offset = w_.begin_record(5);
-        w_.write_int(s[1], o.size);
-        w_.write_int(s[2], o.oldAddress);
-        w_.write_int(s[3], o.newAddress);
-        w_.write_int(s[4], o.thread);
-        w_.write_int(s[5], o.heap);
-        w_.write_int(s[6], o.time);
-        w_.write_int(s[7], o.attributes_attributesLength);
-        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
+        return write_fields(o);
     }
     // Writes one record; returns its byte offset within its section.
-    std::uint64_t write(const ReallocAllocFree& o) {
+    METATF_INLINE std::uint64_t write(const ReallocAllocFree& o) {
         if (w_.initial(6)
             && rt::fits_unsigned(o.size, 4)
             && rt::fits_unsigned(o.oldAddress, 4)
@@ -1268,21 +1248,10 @@ public:
             w_.end_record();
             return offset;
         }
-        rt::FieldState* s = w_.states(6);
-        const std::uint64_t offset = w_.begin_record(6);
-        w_.write_int(s[1], o.size);
-        w_.write_int(s[2], o.oldAddress);
-        w_.write_int(s[3], o.newAddress);
-        w_.write_int(s[4], o.thread);
-        w_.write_int(s[5], o.heap);
-        w_.write_int(s[6], o.time);
-        w_.write_int(s[7], o.attributes_attributesLength);
-        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
+        return write_fields(o);
     }
     // Writes one record; returns its byte offset within its section.
-    std::uint64_t write(const ReallocAlloc& o) {
+    METATF_INLINE std::uint64_t write(const ReallocAlloc& o) {
         if (w_.initial(7)
             && rt::fits_unsigned(o.size, 4)
             && rt::fits_unsigned(o.oldAddress, 4)
@@ -1300,21 +1269,10 @@ public:
             w_.end_record();
             return offset;
         }
-        rt::FieldState* s = w_.states(7);
-        const std::uint64_t offset = w_.begin_record(7);
-        w_.write_int(s[1], o.size);
-        w_.write_int(s[2], o.oldAddress);
-        w_.write_int(s[3], o.newAddress);
-        w_.write_int(s[4], o.thread);
-        w_.write_int(s[5], o.heap);
-        w_.write_int(s[6], o.time);
-        w_.write_int(s[7], o.attributes_attributesLength);
-        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
+        return write_fields(o);
     }
     // Writes one record; returns its byte offset within its section.
-    std::uint64_t write(const ReallocFree& o) {
+    METATF_INLINE std::uint64_t write(const ReallocFree& o) {
         if (w_.initial(8)
             && rt::fits_unsigned(o.size, 4)
             && rt::fits_unsigned(o.oldAddress, 4)
@@ -1332,21 +1290,10 @@ public:
             w_.end_record();
             return offset;
         }
-        rt::FieldState* s = w_.states(8);
-        const std::uint64_t offset = w_.begin_record(8);
-        w_.write_int(s[1], o.size);
-        w_.write_int(s[2], o.oldAddress);
-        w_.write_int(s[3], o.newAddress);
-        w_.write_int(s[4], o.thread);
-        w_.write_int(s[5], o.heap);
-        w_.write_int(s[6], o.time);
-        w_.write_int(s[7], o.attributes_attributesLength);
-        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
+        return write_fields(o);
     }
     // Writes one record; returns its byte offset within its section.
-    std::uint64_t write(const CreateHeap& o) {
+    METATF_INLINE std::uint64_t write(const CreateHeap& o) {
         if (w_.initial(9)
             && o.heap == 0u
             && o.thread == 0u
@@ -1358,18 +1305,10 @@ public:
             w_.end_record();
             return offset;
         }
-        rt::FieldState* s = w_.states(9);
-        const std::uint64_t offset = w_.begin_record(9);
-        w_.write_int(s[1], o.heap);
-        w_.write_int(s[2], o.thread);
-        w_.write_int(s[3], o.time);
-        w_.write_int(s[4], o.attributes_attributesLength);
-        w_.write_bytes(s[5], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
+        return write_fields(o);
     }
     // Writes one record; returns its byte offset within its section.
-    std::uint64_t write(const DestroyHeap& o) {
+    METATF_INLINE std::uint64_t write(const DestroyHeap& o) {
         if (w_.initial(10)
             && o.heap == 0u
             && o.thread == 0u
@@ -1381,18 +1320,10 @@ public:
             w_.end_record();
             return offset;
         }
-        rt::FieldState* s = w_.states(10);
-        const std::uint64_t offset = w_.begin_record(10);
-        w_.write_int(s[1], o.heap);
-        w_.write_int(s[2], o.thread);
-        w_.write_int(s[3], o.time);
-        w_.write_int(s[4], o.attributes_attributesLength);
-        w_.write_bytes(s[5], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
+        return write_fields(o);
     }
     // Writes one record; returns its byte offset within its section.
-    std::uint64_t write(const CreateThread& o) {
+    METATF_INLINE std::uint64_t write(const CreateThread& o) {
         if (w_.initial(11)
             && o.thread == 0u
             && o.time == 0u
@@ -1403,17 +1334,10 @@ public:
             w_.end_record();
             return offset;
         }
-        rt::FieldState* s = w_.states(11);
-        const std::uint64_t offset = w_.begin_record(11);
-        w_.write_int(s[1], o.thread);
-        w_.write_int(s[2], o.time);
-        w_.write_int(s[3], o.attributes_attributesLength);
-        w_.write_bytes(s[4], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
+        return write_fields(o);
     }
     // Writes one record; returns its byte offset within its section.
-    std::uint64_t write(const DestroyThread& o) {
+    METATF_INLINE std::uint64_t write(const DestroyThread& o) {
         if (w_.initial(12)
             && o.thread == 0u
             && o.time == 0u
@@ -1424,14 +1348,7 @@ public:
             w_.end_record();
             return offset;
         }
-        rt::FieldState* s = w_.states(12);
-        const std::uint64_t offset = w_.begin_record(12);
-        w_.write_int(s[1], o.thread);
-        w_.write_int(s[2], o.time);
-        w_.write_int(s[3], o.attributes_attributesLength);
-        w_.write_bytes(s[4], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
+        return write_fields(o);
     }
 
     void comment(std::string_view text) { w_.comment(text); }
@@ -1450,6 +1367,130 @@ public:
     rt::TraceWriter& runtime() { return w_; }
 
 private:
+    std::uint64_t write_fields(const Alloc& o) {
+        rt::FieldState* s = w_.states(3);
+        const std::uint64_t offset = w_.begin_record(3);
+        w_.write_int(s[1], o.size);
+        w_.write_int(s[2], o.address);
+        w_.write_int(s[3], o.thread);
+        w_.write_int(s[4], o.heap);
+        w_.write_int(s[5], o.time);
+        w_.write_int(s[6], o.attributes_attributesLength);
+        w_.write_bytes(s[7], o.attributes_attributesData, o.attributes_attributesLength);
+        w_.end_record();
+        return offset;
+    }
+    std::uint64_t write_fields(const Free& o) {
+        rt::FieldState* s = w_.states(4);
+        const std::uint64_t offset = w_.begin_record(4);
+        w_.write_int(s[1], o.address);
+        w_.write_int(s[2], o.thread);
+        w_.write_int(s[3], o.heap);
+        w_.write_int(s[4], o.time);
+        w_.write_int(s[5], o.attributes_attributesLength);
+        w_.write_bytes(s[6], o.attributes_attributesData, o.attributes_attributesLength);
+        w_.end_record();
+        return offset;
+    }
+    std::uint64_t write_fields(const ReallocNoAlloc& o) {
+        rt::FieldState* s = w_.states(5);
+        const std::uint64_t offset = w_.begin_record(5);
+        w_.write_int(s[1], o.size);
+        w_.write_int(s[2], o.oldAddress);
+        w_.write_int(s[3], o.newAddress);
+        w_.write_int(s[4], o.thread);
+        w_.write_int(s[5], o.heap);
+        w_.write_int(s[6], o.time);
+        w_.write_int(s[7], o.attributes_attributesLength);
+        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
+        w_.end_record();
+        return offset;
+    }
+    std::uint64_t write_fields(const ReallocAllocFree& o) {
+        rt::FieldState* s = w_.states(6);
+        const std::uint64_t offset = w_.begin_record(6);
+        w_.write_int(s[1], o.size);
+        w_.write_int(s[2], o.oldAddress);
+        w_.write_int(s[3], o.newAddress);
+        w_.write_int(s[4], o.thread);
+        w_.write_int(s[5], o.heap);
+        w_.write_int(s[6], o.time);
+        w_.write_int(s[7], o.attributes_attributesLength);
+        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
+        w_.end_record();
+        return offset;
+    }
+    std::uint64_t write_fields(const ReallocAlloc& o) {
+        rt::FieldState* s = w_.states(7);
+        const std::uint64_t offset = w_.begin_record(7);
+        w_.write_int(s[1], o.size);
+        w_.write_int(s[2], o.oldAddress);
+        w_.write_int(s[3], o.newAddress);
+        w_.write_int(s[4], o.thread);
+        w_.write_int(s[5], o.heap);
+        w_.write_int(s[6], o.time);
+        w_.write_int(s[7], o.attributes_attributesLength);
+        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
+        w_.end_record();
+        return offset;
+    }
+    std::uint64_t write_fields(const ReallocFree& o) {
+        rt::FieldState* s = w_.states(8);
+        const std::uint64_t offset = w_.begin_record(8);
+        w_.write_int(s[1], o.size);
+        w_.write_int(s[2], o.oldAddress);
+        w_.write_int(s[3], o.newAddress);
+        w_.write_int(s[4], o.thread);
+        w_.write_int(s[5], o.heap);
+        w_.write_int(s[6], o.time);
+        w_.write_int(s[7], o.attributes_attributesLength);
+        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
+        w_.end_record();
+        return offset;
+    }
+    std::uint64_t write_fields(const CreateHeap& o) {
+        rt::FieldState* s = w_.states(9);
+        const std::uint64_t offset = w_.begin_record(9);
+        w_.write_int(s[1], o.heap);
+        w_.write_int(s[2], o.thread);
+        w_.write_int(s[3], o.time);
+        w_.write_int(s[4], o.attributes_attributesLength);
+        w_.write_bytes(s[5], o.attributes_attributesData, o.attributes_attributesLength);
+        w_.end_record();
+        return offset;
+    }
+    std::uint64_t write_fields(const DestroyHeap& o) {
+        rt::FieldState* s = w_.states(10);
+        const std::uint64_t offset = w_.begin_record(10);
+        w_.write_int(s[1], o.heap);
+        w_.write_int(s[2], o.thread);
+        w_.write_int(s[3], o.time);
+        w_.write_int(s[4], o.attributes_attributesLength);
+        w_.write_bytes(s[5], o.attributes_attributesData, o.attributes_attributesLength);
+        w_.end_record();
+        return offset;
+    }
+    std::uint64_t write_fields(const CreateThread& o) {
+        rt::FieldState* s = w_.states(11);
+        const std::uint64_t offset = w_.begin_record(11);
+        w_.write_int(s[1], o.thread);
+        w_.write_int(s[2], o.time);
+        w_.write_int(s[3], o.attributes_attributesLength);
+        w_.write_bytes(s[4], o.attributes_attributesData, o.attributes_attributesLength);
+        w_.end_record();
+        return offset;
+    }
+    std::uint64_t write_fields(const DestroyThread& o) {
+        rt::FieldState* s = w_.states(12);
+        const std::uint64_t offset = w_.begin_record(12);
+        w_.write_int(s[1], o.thread);
+        w_.write_int(s[2], o.time);
+        w_.write_int(s[3], o.attributes_attributesLength);
+        w_.write_bytes(s[4], o.attributes_attributesData, o.attributes_attributesLength);
+        w_.end_record();
+        return offset;
+    }
+
     rt::TraceWriter w_;
 };
 

@@ -172,14 +172,22 @@ public:
                std::to_string(record_.fields.size()) + ", " + base + "_layout, " + std::to_string(steps.size()) + "}";
     }
 
+    bool has_fast_path() const { return fast_; }
+
+    // The record in the DTD's own layout, inline in the reader's dispatch:
+    // constant widths at constant offsets, one bounds check.
+    void emit_decode_fast(std::ostream& o) const {
+        if (!fast_) return;
+        o << "    METATF_INLINE bool decode_fast(" << struct_ << "& o) {\n"
+          << "        if (!r_.initial(" << slot_ << ")) return false;\n"
+          << "        [[maybe_unused]] const std::byte* p = r_.fixed(" << fast_size_ << ");\n";
+        for (const FastField& f : fast_fields_) o << "        o." << member_[f.index] << " = " << fast_load(f) << ";\n";
+        o << "        return true;\n    }\n";
+    }
+
+    // Field by field, under the encodings metadata has set.
     void emit_decode(std::ostream& o) const {
         o << "    void decode(" << struct_ << "& o) {\n";
-        if (fast_) {
-            o << "        if (r_.initial(" << slot_ << ")) {  // the DTD's own layout: constant widths\n"
-              << "            [[maybe_unused]] const std::byte* p = r_.fixed(" << fast_size_ << ");\n";
-            for (const FastField& f : fast_fields_) o << "            o." << member_[f.index] << " = " << fast_load(f) << ";\n";
-            o << "            return;\n        }\n";
-        }
         o << "        rt::FieldState* s = r_.states(" << slot_ << ");\n";
         Scopes scopes{{"o", record_.layout}};
         emit_decode_items(o, record_.layout, scopes, "        ");
@@ -188,7 +196,7 @@ public:
 
     void emit_write(std::ostream& o) const {
         o << "    // Writes one record; returns its byte offset within its section.\n";
-        o << "    std::uint64_t write(const " << struct_ << "& o) {\n";
+        o << "    METATF_INLINE std::uint64_t write(const " << struct_ << "& o) {\n";
         if (fast_) {
             o << "        if (w_.initial(" << slot_ << ")";
             for (const FastField& f : fast_fields_) {
@@ -202,6 +210,12 @@ public:
             }
             o << "            w_.end_record();\n            return offset;\n        }\n";
         }
+        o << "        return write_fields(o);\n    }\n";
+    }
+
+    // Field by field, under the encodings metadata has set; reports what does not fit.
+    void emit_write_fields(std::ostream& o) const {
+        o << "    std::uint64_t write_fields(const " << struct_ << "& o) {\n";
         o << "        rt::FieldState* s = w_.states(" << slot_ << ");\n";
         o << "        const std::uint64_t offset = w_.begin_record(" << slot_ << ");\n";
         Scopes scopes{{"o", record_.layout}};
@@ -610,7 +624,10 @@ std::string generate_cpp(const ir::Schema& schema) {
             case ir::Predefined::comment: o << "                record.text = r_.read_comment();\n"; break;
             case ir::Predefined::section: o << "                record.number = r_.read_section();\n"; break;
             case ir::Predefined::metadata: o << "                read_metadata(record);\n"; break;
-            case ir::Predefined::none: o << "                decode(record);\n"; break;
+            case ir::Predefined::none:
+                o << (c.has_fast_path() ? "                if (!decode_fast(record)) decode(record);\n"
+                                        : "                decode(record);\n");
+                break;
         }
         o << "                type_ = RecordType::" << c.name() << ";\n                r_.end_record();\n"
           << "                then(record);\n                return true;\n            }\n";
@@ -619,6 +636,9 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "    void read_metadata(Metadata& record) {\n        const rt::MetadataChange m = r_.read_metadata();\n"
       << "        record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};\n"
       << "    }\n\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_decode_fast(o);
+    }
     for (const auto& c : records) {
         if (user(c)) c.emit_decode(o);
     }
@@ -641,7 +661,11 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "                            std::int64_t b = 0) {\n"
       << "        w_.metadata(static_cast<std::uint32_t>(record), field, op, a, static_cast<std::uint64_t>(b));\n    }\n"
       << "    void close() { w_.close(); }\n\n    rt::TraceWriter& runtime() { return w_; }\n\n"
-      << "private:\n    rt::TraceWriter w_;\n};\n\n}  // namespace " << ns << "\n";
+      << "private:\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_write_fields(o);
+    }
+    o << "\n    rt::TraceWriter w_;\n};\n\n}  // namespace " << ns << "\n";
     return o.str();
 }
 
