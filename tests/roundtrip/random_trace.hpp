@@ -163,6 +163,20 @@ public:
         }
         CHECK_FALSE(r.next());
         records_read = n;
+
+        // The visitor interface decodes untouched records in its own loop: it must agree too.
+        Reader again(path);
+        std::size_t k = 0;
+        again.visit([&](const auto& got) {
+            using T = std::decay_t<decltype(got)>;
+            INFO("visited record " << k);
+            REQUIRE(k < written_.size());
+            const T* want = std::get_if<T>(&written_[k]);
+            REQUIRE(want != nullptr);
+            compare(got, *want);
+            ++k;
+        });
+        CHECK(k == written_.size());
     }
 
     std::size_t records_read = 0;
@@ -170,7 +184,11 @@ public:
 private:
     template <typename T>
     void check(Reader& r, const T& want) {
-        const T& got = r.template get<T>();
+        compare(r.template get<T>(), want);
+    }
+
+    template <typename T>
+    void compare(const T& got, const T& want) {
         if constexpr (std::is_same_v<T, Comment>) {
             CHECK(got.text == want.text);
         } else if constexpr (std::is_same_v<T, Section>) {
