@@ -169,7 +169,7 @@ bool TraceReader::large_tag(std::uint64_t tag) {
     slot_ = 0;
     const std::int32_t slot = slot_for(current_, tag);
     if (slot < 0) {
-        pos_ = record_start_;
+        pos_ -= tag_width_;  // report the tag's own position
         fail(ErrorKind::unknown_tag, "no record of section " + std::to_string(current_) + " has tag " + std::to_string(tag));
     }
     slot_ = static_cast<std::uint32_t>(slot);

@@ -49,7 +49,6 @@ public:
     // Inline: this and the primitives are the whole per-record cost.
     bool begin_record() {
         if (pos_ == end_ && !next_chunk()) return false;
-        record_start_ = pos_;
         // A byte is left here, so the common 1-byte tag needs no bounds check.
         const std::uint64_t tag = tag_width_ == 1 ? std::to_integer<std::uint64_t>(*pos_++) : take(tag_width_);
         if (tag >= tag_table_size_ || tag_table_[tag] < 0) return large_tag(tag);
@@ -155,7 +154,6 @@ private:
     const std::byte* end_ = nullptr;  // the end of the chunk holding it
     std::uint32_t slot_ = 0;
     std::uint64_t record_index_ = 0;
-    const std::byte* record_start_ = nullptr;
     bool ended_ = false;
     // Saved while a table record is decoded.
     struct Saved;

@@ -52,9 +52,9 @@ public:
         const RecordDesc& r = dtd_.records[slot];
         if (closed_ || failed_ || (r.section != 0 && r.section != current_)) refuse_record(r);
         in_record_ = true;
-        record_start_ = buffer_->size();
+        const std::uint64_t offset = flushed_ + buffer_->size();
         append_raw(r.tag, dtd_.tag_width);
-        return flushed_ + record_start_;
+        return offset;
     }
     METATF_INLINE void write_int(FieldState& s, std::uint64_t value) {
         switch (s.kind) {
@@ -129,7 +129,6 @@ private:
     std::uint64_t flushed_ = 0;                          // the current section's bytes already in chunks
     int current_ = 0;
     std::uint64_t record_count_ = 0;
-    std::size_t record_start_ = 0;
     bool in_record_ = false, failed_ = false, closed_ = false;
 };
 
