@@ -718,7 +718,7 @@ inline constexpr char text[] =
 }  // namespace detail
 
 // The DTD as the runtime sees it.
-inline constexpr rt::DtdDesc dtd = {"hatf10", detail::text, 1, nullptr, 0, detail::records, 13};
+inline constexpr rt::DtdDesc dtd = {"hatf10", detail::text, 1, nullptr, 0, detail::records, 13, nullptr};
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().
 class Reader {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "cpp_parts.hpp"
 #include "version.hpp"
 
 namespace metatf::back {
@@ -24,7 +25,8 @@ const std::set<std::string> cpp_keywords = {
     "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
     "volatile", "wchar_t", "while", "xor", "xor_eq", "type", "tag"};
 
-// A C++ identifier for a DTD name (DTD names are identifiers already, save for paths and keywords).
+}  // namespace
+
 std::string identifier(const std::string& name) {
     std::string out;
     for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -33,11 +35,15 @@ std::string identifier(const std::string& name) {
     return out;
 }
 
+namespace {
+
 std::string pascal(const std::string& name) {
     std::string out = identifier(name);
     if (out[0] != '_') out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
     return out;
 }
+
+}  // namespace
 
 std::string literal(const std::string& text) {
     std::string out = "\"";
@@ -59,6 +65,8 @@ std::string literal(const std::string& text) {
     }
     return out + "\"";
 }
+
+namespace {
 
 const char* type_enum(ir::Type t) {
     switch (t) {
@@ -144,8 +152,11 @@ public:
 
     void emit_equality(std::ostream& o) const { emit_equality(o, record_.layout, struct_); }
 
+    // Records with no field but the tag leave the generated parameters unused.
+    const char* unused() const { return record_.fields.size() <= 1 ? "[[maybe_unused]] " : ""; }
+
     void emit_tables(std::ostream& o) const {
-        const std::string base = identifier(record_.name) + "_" + std::to_string(slot_);
+        const std::string base = table_base(record_, slot_);
         o << "inline constexpr rt::FieldDesc " << base << "_fields[] = {\n";
         for (const ir::Field& f : record_.fields) {
             const ir::Interpretation& in = f.interpretation;
@@ -164,7 +175,7 @@ public:
     }
 
     std::string descriptor() const {
-        const std::string base = identifier(record_.name) + "_" + std::to_string(slot_);
+        const std::string base = table_base(record_, slot_);
         std::vector<std::string> steps;
         layout_steps(record_.layout, steps);
         return "{\"" + record_.name + "\", " + std::to_string(record_.tag) + "u, " + std::to_string(record_.section) +
@@ -178,7 +189,7 @@ public:
     // constant widths at constant offsets, one bounds check.
     void emit_decode_fast(std::ostream& o) const {
         if (!fast_) return;
-        o << "    METATF_INLINE bool decode_fast(" << struct_ << "& o) {\n"
+        o << "    METATF_INLINE bool decode_fast(" << unused() << struct_ << "& o) {\n"
           << "        if (!r_.initial(" << slot_ << ")) return false;\n"
           << "        [[maybe_unused]] const std::byte* p = r_.fixed(" << fast_size_ << ");\n";
         for (const FastField& f : fast_fields_) o << "        o." << member_[f.index] << " = " << fast_load(f) << ";\n";
@@ -187,8 +198,8 @@ public:
 
     // Field by field, under the encodings metadata has set.
     void emit_decode(std::ostream& o) const {
-        o << "    void decode(" << struct_ << "& o) {\n";
-        o << "        rt::FieldState* s = r_.states(" << slot_ << ");\n";
+        o << "    void decode(" << unused() << struct_ << "& o) {\n";
+        o << "        " << unused() << "rt::FieldState* s = r_.states(" << slot_ << ");\n";
         Scopes scopes{{"o", record_.layout}};
         emit_decode_items(o, record_.layout, scopes, "        ");
         o << "    }\n";
@@ -196,7 +207,7 @@ public:
 
     void emit_write(std::ostream& o) const {
         o << "    // Writes one record; returns its byte offset within its section.\n";
-        o << "    METATF_INLINE std::uint64_t write(const " << struct_ << "& o) {\n";
+        o << "    METATF_INLINE std::uint64_t write(" << unused() << "const " << struct_ << "& o) {\n";
         if (fast_) {
             o << "        if (w_.initial(" << slot_ << ")";
             for (const FastField& f : fast_fields_) {
@@ -215,8 +226,8 @@ public:
 
     // Field by field, under the encodings metadata has set; reports what does not fit.
     void emit_write_fields(std::ostream& o) const {
-        o << "    std::uint64_t write_fields(const " << struct_ << "& o) {\n";
-        o << "        rt::FieldState* s = w_.states(" << slot_ << ");\n";
+        o << "    std::uint64_t write_fields(" << unused() << "const " << struct_ << "& o) {\n";
+        o << "        " << unused() << "rt::FieldState* s = w_.states(" << slot_ << ");\n";
         o << "        const std::uint64_t offset = w_.begin_record(" << slot_ << ");\n";
         Scopes scopes{{"o", record_.layout}};
         emit_write_items(o, record_.layout, scopes, "        ");
@@ -224,7 +235,8 @@ public:
     }
 
     void emit_visit(std::ostream& o) const {
-        o << "template <typename Visitor>\nvoid visit_fields(" << struct_ << "& o, Visitor&& v) {\n";
+        o << "template <typename Visitor>\nvoid visit_fields(" << unused() << struct_ << "& o, " << unused()
+          << "Visitor&& v) {\n";
         emit_visit_items(o, record_.layout, "o", "    ", 0);
         o << "}\n\n";
     }
@@ -384,7 +396,13 @@ private:
                 emit_equality(o, rep->items, type + "::" + group_struct_.at(&rep->items));
             }
         }
-        o << "inline bool operator==(const " << type << "& a, const " << type << "& b) {\n    return true";
+        const bool empty = std::all_of(items.begin(), items.end(), [](const ir::LayoutItem& item) {
+            const auto* index = std::get_if<std::uint32_t>(&item);
+            return index && *index == 0;
+        });
+        const char* unused = empty ? "[[maybe_unused]] " : "";
+        o << "inline bool operator==(" << unused << "const " << type << "& a, " << unused << "const " << type
+          << "& b) {\n    return true";
         for (const auto& item : items) {
             if (const auto* index = std::get_if<std::uint32_t>(&item)) {
                 if (*index == 0) continue;
@@ -536,7 +554,9 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "#pragma once\n\n"
       << "#include <cstdint>\n#include <cstring>\n#include <span>\n#include <string>\n#include <string_view>\n#include <tuple>\n"
       << "#include <vector>\n\n"
-      << "#include <metatf/reader.hpp>\n#include <metatf/writer.hpp>\n\n"
+      << "#include <metatf/reader.hpp>\n#include <metatf/writer.hpp>\n";
+    emit_text_includes(o, schema);
+    o << "\n"
       << "namespace " << ns << " {\n\nnamespace rt = metatf::rt;\n\n";
 
     o << "// Every record type, numbered as the runtime numbers them.\nenum class RecordType : std::uint32_t {\n";
@@ -577,11 +597,13 @@ std::string generate_cpp(const ir::Schema& schema) {
         }
         o << "};\n";
     }
-    o << "inline constexpr char text[] =\n    " << literal(schema.source) << ";\n\n}  // namespace detail\n\n";
+    o << "inline constexpr char text[] =\n    " << literal(schema.source) << ";\n";
+    emit_text_tables(o, schema);
+    o << "\n}  // namespace detail\n\n";
     o << "// The DTD as the runtime sees it.\ninline constexpr rt::DtdDesc dtd = {\"" << schema.name
       << "\", detail::text, " << schema.tag_width << ", "
       << (schema.sections.size() > 1 ? "detail::sections" : "nullptr") << ", " << schema.sections.size() - 1
-      << ", detail::records, " << records.size() << "};\n\n";
+      << ", detail::records, " << records.size() << ", " << text_table_name(schema) << "};\n\n";
 
     // ---- the reader
     o << "// Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().\n"
@@ -665,7 +687,9 @@ std::string generate_cpp(const ir::Schema& schema) {
     for (const auto& c : records) {
         if (user(c)) c.emit_write_fields(o);
     }
-    o << "\n    rt::TraceWriter w_;\n};\n\n}  // namespace " << ns << "\n";
+    o << "\n    rt::TraceWriter w_;\n};\n\n";
+    emit_text_codec(o, schema);
+    o << "}  // namespace " << ns << "\n";
     return o.str();
 }
 

@@ -49,7 +49,22 @@ struct TypeName {
     Name name;
 };
 
-using Value = std::variant<Integer, Reference, Interpretation, TypeName>;
+// A string literal, escapes decoded.
+struct String {
+    std::string value;
+    Location where;
+};
+
+// A field's text format: `decimal`, `hex`, `chars "RW" ignoreCase`, `string`, `line` or `omit`.
+enum class TextFormatKind { decimal, hex, chars, string, line, omit };
+struct TextFormat {
+    TextFormatKind kind = TextFormatKind::decimal;
+    Location where;
+    String chars;  // chars only
+    bool ignore_case = false;
+};
+
+using Value = std::variant<Integer, Reference, Interpretation, TypeName, String, TextFormat>;
 
 // `target.property = value;`, with target a path of one or more field names.
 struct Property {
@@ -95,8 +110,19 @@ struct Section {
     std::vector<Property> properties;
 };
 
+// `text { name = "value"; ... }`: the DTD's text form.
+struct TextSetting {
+    Name name;
+    String value;
+};
+struct TextBlock {
+    Location where;
+    std::vector<TextSetting> settings;
+};
+
 struct Dtd {
     std::shared_ptr<const SourceFile> source;
+    std::vector<TextBlock> text_blocks;
     std::vector<RecordDef> records;
     std::vector<Property> properties;
     std::vector<Section> sections;

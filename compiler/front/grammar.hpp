@@ -25,6 +25,13 @@ struct integer : seq<opt<one<'-'>>, sor<seq<one<'0'>, one<'x', 'X'>, plus<xdigit
 struct dot : one<'.'> {};
 struct dot_sep : seq<sep, dot, sep> {};
 
+// ---- strings: "..." with the escapes \" \\ \n \t \xHH -------------------------
+struct hex_byte : seq<xdigit, xdigit> {};
+struct escape_code : sor<one<'"', '\\', 'n', 't'>, seq<one<'x'>, must<hex_byte>>> {};
+struct escape : seq<one<'\\'>, must<escape_code>> {};
+struct string_close : one<'"'> {};
+struct string_literal : seq<one<'"'>, star<sor<escape, not_one<'"', '\n', '\r'>>>, must<string_close>> {};
+
 // ---- values ---------------------------------------------------------------
 struct path_name : identifier {};
 struct reference : seq<path_name, dot_sep, list<path_name, dot_sep>> {};
@@ -49,7 +56,18 @@ struct interpretation : sor<interp_none, interp_default, interp_base_offset, int
 struct type_name : sor<TAO_PEGTL_KEYWORD("unsigned"), TAO_PEGTL_KEYWORD("signed"), TAO_PEGTL_KEYWORD("float"),
                        TAO_PEGTL_KEYWORD("bytes")> {};
 
-struct value : sor<integer, reference, interpretation, type_name> {};
+// How a field is written in the text form: `decimal`, `hex`, `chars "RW" ignoreCase`, ...
+struct ignore_case : TAO_PEGTL_KEYWORD("ignoreCase") {};
+struct chars_arg : string_literal {};
+struct text_chars : seq<TAO_PEGTL_KEYWORD("chars"), sep, must<chars_arg>, opt<sep, ignore_case>> {};
+struct text_decimal : TAO_PEGTL_KEYWORD("decimal") {};
+struct text_hex : TAO_PEGTL_KEYWORD("hex") {};
+struct text_string : TAO_PEGTL_KEYWORD("string") {};
+struct text_line : TAO_PEGTL_KEYWORD("line") {};
+struct text_omit : TAO_PEGTL_KEYWORD("omit") {};
+struct text_format : sor<text_chars, text_decimal, text_hex, text_string, text_line, text_omit> {};
+
+struct value : sor<integer, string_literal, reference, interpretation, type_name, text_format> {};
 
 // ---- properties: `field.property = value;` --------------------------------
 struct property_path : list<path_name, dot_sep> {};
@@ -93,8 +111,18 @@ struct section_def : seq<section_keyword, sep, not_at<one<':', '.'>>, must<secti
                          must<section_open>, sep, star<not_at<one<'}'>>, not_at<eof>, must<section_item>, sep>,
                          must<section_close>> {};
 
+// ---- the text form: `text { separator = ","; begin = "..."; end = "..."; }` ------
+struct text_keyword : TAO_PEGTL_KEYWORD("text") {};
+struct text_setting_name : identifier {};
+struct text_setting_value : string_literal {};
+struct text_item : seq<text_setting_name, sep, must<equals>, sep, must<text_setting_value>, sep, must<semicolon>> {};
+struct text_close : one<'}'> {};
+// No must<> before '{': `text : ...` and `text.width` stay a record and a property.
+struct text_def : seq<text_keyword, sep, one<'{'>, sep, star<not_at<one<'}'>>, not_at<eof>, must<text_item>, sep>,
+                      must<text_close>> {};
+
 // ---- the whole DTD ----------------------------------------------------------
-struct global_item : sor<section_def, property_def, record_def, stray_name> {};
+struct global_item : sor<section_def, text_def, property_def, record_def, stray_name> {};
 struct dtd : seq<sep, star<not_at<eof>, must<global_item>, sep>, eof> {};
 
 // ---- error messages, one for every rule used under must<> ------------------------
@@ -112,9 +140,19 @@ template <> inline constexpr const char* errors::message<stride_arg> = "expected
 template <> inline constexpr const char* errors::message<section_arg> = "expected a section number or section name";
 template <> inline constexpr const char* errors::message<property_path> = "expected a property name after '.'";
 template <> inline constexpr const char* errors::message<equals> = "expected '=' after the property name";
+template <> inline constexpr const char* errors::message<hex_byte> = "expected two hexadecimal digits after '\\x'";
+template <> inline constexpr const char* errors::message<escape_code> =
+    "unknown escape in a string: the escapes are \\\", \\\\, \\n, \\t and \\xHH";
+template <> inline constexpr const char* errors::message<string_close> = "unterminated string: expected '\"' before the end of the line";
+template <> inline constexpr const char* errors::message<chars_arg> = "expected the characters as a string after 'chars', as in 'chars \"RW\"'";
 template <> inline constexpr const char* errors::message<value> =
-    "expected a value: an integer, a field reference such as 'length.value', an interpretation "
-    "(none, default, baseOffset, delta, stride, sectionOffset, sectionStride) or a type (unsigned, signed, float, bytes)";
+    "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation "
+    "(none, default, baseOffset, delta, stride, sectionOffset, sectionStride), a type (unsigned, signed, float, "
+    "bytes) or a text format (decimal, hex, chars \"...\", string, line, omit)";
+template <> inline constexpr const char* errors::message<text_setting_value> = "expected a string, as in 'separator = \",\";'";
+template <> inline constexpr const char* errors::message<text_item> =
+    "expected a text setting 'separator = \"...\";', 'begin = \"...\";', 'end = \"...\";' or '}'";
+template <> inline constexpr const char* errors::message<text_close> = "expected '}' to end the text block";
 template <> inline constexpr const char* errors::message<semicolon> = "expected ';' after the property value";
 template <> inline constexpr const char* errors::message<block_item> = "expected a property 'field.property = value;' or '}'";
 template <> inline constexpr const char* errors::message<block_close> = "expected '}' to end the property block";
@@ -132,7 +170,7 @@ template <> inline constexpr const char* errors::message<section_item> =
     "expected a record definition 'name : field', a property 'field.property = value;' or '}' to end the section";
 template <> inline constexpr const char* errors::message<section_close> = "expected '}' to end the section";
 template <> inline constexpr const char* errors::message<global_item> =
-    "expected a record definition 'name : field', a property 'field.property = value;' or a section";
+    "expected a record definition 'name : field', a property 'field.property = value;', a section or a text block";
 
 template <typename Rule>
 using control = must_if<errors>::control<Rule>;

@@ -26,7 +26,9 @@ using selector = pegtl::parse_tree::selector<
         g::path_name, g::reference, g::interp_none, g::interp_default, g::interp_base_offset, g::interp_delta,
         g::interp_stride, g::interp_section_offset, g::interp_section_stride, g::type_name, g::property_def,
         g::block_item, g::field_name, g::composite, g::repeat_tail, g::nested_tail, g::named_field, g::record_name,
-        g::record_def, g::section_name, g::section_number, g::section_def>>;
+        g::record_def, g::section_name, g::section_number, g::section_def, g::string_literal, g::ignore_case,
+        g::text_chars, g::text_decimal, g::text_hex, g::text_string, g::text_line, g::text_omit, g::text_def,
+        g::text_setting_name, g::text_item, g::chars_arg, g::text_setting_value>>;
 
 // Counts how deeply fields nest and refuses to go past the limit.
 struct field_depth_guard : pegtl::maybe_nothing {
@@ -62,6 +64,8 @@ public:
         for (const auto& item : root.children) {
             if (item->is_type<g::section_def>()) {
                 out.sections.push_back(section(*item));
+            } else if (item->is_type<g::text_def>()) {
+                out.text_blocks.push_back(text_block(*item));
             } else if (item->is_type<g::property_def>()) {
                 out.properties.push_back(property(*item));
             } else {
@@ -128,9 +132,60 @@ private:
         return out;
     }
 
+    // The string between the quotes, escapes decoded (the grammar has checked them).
+    ast::String string(const Node& n) const {
+        const std::string raw = n.string();
+        ast::String out{{}, where(n)};
+        for (std::size_t i = 1; i + 1 < raw.size(); ++i) {
+            if (raw[i] != '\\') {
+                out.value += raw[i];
+                continue;
+            }
+            const char code = raw[++i];
+            if (code == 'x') {
+                out.value += static_cast<char>(std::stoi(raw.substr(i + 1, 2), nullptr, 16));
+                i += 2;
+            } else {
+                out.value += code == 'n' ? '\n' : code == 't' ? '\t' : code;
+            }
+        }
+        return out;
+    }
+
+    ast::TextFormat text_format(const Node& n) const {
+        using K = ast::TextFormatKind;
+        ast::TextFormat out;
+        out.where = where(n);
+        if (n.is_type<g::text_chars>()) {
+            out.kind = K::chars;
+            out.chars = string(*n.children.front());
+            out.ignore_case = n.children.size() > 1;
+        } else {
+            out.kind = n.is_type<g::text_decimal>() ? K::decimal
+                       : n.is_type<g::text_hex>()   ? K::hex
+                       : n.is_type<g::text_string>() ? K::string
+                       : n.is_type<g::text_line>()  ? K::line
+                                                    : K::omit;
+        }
+        return out;
+    }
+
+    ast::TextBlock text_block(const Node& n) const {
+        ast::TextBlock out{where(n), {}};
+        for (const auto& setting : n.children) {
+            out.settings.push_back({name(*setting->children[0]), string(*setting->children[1])});
+        }
+        return out;
+    }
+
     ast::Value value(const Node& n) {
         using K = ast::InterpretationKind;
         if (n.is_type<g::integer>()) return integer(n);
+        if (n.is_type<g::string_literal>()) return string(n);
+        if (n.is_type<g::text_chars>() || n.is_type<g::text_decimal>() || n.is_type<g::text_hex>() ||
+            n.is_type<g::text_string>() || n.is_type<g::text_line>() || n.is_type<g::text_omit>()) {
+            return text_format(n);
+        }
         if (n.is_type<g::type_name>()) return ast::TypeName{name(n)};
         if (n.is_type<g::reference>()) {
             ast::Reference ref;

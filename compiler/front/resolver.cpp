@@ -1,5 +1,7 @@
 #include "resolver.hpp"
 
+#include "text_form.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -20,7 +22,8 @@ constexpr std::size_t max_record_nodes = 4096;
 constexpr std::uint32_t max_bytes_width = 65535;
 constexpr std::uint32_t max_scale = 19;
 
-const std::array<std::string_view, 5> property_names = {"width", "interpretation", "value", "type", "scale"};
+const std::array<std::string_view, 7> property_names = {"width", "interpretation", "value", "type", "scale", "text",
+                                                        "mnemonic"};
 const std::set<std::string, std::less<>> predefined_names = {"vfield", "comment", "section", "metadata"};
 
 std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
@@ -106,6 +109,7 @@ Location where_of(const ast::Value& v) {
             if constexpr (std::is_same_v<T, ast::Reference>) return x.path.front().where;
             if constexpr (std::is_same_v<T, ast::Interpretation>) return x.where;
             if constexpr (std::is_same_v<T, ast::TypeName>) return x.name.where;
+            if constexpr (std::is_same_v<T, ast::String> || std::is_same_v<T, ast::TextFormat>) return x.where;
         },
         v);
 }
@@ -236,6 +240,7 @@ public:
         check_unused_records();
         check_tags();
         check_unused_properties();
+        resolve_text_form(dtd_, schema_, text_sites_, diags_);
         diags_.sort_by_position();
         if (diags_.has_errors()) return std::nullopt;
         std::stable_sort(schema_.records.begin(), schema_.records.end(), [](const auto& a, const auto& b) {
@@ -347,6 +352,11 @@ private:
             }
             const std::string& kind = p.target.front().text;
             const std::string& prop = p.property.text;
+            if (prop == "mnemonic") {
+                error(p.property.where, kind == "tag" ? "a record's mnemonic is set inside its '{ ... }', not for a whole scope"
+                                                      : mnemonic_error());
+                continue;
+            }
             if (prop == "value") {
                 error(p.property.where, kind == "tag"
                                             ? "'tag.value' is set inside a record's '{ ... }', not for a whole scope"
@@ -373,8 +383,13 @@ private:
         }
     }
 
+    static std::string mnemonic_error() {
+        return "only the tag takes a mnemonic ('tag.mnemonic = \"...\";' in a record's '{ ... }')";
+    }
+
     static std::string tag_property_error(std::string_view prop) {
         if (prop == "interpretation") return "the tag's interpretation is always 'none' and cannot be set";
+        if (prop == "text") return "the tag is written as the record's mnemonic ('tag.mnemonic = \"...\";'); it takes no text format";
         if (prop == "width") return "the tag's width is set once, globally ('tag.width = N;' outside any record)";
         return "the tag is always an unsigned integer; its " + quote(prop) + " cannot be set";
     }
@@ -383,7 +398,7 @@ private:
         const std::string& prop = p.property.text;
         if (std::find(property_names.begin(), property_names.end(), prop) != property_names.end()) return true;
         error(p.property.where, "unknown property " + quote(prop) + did_you_mean(prop, property_names) +
-                                    " (the properties are width, interpretation, value, type and scale)");
+                                    " (the properties are width, interpretation, value, type, scale, text and mnemonic)");
         return false;
     }
 
@@ -434,6 +449,7 @@ private:
         std::vector<Node*> leaves;
         std::size_t nodes = 0;
         bool failed = false;
+        std::vector<Location> text_at;  // per field: where its text format is set (or the field)
     };
 
     // Expands a definition (the trace record itself, or one used as a field).
@@ -643,7 +659,7 @@ private:
     }
 
     // Applies each definition's `{ ... }` to the leaves it names; outer definitions win.
-    void apply_blocks(Expansion& x, const ast::Property*& tag_value) {
+    void apply_blocks(Expansion& x, const ast::Property*& tag_value, const ast::Property*& mnemonic) {
         std::vector<DefContext*> order;
         for (auto& c : x.contexts) order.push_back(c.get());
         std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->depth < b->depth; });
@@ -654,6 +670,21 @@ private:
                     continue;
                 }
                 const bool names_tag = p.target.size() == 1 && p.target[0].text == "tag";
+                if (names_tag && p.property.text == "mnemonic") {
+                    if (mnemonic) {
+                        note(error(p.target.front().where,
+                                   "'tag.mnemonic' is already set in record " + quote(ctx->def->name.text)),
+                             mnemonic->target.front().where, "it is first set here");
+                        x.failed = true;
+                    }
+                    mnemonic = &p;
+                    continue;
+                }
+                if (p.property.text == "mnemonic") {
+                    error(p.property.where, mnemonic_error());
+                    x.failed = true;
+                    continue;
+                }
                 // Only the trace record's own block can set `tag.value`: a definition
                 // that does is never expanded as a field (see enter()).
                 if (names_tag && p.property.text != "value") {
@@ -944,6 +975,25 @@ private:
         return true;
     }
 
+    // The field's text format: its `text` property, or decimal (numbers) / string (bytes).
+    bool resolve_text(Expansion& x, Node* leaf, ir::Field& f) {
+        f.text.format = f.type == ir::Type::bytes ? ir::TextFormat::string : ir::TextFormat::decimal;
+        const Source src = find_property(x, leaf, "text");
+        x.text_at[f.index] = src.property ? where_of(src.property->value) : leaf->where;
+        if (!src.property) return true;
+        const auto* t = std::get_if<ast::TextFormat>(&src.property->value);
+        if (!t) {
+            error(where_of(src.property->value), "'text' takes a text format: decimal, hex, chars \"...\", string, line or omit");
+            return false;
+        }
+        if (auto problem = text_format_problem(*t, f, describe(x, f))) {
+            error(t->where, *problem);
+            return false;
+        }
+        f.text = field_text(*t);
+        return true;
+    }
+
     // Resolves every property of one leaf into an IR field.
     ir::Field resolve_leaf(Expansion& x, Node* leaf) {
         ir::Field f;
@@ -958,7 +1008,8 @@ private:
         bool has_width = false;
         Location width_at = leaf->where, interp_at = leaf->where;
         bool ok = resolve_type(x, leaf, f) && resolve_scale(x, leaf, f) &&
-                  resolve_width(x, leaf, f, has_width, width_at) && resolve_interpretation(x, leaf, f, interp_at);
+                  resolve_width(x, leaf, f, has_width, width_at) && resolve_interpretation(x, leaf, f, interp_at) &&
+                  resolve_text(x, leaf, f);
         if (!ok) {
             x.failed = true;
             failed_fields_.insert(f.index);
@@ -1064,7 +1115,8 @@ private:
             refuse_tag(x);
         }
         const ast::Property* tag_value = nullptr;
-        apply_blocks(x, tag_value);
+        const ast::Property* mnemonic = nullptr;
+        apply_blocks(x, tag_value, mnemonic);
         std::optional<std::uint64_t> tag;
         if (tag_value && (tag = resolve_tag_value(*tag_value))) {
             tag_sites_.push_back({scope.predefined ? &global_ : &scope, tag_value, x.record, *tag, scope.predefined});
@@ -1075,6 +1127,7 @@ private:
         }
         ir_fields_.clear();
         failed_fields_.clear();
+        x.text_at.resize(x.leaves.size());
         for (Node* leaf : x.leaves) ir_fields_.push_back(resolve_leaf(x, leaf));
         ir::Record record;
         record.layout = layout(x, x.root.get());
@@ -1083,6 +1136,17 @@ private:
         record.tag = *tag;
         record.section = scope.number;
         record.fields = std::move(ir_fields_);
+        RecordTextSites sites{def.name.where, std::move(x.text_at), std::nullopt};
+        if (mnemonic) {
+            const auto* m = std::get_if<ast::String>(&mnemonic->value);
+            if (!m) {
+                error(where_of(mnemonic->value), "'tag.mnemonic' takes a string, as in 'tag.mnemonic = \"co\";'");
+                return;
+            }
+            record.mnemonic = m->value;
+            sites.mnemonic = m->where;
+        }
+        text_sites_.push_back(std::move(sites));
         if (scope.predefined) {
             record.predefined = def.name.text == "comment"   ? ir::Predefined::comment
                                 : def.name.text == "section" ? ir::Predefined::section
@@ -1190,6 +1254,7 @@ private:
     std::vector<Scope*> all_scopes_;
     std::set<const ast::RecordDef*> used_records_;
     std::vector<TagSite> tag_sites_;
+    std::vector<RecordTextSites> text_sites_;  // parallel to schema_.records
     std::vector<ir::Field> ir_fields_;  // the fields of the record being built, by index
     std::set<std::uint32_t> failed_fields_;  // those of them already reported as wrong
     std::set<std::string> reported_;

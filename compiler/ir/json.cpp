@@ -48,7 +48,28 @@ json interpretation(const Field& f) {
     return {{"kind", "none"}};
 }
 
-json field(const Field& f) {
+const char* text_format_name(TextFormat t) {
+    switch (t) {
+        case TextFormat::decimal: return "decimal";
+        case TextFormat::hex: return "hex";
+        case TextFormat::chars: return "chars";
+        case TextFormat::string: return "string";
+        case TextFormat::line: return "line";
+        case TextFormat::omit: return "omit";
+    }
+    return "decimal";
+}
+
+json field_text(const FieldText& t) {
+    json out = {{"format", text_format_name(t.format)}};
+    if (t.format == TextFormat::chars) {
+        out["chars"] = t.chars;
+        out["ignoreCase"] = t.ignore_case;
+    }
+    return out;
+}
+
+json field(const Record& r, const Field& f) {
     json out = {{"index", f.index}, {"path", f.path}, {"kind", f.kind}, {"type", type_name(f.type)}};
     if (f.type == Type::unsigned_int || f.type == Type::signed_int) out["scale"] = f.scale;
     if (f.width_from) {
@@ -58,6 +79,7 @@ json field(const Field& f) {
         out["restoreWidth"] = f.restore_width;
     }
     out["interpretation"] = interpretation(f);
+    if (r.mnemonic && f.index != 0) out["text"] = field_text(f.text);
     return out;
 }
 
@@ -65,7 +87,7 @@ json layout(const Record& r, const std::vector<LayoutItem>& items) {
     json out = json::array();
     for (const LayoutItem& item : items) {
         if (const auto* index = std::get_if<std::uint32_t>(&item)) {
-            out.push_back(field(r.fields[*index]));
+            out.push_back(field(r, r.fields[*index]));
         } else {
             const Repeat& rep = std::get<Repeat>(item);
             out.push_back({{"repeat", {{"count", rep.count}, {"fields", layout(r, rep.items)}}}});
@@ -85,10 +107,14 @@ nlohmann::ordered_json to_json(const Schema& schema) {
     for (const Record& r : schema.records) {
         json rec = {{"name", r.name}, {"tag", r.tag}, {"section", r.section}};
         if (const char* p = predefined_name(r.predefined)) rec["predefined"] = p;
+        if (r.mnemonic) rec["mnemonic"] = *r.mnemonic;
         rec["fields"] = layout(r, r.layout);
         records.push_back(std::move(rec));
     }
     out["records"] = std::move(records);
+    if (schema.text) {
+        out["text"] = {{"separator", schema.text->separator}, {"begin", schema.text->begin}, {"end", schema.text->end}};
+    }
     out["source"] = schema.source;
     return out;
 }

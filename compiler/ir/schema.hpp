@@ -34,6 +34,17 @@ struct Interpretation {
     bool operator==(const Interpretation&) const = default;
 };
 
+// How a field is written in the DTD's native text form (see TextForm).
+enum class TextFormat { decimal, hex, chars, string, line, omit };
+
+struct FieldText {
+    TextFormat format = TextFormat::decimal;
+    std::string chars;         // chars: the characters, value 0 first
+    bool ignore_case = false;  // chars: either case accepted on input
+
+    bool operator==(const FieldText&) const = default;
+};
+
 struct Field {
     std::uint32_t index = 0;  // position in the record, counting the tag as 0
     std::string path;         // name within the record: "size", "vfield.length"
@@ -50,6 +61,7 @@ struct Field {
     // (the last non-zero width); 0 when the DTD gives none.
     std::uint32_t restore_width = 0;
     Interpretation interpretation;
+    FieldText text;  // meaningful when the record has a text form
 };
 
 // The record's fields in order; repeated groups nest.
@@ -69,6 +81,8 @@ struct Record {
     Predefined predefined = Predefined::none;
     std::vector<Field> fields;       // indexed by Field::index
     std::vector<LayoutItem> layout;  // the same fields, with repetition
+    // The record's first token in the text form ("" for none); no value: no text form.
+    std::optional<std::string> mnemonic;
 };
 
 struct Section {
@@ -76,11 +90,19 @@ struct Section {
     std::string name;
 };
 
+// The DTD's native text form: one line per record, tokens joined by a separator.
+struct TextForm {
+    std::string separator;
+    std::string begin;  // a line before the records, or empty
+    std::string end;    // a line after them, or empty
+};
+
 struct Schema {
     std::string name;  // the DTD's name: its file name without directory and extension
     std::uint32_t tag_width = 1;
     std::vector<Section> sections;  // in number order
     std::vector<Record> records;    // by section number, then tag
+    std::optional<TextForm> text;   // the native text form, if the DTD gives one
     std::string source;             // the DTD's text, which every trace carries
 };
 

@@ -4,16 +4,6 @@ namespace metatf::rt {
 
 namespace {
 
-// The matching `end` of the repeat that starts at `i`.
-std::uint32_t end_of(const RecordDesc& r, std::uint32_t i) {
-    int depth = 0;
-    for (std::uint32_t j = i; j < r.layout_count; ++j) {
-        if (r.layout[j].op == LayoutStep::repeat) ++depth;
-        if (r.layout[j].op == LayoutStep::end && --depth == 0) return j;
-    }
-    return r.layout_count;
-}
-
 struct Decoder {
     TraceReader& reader;
     const RecordDesc& record;
@@ -28,7 +18,7 @@ struct Decoder {
                 field(step.index);
                 continue;
             }
-            const std::uint32_t end = end_of(record, i);
+            const std::uint32_t end = layout_end(record, i);
             const std::uint64_t n = reader.check_count(last[step.index], states[step.index]);
             for (std::uint64_t k = 0; k < n; ++k) run(i + 1, end);
             i = end;

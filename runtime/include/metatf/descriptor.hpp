@@ -72,6 +72,35 @@ struct SectionDesc {
     const char* name;
 };
 
+// ---- the native text form (docs/dtd-language.md, "Text forms"): one line per record
+
+enum class TextFormat : std::uint8_t {
+    decimal,  // integers: decimal digits; with a scale, fixed point with `scale` fraction digits
+    hex,      // integers: lower-case hexadecimal digits, no prefix
+    chars,    // integers: one character, the value is its index in `chars`
+    string,   // bytes: as many bytes as the length field says, or the token up to the next separator
+    line,     // bytes, last field only: the rest of the line
+    omit,     // not written: a length or count derived from the line
+};
+
+struct TextFieldDesc {
+    TextFormat format;
+    bool ignore_case;   // chars: either case is accepted on input
+    const char* chars;  // chars: the characters, value 0 first; otherwise ""
+};
+
+struct TextRecordDesc {
+    const char* mnemonic;          // the line's first token; nullptr: the record has no text form
+    const TextFieldDesc* fields;   // per field of the record (the tag's entry is unused)
+};
+
+struct TextFormDesc {
+    const char* separator;  // between the tokens of a line
+    const char* begin;      // a line before the records, or ""
+    const char* end;        // a line after the records, or ""
+    const TextRecordDesc* records;  // per slot
+};
+
 struct DtdDesc {
     const char* name;
     const char* text;  // the DTD source, embedded in every trace
@@ -80,7 +109,18 @@ struct DtdDesc {
     std::uint32_t section_count;
     const RecordDesc* records;  // slot order: records[i] is slot i
     std::uint32_t record_count;
+    const TextFormDesc* text_form;  // the native text form, or nullptr (not part of the fingerprint)
 };
+
+// The index of the `end` step that closes the repeat starting at step `i`.
+inline std::uint32_t layout_end(const RecordDesc& r, std::uint32_t i) {
+    int depth = 0;
+    for (std::uint32_t j = i; j < r.layout_count; ++j) {
+        if (r.layout[j].op == LayoutStep::repeat) ++depth;
+        if (r.layout[j].op == LayoutStep::end && --depth == 0) return j;
+    }
+    return r.layout_count;
+}
 
 // A hash of everything in a DTD that decides how its traces are laid out
 // (tags, sections, fields, types, initial encodings, repetition), but not of

@@ -1,0 +1,278 @@
+#include "text_form.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+namespace metatf::front {
+
+namespace {
+
+std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+const char* format_name(ast::TextFormatKind k) {
+    using K = ast::TextFormatKind;
+    switch (k) {
+        case K::decimal: return "decimal";
+        case K::hex: return "hex";
+        case K::chars: return "chars";
+        case K::string: return "string";
+        case K::line: return "line";
+        case K::omit: return "omit";
+    }
+    return "decimal";
+}
+
+std::optional<std::string> chars_problem(const ast::TextFormat& f) {
+    const std::string& c = f.chars.value;
+    if (c.empty()) return "'chars' needs at least one character";
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        if (c[i] == '\n' || c[i] == '\r') return "'chars' cannot contain a line break";
+        for (std::size_t j = 0; j < i; ++j) {
+            const bool same = f.ignore_case ? std::tolower(static_cast<unsigned char>(c[i])) ==
+                                                  std::tolower(static_cast<unsigned char>(c[j]))
+                                            : c[i] == c[j];
+            if (same) return "'chars' lists " + quote(std::string(1, c[i])) + " twice" + (f.ignore_case ? " (ignoring case)" : "");
+        }
+    }
+    return std::nullopt;
+}
+
+const char* ir_type_name(ir::Type t) {
+    switch (t) {
+        case ir::Type::unsigned_int: return "unsigned";
+        case ir::Type::signed_int: return "signed";
+        case ir::Type::floating: return "float";
+        case ir::Type::bytes: return "bytes";
+    }
+    return "unsigned";
+}
+
+bool contains_any(std::string_view s, std::string_view chars) { return s.find_first_of(chars) != std::string_view::npos; }
+
+// Checks of one record's text form against the whole DTD's.
+class RecordCheck {
+public:
+    RecordCheck(const ir::Record& r, const RecordTextSites& sites, const ir::TextForm& form, Diagnostics& diags)
+        : r_(r), sites_(sites), form_(form), diags_(diags) {}
+
+    void run() {
+        check_mnemonic();
+        for (const ir::Field& f : r_.fields) {
+            if (f.index == 0) continue;
+            if (f.text.format == ir::TextFormat::line) check_line(f);
+            if (f.text.format == ir::TextFormat::omit) check_omit(f);
+            if (f.text.format == ir::TextFormat::chars && contains_any(f.text.chars, form_.separator)) {
+                error(f, "'chars' of " + describe(f) + " contains the separator " + quote(form_.separator));
+            }
+        }
+    }
+
+private:
+    void error(const ir::Field& f, std::string message) { diags_.error(sites_.field_text[f.index], std::move(message)); }
+    std::string describe(const ir::Field& f) const { return "field " + quote(f.path) + " of record " + quote(r_.name); }
+
+    void check_mnemonic() {
+        const std::string& m = *r_.mnemonic;
+        if (contains_any(m, " \t\r\n") || (!m.empty() && m.find(form_.separator) != std::string::npos)) {
+            diags_.error(*sites_.mnemonic, "the mnemonic of record " + quote(r_.name) +
+                                               " cannot contain a blank, a line break or the separator " +
+                                               quote(form_.separator));
+        }
+    }
+
+    void check_line(const ir::Field& f) {
+        const auto* last = r_.layout.empty() ? nullptr : std::get_if<std::uint32_t>(&r_.layout.back());
+        if (!last || *last != f.index) {
+            error(f, "'line' takes the rest of the line, so only the last field of a record can use it; " +
+                         describe(f) + " is not last");
+        }
+    }
+
+    // An omitted field must be one the line determines.
+    void check_omit(const ir::Field& f) {
+        for (const ir::Field& g : r_.fields) {
+            if (g.width_from == f.index && g.text.format != ir::TextFormat::omit) return;  // a token's length
+        }
+        const auto* repeat = r_.layout.empty() ? nullptr : std::get_if<ir::Repeat>(&r_.layout.back());
+        if (repeat && repeat->count == f.index) {
+            check_trailing_group(f, *repeat);
+            return;
+        }
+        error(f, "'omit' applies only to a field the line determines: the length of a bytes field written in the "
+                 "line, or the count of a repeated group that ends the record; " + describe(f) + " is neither");
+    }
+
+    // A group counted by the tokens left on the line: each element is whole tokens.
+    void check_trailing_group(const ir::Field& count, const ir::Repeat& group) {
+        std::size_t tokens = 0;
+        for (const ir::LayoutItem& item : group.items) {
+            const auto* index = std::get_if<std::uint32_t>(&item);
+            const ir::Field* g = index ? &r_.fields[*index] : nullptr;
+            if (!g || g->text.format == ir::TextFormat::line ||
+                (g->type == ir::Type::bytes && g->text.format == ir::TextFormat::string &&
+                 !(g->width_from && r_.fields[*g->width_from].text.format == ir::TextFormat::omit))) {
+                error(count, "the count " + quote(count.path) + " of record " + quote(r_.name) +
+                                 " is omitted, so each repeated element must be whole tokens: no nested group, no "
+                                 "'line' and no bytes field of a fixed or written length");
+                return;
+            }
+            if (g->text.format != ir::TextFormat::omit) ++tokens;
+        }
+        if (tokens == 0) error(count, "the repeated group counted by " + quote(count.path) + " writes no token");
+    }
+
+    const ir::Record& r_;
+    const RecordTextSites& sites_;
+    const ir::TextForm& form_;
+    Diagnostics& diags_;
+};
+
+class FormCheck {
+public:
+    FormCheck(const ast::Dtd& dtd, ir::Schema& schema, const std::vector<RecordTextSites>& sites, Diagnostics& diags)
+        : dtd_(dtd), schema_(schema), sites_(sites), diags_(diags) {}
+
+    void run() {
+        const ast::TextBlock* block = text_block();
+        std::vector<std::size_t> with_text;
+        for (std::size_t i = 0; i < schema_.records.size(); ++i) {
+            if (schema_.records[i].mnemonic) with_text.push_back(i);
+        }
+        if (!block) {
+            for (std::size_t i : with_text) {
+                diags_.error(*sites_[i].mnemonic, "record " + quote(schema_.records[i].name) +
+                                                      " has a mnemonic, but the DTD has no 'text { ... }' block");
+            }
+            return;
+        }
+        if (!settings(*block)) return;
+        if (with_text.empty() && !diags_.has_errors()) {
+            diags_.warning(block->where, "the text block has no effect: no record sets 'tag.mnemonic'");
+        }
+        check_mnemonics(with_text);
+        for (std::size_t i : with_text) RecordCheck(schema_.records[i], sites_[i], *schema_.text, diags_).run();
+    }
+
+private:
+    const ast::TextBlock* text_block() {
+        if (dtd_.text_blocks.empty()) return nullptr;
+        for (std::size_t i = 1; i < dtd_.text_blocks.size(); ++i) {
+            diags_.error(dtd_.text_blocks[i].where, "the DTD already has a text block")
+                .notes.push_back({Severity::note, dtd_.text_blocks[0].where, "the first text block is here", {}});
+        }
+        return &dtd_.text_blocks.front();
+    }
+
+    // Reads separator, begin and end into schema.text; false when the block is unusable.
+    bool settings(const ast::TextBlock& block) {
+        ir::TextForm form;
+        std::map<std::string, const ast::TextSetting*> seen;
+        bool ok = true;
+        for (const ast::TextSetting& s : block.settings) {
+            const std::string& n = s.name.text;
+            std::string* target = n == "separator" ? &form.separator : n == "begin" ? &form.begin : n == "end" ? &form.end : nullptr;
+            if (!target) {
+                diags_.error(s.name.where, "unknown text setting " + quote(n) + " (the settings are separator, begin and end)");
+                ok = false;
+                continue;
+            }
+            if (auto [it, fresh] = seen.emplace(n, &s); !fresh) {
+                diags_.error(s.name.where, quote(n) + " is already set in the text block")
+                    .notes.push_back({Severity::note, it->second->name.where, "it is first set here", {}});
+                ok = false;
+                continue;
+            }
+            if (contains_any(s.value.value, "\r\n")) {
+                diags_.error(s.value.where, "the text setting " + quote(n) + " cannot contain a line break");
+                ok = false;
+            }
+            *target = s.value.value;
+        }
+        if (seen.count("separator") && form.separator.empty()) {
+            diags_.error(seen["separator"]->value.where, "the separator cannot be empty");
+            ok = false;
+        } else if (!seen.count("separator")) {
+            diags_.error(block.where, "the text block needs a separator, as in 'separator = \",\";'");
+            ok = false;
+        }
+        if (ok) schema_.text = std::move(form);
+        return ok;
+    }
+
+    void check_mnemonics(const std::vector<std::size_t>& with_text) {
+        std::map<std::string, std::size_t> seen;
+        for (std::size_t i : with_text) {
+            const ir::Record& r = schema_.records[i];
+            if (r.mnemonic->empty() && with_text.size() > 1) {
+                diags_.error(*sites_[i].mnemonic, "record " + quote(r.name) +
+                                                      " has an empty mnemonic, which only the one record of a text "
+                                                      "form can have; " + std::to_string(with_text.size() - 1) +
+                                                      " other record(s) have a mnemonic");
+                continue;
+            }
+            if (auto [it, fresh] = seen.emplace(*r.mnemonic, i); !fresh) {
+                diags_.error(*sites_[i].mnemonic, "mnemonic \"" + *r.mnemonic + "\" is already used by record " +
+                                                      quote(schema_.records[it->second].name))
+                    .notes.push_back({Severity::note, *sites_[it->second].mnemonic, "it is taken here", {}});
+            }
+        }
+    }
+
+    const ast::Dtd& dtd_;
+    ir::Schema& schema_;
+    const std::vector<RecordTextSites>& sites_;
+    Diagnostics& diags_;
+};
+
+}  // namespace
+
+std::optional<std::string> text_format_problem(const ast::TextFormat& format, const ir::Field& field,
+                                               const std::string& what) {
+    using K = ast::TextFormatKind;
+    const std::string name = quote(format_name(format.kind));
+    const std::string is = "; " + what + " is " + quote(ir_type_name(field.type));
+    switch (format.kind) {
+        case K::decimal:
+            if (field.type == ir::Type::bytes) return name + " applies to numbers" + is;
+            return std::nullopt;
+        case K::hex:
+        case K::chars:
+        case K::omit:
+            if (field.type != ir::Type::unsigned_int) return name + " applies to unsigned integers" + is;
+            if (field.scale != 0) return name + " applies to integers without a scale; " + what + " has scale " + std::to_string(field.scale);
+            if (format.kind != K::chars) return std::nullopt;
+            if (auto problem = chars_problem(format)) return *problem + " (" + what + ")";
+            return std::nullopt;
+        case K::string:
+        case K::line:
+            if (field.type != ir::Type::bytes) return name + " applies to bytes fields" + is;
+            return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+ir::FieldText field_text(const ast::TextFormat& format) {
+    using K = ast::TextFormatKind;
+    ir::FieldText out;
+    switch (format.kind) {
+        case K::decimal: out.format = ir::TextFormat::decimal; break;
+        case K::hex: out.format = ir::TextFormat::hex; break;
+        case K::chars: out.format = ir::TextFormat::chars; break;
+        case K::string: out.format = ir::TextFormat::string; break;
+        case K::line: out.format = ir::TextFormat::line; break;
+        case K::omit: out.format = ir::TextFormat::omit; break;
+    }
+    if (format.kind == K::chars) {
+        out.chars = format.chars.value;
+        out.ignore_case = format.ignore_case;
+    }
+    return out;
+}
+
+void resolve_text_form(const ast::Dtd& dtd, ir::Schema& schema, const std::vector<RecordTextSites>& sites,
+                       Diagnostics& diags) {
+    FormCheck(dtd, schema, sites, diags).run();
+}
+
+}  // namespace metatf::front

@@ -1,0 +1,84 @@
+// The native text form of a DTD (docs/dtd-language.md, "Text forms"): one
+// line per record, read into and written from generic records. Both the
+// DTD-driven tool and generated code use this one implementation.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "descriptor.hpp"
+#include "generic.hpp"
+
+namespace metatf::rt {
+
+// A line of text that is not a record of the DTD. `line` counts from 1;
+// `column` counts bytes from 1.
+struct TextError : std::runtime_error {
+    TextError(std::uint64_t line, std::uint64_t column, std::string message);
+
+    std::uint64_t line;
+    std::uint64_t column;
+    std::string message;  // without the position
+};
+
+struct TextReadOptions {
+    // Skip lines that are not records and count them, instead of failing at
+    // the first. The begin and end lines are never skipped.
+    bool skip_bad = false;
+};
+
+class TextReader {
+public:
+    // Reads the begin line, if the DTD's text form has one. The DTD must have a text form.
+    TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions options = {});
+
+    // Reads the next record; false after the last one (and the end line).
+    // Bytes values view this reader's line buffer until the next call.
+    bool next(GenericRecord& out);
+
+    std::uint64_t line() const { return line_number_; }
+    std::uint64_t skipped() const { return skipped_; }
+    // The first error skipped under skip_bad, for a report.
+    const std::string& first_skipped() const { return first_skipped_; }
+
+private:
+    bool read_line();
+    bool parse(GenericRecord& out);
+
+    std::istream& in_;
+    const DtdDesc& dtd_;
+    const TextFormDesc& form_;
+    TextReadOptions options_;
+    std::string line_;
+    std::uint64_t line_number_ = 0;
+    std::uint64_t skipped_ = 0;
+    std::string first_skipped_;
+    std::int32_t only_slot_ = -1;  // the record of an empty mnemonic
+    bool ended_ = false;
+};
+
+class TextWriter {
+public:
+    // Writes the begin line, if any. The DTD must have a text form.
+    TextWriter(std::ostream& out, const DtdDesc& dtd);
+
+    // Writes one record as a line. Throws TraceError (bad_value) when the
+    // record has no text form or a value cannot be written as text without
+    // loss (a token holding the separator, a line break, a character index
+    // past the field's characters).
+    void write(const GenericRecord& record);
+    // Writes the end line, if any, and flushes.
+    void close();
+
+private:
+    std::ostream& out_;
+    const DtdDesc& dtd_;
+    const TextFormDesc& form_;
+    std::string line_;
+    std::uint64_t lines_ = 0;  // lines written, for messages
+};
+
+}  // namespace metatf::rt

@@ -1,0 +1,140 @@
+// The text form for generated code: record structs to and from lines, through
+// the one text codec (text.hpp). A generated header passes its `Records` tuple
+// and its structs' visit_fields(), which this file finds by argument-dependent lookup.
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "text.hpp"
+
+namespace metatf::rt {
+
+namespace detail {
+
+// Copies values in layout order into a record struct's members.
+struct FromGeneric {
+    const std::vector<GenericValue>& values;
+    std::size_t pos = 0;
+    std::vector<std::uint64_t> last{};  // per field index: its value, for repeat counts
+
+    template <typename Member>
+    void field(std::uint32_t index, Member& m) {
+        if (pos == values.size() || values[pos].field != index) {
+            throw TraceError(ErrorKind::usage, "a record's values do not follow its layout", 0, -1, 0);
+        }
+        const GenericValue& v = values[pos++];
+        if constexpr (std::is_same_v<Member, std::span<const std::byte>>) {
+            m = v.bytes;
+        } else if constexpr (std::is_floating_point_v<Member>) {
+            m = v.real;
+        } else {
+            m = static_cast<Member>(v.integer);
+        }
+        if (last.size() <= index) last.resize(index + 1);
+        last[index] = v.integer;
+    }
+
+    template <typename Elements, typename Body>
+    void repeat(std::uint32_t count, Elements& elements, Body&& body) {
+        elements.resize(last[count]);
+        for (auto& e : elements) body(e);
+    }
+};
+
+// Lists a record struct's members as values in layout order.
+struct ToGeneric {
+    std::vector<GenericValue>& values;
+
+    template <typename Member>
+    void field(std::uint32_t index, const Member& m) {
+        GenericValue v;
+        v.field = index;
+        if constexpr (std::is_same_v<Member, std::span<const std::byte>>) {
+            v.bytes = m;
+        } else if constexpr (std::is_floating_point_v<Member>) {
+            v.real = m;
+        } else {
+            v.integer = static_cast<std::uint64_t>(m);
+        }
+        values.push_back(v);
+    }
+
+    template <typename Elements, typename Body>
+    void repeat(std::uint32_t, Elements& elements, Body&& body) {
+        for (auto& e : elements) body(e);
+    }
+};
+
+template <typename Record>
+concept HasFields = requires(Record& r, FromGeneric& v) { visit_fields(r, v); };
+
+}  // namespace detail
+
+// Reads a text-form trace line by line as the structs of a generated header.
+template <typename Records>
+class TypedTextReader {
+public:
+    TypedTextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions options = {}) : text_(in, dtd, options) {}
+
+    // Reads the next line and calls v(record) with its struct; false at the end.
+    // Throws TextError for a line that is not a record.
+    template <typename Visitor>
+    bool visit(Visitor&& v) {
+        if (!text_.next(record_)) return false;
+        dispatch(v, std::make_index_sequence<std::tuple_size_v<Records>>{});
+        return true;
+    }
+
+    TextReader& runtime() { return text_; }
+
+private:
+    template <typename Visitor, std::size_t... I>
+    void dispatch(Visitor& v, std::index_sequence<I...>) {
+        ((record_.slot == I ? (call<I>(v), true) : false) || ...);
+    }
+
+    template <std::size_t I, typename Visitor>
+    void call(Visitor& v) {
+        using Record = std::tuple_element_t<I, Records>;
+        if constexpr (detail::HasFields<Record>) {  // the predefined records have no text form
+            Record& out = std::get<I>(structs_);
+            detail::FromGeneric from{record_.values};
+            visit_fields(out, from);
+            v(std::as_const(out));
+        }
+    }
+
+    TextReader text_;
+    GenericRecord record_;
+    Records structs_;
+};
+
+// Writes the structs of a generated header as lines of its text form.
+template <typename Records>
+class TypedTextWriter {
+public:
+    TypedTextWriter(std::ostream& out, const DtdDesc& dtd) : text_(out, dtd) {}
+
+    template <typename Record>
+    void write(const Record& record) {
+        record_.slot = static_cast<std::uint32_t>(Record::type);
+        record_.values.clear();
+        detail::ToGeneric to{record_.values};
+        // visit_fields() takes a mutable record to serve readers too; ToGeneric only reads it.
+        visit_fields(const_cast<Record&>(record), to);
+        text_.write(record_);
+    }
+    void close() { text_.close(); }
+
+    TextWriter& runtime() { return text_; }
+
+private:
+    TextWriter text_;
+    GenericRecord record_;
+};
+
+}  // namespace metatf::rt

@@ -1,0 +1,527 @@
+#include "metatf/text.hpp"
+
+#include <charconv>
+#include <istream>
+#include <limits>
+#include <ostream>
+
+#include "metatf/error.hpp"
+
+namespace metatf::rt {
+
+namespace {
+
+constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// Shows a piece of a line in a message, cut short.
+std::string excerpt(std::string_view s) { return quote(s.size() > 20 ? std::string(s.substr(0, 20)) + "..." : s); }
+
+const TextFormDesc& text_form_of(const DtdDesc& dtd) {
+    if (!dtd.text_form) throw TraceError(ErrorKind::usage, "the DTD '" + std::string(dtd.name) + "' has no text form", 0, -1, 0);
+    return *dtd.text_form;
+}
+
+// Parses one line into a record's values, in layout order.
+class LineParser {
+public:
+    LineParser(const TextFormDesc& form, std::string_view line, std::uint64_t line_number)
+        : form_(form), line_(line), line_number_(line_number), space_(std::string_view(form.separator) == " ") {}
+
+    void parse(const RecordDesc& r, const TextRecordDesc& text, std::size_t start, GenericRecord& out) {
+        record_ = &r;
+        text_ = &text;
+        out_ = &out.values;
+        pos_ = start;
+        first_ = start == 0;
+        last_.assign(r.field_count, 0);
+        pending_.assign(r.field_count, none);
+        run(0, r.layout_count);
+        if (pos_ != line_.size()) fail(pos_, "unexpected text after the last field of record " + quote(r.name) + ": " + excerpt(line_.substr(pos_)));
+    }
+
+    // The first token (the mnemonic) and where the next one starts.
+    std::string_view mnemonic() {
+        const std::size_t end = token_end(0);
+        pos_ = end;
+        return line_.substr(0, end);
+    }
+
+    [[noreturn]] void fail(std::size_t at, const std::string& message) const { throw TextError(line_number_, at + 1, message); }
+
+private:
+    void run(std::uint32_t from, std::uint32_t to) {
+        for (std::uint32_t i = from; i < to; ++i) {
+            const LayoutStep& step = record_->layout[i];
+            if (step.op == LayoutStep::field) {
+                field(step.index);
+                continue;
+            }
+            const std::uint32_t end = layout_end(*record_, i);
+            if (pending_[step.index] != none) {
+                repeat_to_end(step.index, i + 1, end);
+            } else {
+                const std::uint64_t n = last_[step.index];
+                if (n > line_.size() - pos_ + 1) {
+                    fail(pos_, "the count " + std::to_string(n) + " of " + describe(step.index) + " is more than the rest of the line can hold");
+                }
+                for (std::uint64_t k = 0; k < n; ++k) run(i + 1, end);
+            }
+            i = end;
+        }
+    }
+
+    // A group whose count is not written: one element per remaining piece of the line.
+    void repeat_to_end(std::uint32_t count_field, std::uint32_t from, std::uint32_t to) {
+        const std::size_t slot = pending_[count_field];
+        std::uint64_t n = 0;
+        while (pos_ < line_.size()) {
+            run(from, to);
+            ++n;
+        }
+        (*out_)[slot].integer = n;
+        last_[count_field] = n;
+        pending_[count_field] = none;
+    }
+
+    std::string describe(std::uint32_t index) const {
+        return "field " + quote(record_->fields[index].path) + " of record " + quote(record_->name);
+    }
+
+    void field(std::uint32_t index) {
+        const FieldDesc& f = record_->fields[index];
+        const TextFieldDesc& t = text_->fields[index];
+        GenericValue v;
+        v.field = index;
+        switch (t.format) {
+            case TextFormat::omit:
+                pending_[index] = out_->size();
+                out_->push_back(v);
+                return;
+            case TextFormat::decimal:
+                separator(index, true);
+                if (f.type == Type::floating) {
+                    v.real = real(index);
+                } else {
+                    v.integer = decimal(index);
+                }
+                break;
+            case TextFormat::hex:
+                separator(index, true);
+                v.integer = hex(index);
+                break;
+            case TextFormat::chars:
+                separator(index, true);
+                v.integer = character(index, t);
+                break;
+            case TextFormat::string:
+                separator(index, false);
+                v.bytes = as_bytes(string(index));
+                break;
+            case TextFormat::line:
+                separator(index, false);
+                v.bytes = as_bytes(line_.substr(pos_));
+                pos_ = line_.size();
+                break;
+        }
+        if (f.type == Type::bytes && f.width_from != no_field && pending_[static_cast<std::uint32_t>(f.width_from)] != none) {
+            const auto length = static_cast<std::uint32_t>(f.width_from);
+            (*out_)[pending_[length]].integer = v.bytes.size();
+            last_[length] = v.bytes.size();
+            pending_[length] = none;
+        }
+        last_[index] = v.integer;
+        out_->push_back(v);
+    }
+
+    // Moves past the separator before field `index`. Blanks after it are
+    // accepted before a number or a character; a blank separator is any run of blanks.
+    void separator(std::uint32_t index, bool skip_blanks) {
+        if (first_) {
+            first_ = false;
+            return;
+        }
+        const std::string_view sep = form_.separator;
+        if (pos_ == line_.size()) fail(pos_, "the line ends before " + describe(index));
+        if (space_) {
+            if (!is_blank(line_[pos_])) fail(pos_, "expected a blank before " + describe(index));
+            while (pos_ < line_.size() && is_blank(line_[pos_])) ++pos_;
+            if (pos_ == line_.size()) fail(pos_, "the line ends before " + describe(index));
+            return;
+        }
+        if (line_.compare(pos_, sep.size(), sep) != 0) fail(pos_, "expected " + quote(sep) + " before " + describe(index));
+        pos_ += sep.size();
+        if (skip_blanks) {
+            while (pos_ < line_.size() && is_blank(line_[pos_])) ++pos_;
+        }
+    }
+
+    // Where the token starting at `from` ends: at the separator or the end of the line.
+    std::size_t token_end(std::size_t from) const {
+        if (space_) {
+            std::size_t i = from;
+            while (i < line_.size() && !is_blank(line_[i])) ++i;
+            return i;
+        }
+        const std::size_t at = line_.find(form_.separator, from);
+        return at == std::string_view::npos ? line_.size() : at;
+    }
+
+    // A number or character must fill its token.
+    void end_of_token(std::uint32_t index) const {
+        if (pos_ != token_end(pos_)) {
+            fail(pos_, "unexpected " + excerpt(line_.substr(pos_, 1)) + " in " + describe(index));
+        }
+    }
+
+    std::uint64_t digits(std::uint32_t index, unsigned base, std::size_t max_digits = 0, std::size_t* count = nullptr) {
+        const std::size_t start = pos_;
+        std::uint64_t v = 0;
+        for (; pos_ < line_.size(); ++pos_) {
+            const char c = line_[pos_];
+            unsigned d;
+            if (c >= '0' && c <= '9') {
+                d = unsigned(c - '0');
+            } else if (base == 16 && ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')) {
+                d = unsigned((c | 0x20) - 'a' + 10);
+            } else {
+                break;
+            }
+            if (max_digits != 0 && pos_ - start == max_digits) {
+                fail(pos_, describe(index) + " has more than " + std::to_string(max_digits) +
+                               " fraction digits; they would be lost");
+            }
+            if (v > (std::numeric_limits<std::uint64_t>::max() - d) / base) fail(start, describe(index) + " does not fit in 64 bits");
+            v = v * base + d;
+        }
+        if (pos_ == start) {
+            fail(start, std::string("expected ") + (base == 16 ? "a hexadecimal" : "a decimal") + " number for " + describe(index) +
+                            (pos_ < line_.size() ? ", not " + excerpt(line_.substr(pos_, token_end(pos_) - pos_)) : std::string()));
+        }
+        if (count) *count = pos_ - start;
+        return v;
+    }
+
+    // An integer, fixed point when the field has a scale.
+    std::uint64_t decimal(std::uint32_t index) {
+        const FieldDesc& f = record_->fields[index];
+        const std::size_t start = pos_;
+        const bool negative = pos_ < line_.size() && line_[pos_] == '-';
+        if (negative && f.type != Type::signed_int) fail(pos_, describe(index) + " is unsigned and cannot be negative");
+        if (negative) ++pos_;
+        std::uint64_t v = digits(index, 10);
+        if (f.scale != 0) v = with_fraction(index, v, start);
+        end_of_token(index);
+        if (f.type != Type::signed_int) return v;
+        const std::uint64_t limit = std::uint64_t(1) << 63;
+        if (v > limit || (!negative && v == limit)) fail(start, describe(index) + " does not fit in a signed 64-bit integer");
+        return negative ? 0 - v : v;
+    }
+
+    std::uint64_t with_fraction(std::uint32_t index, std::uint64_t whole, std::size_t start) {
+        const unsigned scale = record_->fields[index].scale;
+        if (pos_ == line_.size() || line_[pos_] != '.') {
+            fail(pos_, describe(index) + " needs a fraction: '.' and up to " + std::to_string(scale) + " digits");
+        }
+        ++pos_;
+        std::size_t count = 0;
+        std::uint64_t fraction = digits(index, 10, scale, &count);
+        for (; count < scale; ++count) fraction *= 10;
+        std::uint64_t unit = 1;
+        for (unsigned i = 0; i < scale; ++i) unit *= 10;
+        if (whole > (std::numeric_limits<std::uint64_t>::max() - fraction) / unit) fail(start, describe(index) + " does not fit in 64 bits");
+        return whole * unit + fraction;
+    }
+
+    double real(std::uint32_t index) {
+        const std::size_t end = token_end(pos_);
+        double v = 0;
+        const auto [at, ec] = std::from_chars(line_.data() + pos_, line_.data() + end, v);
+        if (ec != std::errc() || at != line_.data() + end) {
+            fail(pos_, "expected a number for " + describe(index) + ", not " + excerpt(line_.substr(pos_, end - pos_)));
+        }
+        pos_ = end;
+        return v;
+    }
+
+    std::uint64_t hex(std::uint32_t index) {
+        const std::uint64_t v = digits(index, 16);
+        end_of_token(index);
+        return v;
+    }
+
+    std::uint64_t character(std::uint32_t index, const TextFieldDesc& t) {
+        const std::string_view chars = t.chars;
+        if (pos_ < line_.size()) {
+            for (std::size_t i = 0; i < chars.size(); ++i) {
+                const char c = line_[pos_], want = chars[i];
+                const bool same = t.ignore_case ? std::tolower(static_cast<unsigned char>(c)) == std::tolower(static_cast<unsigned char>(want)) : c == want;
+                if (!same) continue;
+                ++pos_;
+                end_of_token(index);
+                return i;
+            }
+        }
+        fail(pos_, "expected one of the characters \"" + std::string(chars) + "\"" + (t.ignore_case ? " (either case)" : "") +
+                       " for " + describe(index));
+    }
+
+    // A bytes field: exactly its width when the line gives it, else the token.
+    std::string_view string(std::uint32_t index) {
+        const FieldDesc& f = record_->fields[index];
+        std::size_t n;
+        if (f.width_from == no_field) {
+            n = f.initial.width;
+        } else if (pending_[static_cast<std::uint32_t>(f.width_from)] == none) {
+            const std::uint64_t want = last_[static_cast<std::uint32_t>(f.width_from)];
+            if (want > line_.size() - pos_) {
+                fail(pos_, describe(index) + " should have " + std::to_string(want) + " bytes, but the line has only " +
+                               std::to_string(line_.size() - pos_) + " left");
+            }
+            n = static_cast<std::size_t>(want);
+        } else {
+            n = token_end(pos_) - pos_;
+        }
+        if (n > line_.size() - pos_) fail(pos_, describe(index) + " should have " + std::to_string(n) + " bytes");
+        const std::string_view s = line_.substr(pos_, n);
+        pos_ += n;
+        return s;
+    }
+
+    const TextFormDesc& form_;
+    std::string_view line_;
+    std::uint64_t line_number_;
+    bool space_;
+    const RecordDesc* record_ = nullptr;
+    const TextRecordDesc* text_ = nullptr;
+    std::vector<GenericValue>* out_ = nullptr;
+    std::size_t pos_ = 0;
+    bool first_ = true;
+    std::vector<std::uint64_t> last_;    // per field: its latest value (counts and lengths)
+    std::vector<std::size_t> pending_;   // per field: where its omitted value waits in out_, or none
+};
+
+}  // namespace
+
+TextError::TextError(std::uint64_t l, std::uint64_t c, std::string m)
+    : std::runtime_error("line " + std::to_string(l) + (c ? ", column " + std::to_string(c) : std::string()) + ": " + m),
+      line(l),
+      column(c),
+      message(std::move(m)) {}
+
+// ---- reading ----------------------------------------------------------------------
+
+TextReader::TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions options)
+    : in_(in), dtd_(dtd), form_(text_form_of(dtd)), options_(options) {
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        const char* m = form_.records[slot].mnemonic;
+        if (m && *m == '\0') only_slot_ = static_cast<std::int32_t>(slot);
+    }
+    if (*form_.begin == '\0') return;
+    if (!read_line() || line_ != form_.begin) {
+        throw TextError(1, 1, "expected the begin line " + quote(form_.begin));
+    }
+}
+
+// Reads a line without its line break ("\n" or "\r\n"); false at the end of the input.
+bool TextReader::read_line() {
+    if (!std::getline(in_, line_)) {
+        if (in_.bad()) throw TraceError(ErrorKind::io, "cannot read the text input", 0, -1, 0);
+        return false;
+    }
+    ++line_number_;
+    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+    if (std::string_view(form_.separator) == " ") {
+        while (!line_.empty() && is_blank(line_.back())) line_.pop_back();
+    }
+    return true;
+}
+
+bool TextReader::next(GenericRecord& out) {
+    while (true) {
+        if (ended_ || !read_line()) {
+            if (!ended_ && *form_.end != '\0') {
+                throw TextError(line_number_ + 1, 0, "the text ends without the end line " + quote(form_.end));
+            }
+            return false;
+        }
+        if (*form_.end != '\0' && line_ == form_.end) {
+            ended_ = true;
+            if (read_line()) throw TextError(line_number_, 1, "text after the end line " + quote(form_.end));
+            return false;
+        }
+        try {
+            return parse(out);
+        } catch (const TextError& e) {
+            if (!options_.skip_bad) throw;
+            if (skipped_++ == 0) first_skipped_ = e.what();
+        }
+    }
+}
+
+bool TextReader::parse(GenericRecord& out) {
+    LineParser p(form_, line_, line_number_);
+    out.values.clear();
+    if (line_.empty()) p.fail(0, "empty line");
+    std::size_t start = 0;
+    if (only_slot_ >= 0) {
+        out.slot = static_cast<std::uint32_t>(only_slot_);
+    } else {
+        const std::string_view m = p.mnemonic();
+        start = m.size();
+        out.slot = dtd_.record_count;
+        for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
+            const char* mn = form_.records[slot].mnemonic;
+            if (mn && m == mn) out.slot = slot;
+        }
+        if (out.slot == dtd_.record_count) {
+            p.fail(0, m.empty() ? "expected a record mnemonic at the start of the line" : "unknown record " + excerpt(m));
+        }
+    }
+    p.parse(dtd_.records[out.slot], form_.records[out.slot], start, out);
+    return true;
+}
+
+// ---- writing ------------------------------------------------------------------------
+
+namespace {
+
+// Formats one record's values; refuses what would not read back the same.
+class LineFormatter {
+public:
+    LineFormatter(const TextFormDesc& form, std::string& out, std::uint64_t line_number)
+        : form_(form), out_(out), line_number_(line_number), space_(std::string_view(form.separator) == " ") {}
+
+    void format(const RecordDesc& r, const TextRecordDesc& text, const GenericRecord& g) {
+        out_.clear();
+        record_ = &r;
+        text_ = &text;
+        first_ = *text.mnemonic == '\0';
+        out_ += text.mnemonic;
+        for (const GenericValue& v : g.values) {
+            if (v.field == 0 || v.field >= r.field_count) refuse("a value names no field of the record");
+            const TextFieldDesc& t = text.fields[v.field];
+            if (t.format == TextFormat::omit) continue;
+            if (!first_) out_ += form_.separator;
+            first_ = false;
+            value(r.fields[v.field], t, v);
+        }
+        out_ += '\n';
+    }
+
+private:
+    [[noreturn]] void refuse(const std::string& why) const { throw TextError(line_number_, 0, why); }
+
+    std::string describe(const FieldDesc& f) const {
+        return "field " + quote(f.path) + " of record " + quote(record_->name);
+    }
+
+    void value(const FieldDesc& f, const TextFieldDesc& t, const GenericValue& v) {
+        switch (t.format) {
+            case TextFormat::decimal:
+                if (f.type == Type::floating) {
+                    number(v.real);
+                } else {
+                    decimal(f, v.integer);
+                }
+                return;
+            case TextFormat::hex: number(v.integer, 16); return;
+            case TextFormat::chars:
+                if (v.integer >= std::string_view(t.chars).size()) {
+                    refuse(describe(f) + " has value " + std::to_string(v.integer) + ", which names none of the characters \"" + t.chars + "\"");
+                }
+                out_ += t.chars[v.integer];
+                return;
+            case TextFormat::string:
+            case TextFormat::line: bytes(f, t, v.bytes); return;
+            case TextFormat::omit: return;
+        }
+    }
+
+    template <typename T>
+    void number(T v, int base = 10) {
+        char buf[64];
+        const auto r = [&] {
+            if constexpr (std::is_floating_point_v<T>) {
+                return std::to_chars(buf, buf + sizeof buf, v);
+            } else {
+                return std::to_chars(buf, buf + sizeof buf, v, base);
+            }
+        }();
+        out_.append(buf, r.ptr);
+    }
+
+    void decimal(const FieldDesc& f, std::uint64_t v) {
+        const bool negative = f.type == Type::signed_int && static_cast<std::int64_t>(v) < 0;
+        std::uint64_t magnitude = negative ? 0 - v : v;
+        if (negative) out_ += '-';
+        if (f.scale == 0) {
+            number(magnitude);
+            return;
+        }
+        std::uint64_t unit = 1;
+        for (unsigned i = 0; i < f.scale; ++i) unit *= 10;
+        number(magnitude / unit);
+        out_ += '.';
+        const std::string fraction = std::to_string(magnitude % unit);
+        out_.append(f.scale - fraction.size(), '0');
+        out_ += fraction;
+    }
+
+    void bytes(const FieldDesc& f, const TextFieldDesc& t, std::span<const std::byte> data) {
+        const std::string_view s(reinterpret_cast<const char*>(data.data()), data.size());
+        if (s.find_first_of("\r\n") != std::string_view::npos) refuse(describe(f) + " holds a line break");
+        if (f.width_from == no_field && s.size() != f.initial.width) {
+            refuse(describe(f) + " has " + std::to_string(s.size()) + " bytes; its text form has " + std::to_string(f.initial.width));
+        }
+        const bool token = t.format == TextFormat::string && f.width_from != no_field && !length_written(f);
+        if (token && (space_ ? s.find_first_of(" \t") : s.find(form_.separator)) != std::string_view::npos) {
+            refuse(describe(f) + " holds the separator " + quote(form_.separator) + ": " + excerpt(s));
+        }
+        if (space_ && (s.empty() || is_blank(s.front()) || is_blank(s.back()))) {
+            refuse(describe(f) + " is empty or starts or ends with a blank, which a blank separator would lose");
+        }
+        out_ += s;
+    }
+
+    bool length_written(const FieldDesc& f) const {
+        return text_->fields[static_cast<std::uint32_t>(f.width_from)].format != TextFormat::omit;
+    }
+
+    const TextFormDesc& form_;
+    std::string& out_;
+    std::uint64_t line_number_;
+    bool space_;
+    const RecordDesc* record_ = nullptr;
+    const TextRecordDesc* text_ = nullptr;
+    bool first_ = true;
+};
+
+}  // namespace
+
+TextWriter::TextWriter(std::ostream& out, const DtdDesc& dtd) : out_(out), dtd_(dtd), form_(text_form_of(dtd)) {
+    if (*form_.begin != '\0') out_ << form_.begin << '\n';
+    lines_ = *form_.begin != '\0';
+}
+
+void TextWriter::write(const GenericRecord& record) {
+    ++lines_;
+    if (record.slot >= dtd_.record_count || !form_.records[record.slot].mnemonic) {
+        const std::string name = record.slot < dtd_.record_count ? dtd_.records[record.slot].name : "?";
+        throw TextError(lines_, 0, "record '" + name + "' has no text form in the DTD '" + dtd_.name + "'");
+    }
+    LineFormatter(form_, line_, lines_).format(dtd_.records[record.slot], form_.records[record.slot], record);
+    out_ << line_;
+    if (!out_) throw TraceError(ErrorKind::io, "cannot write the text output", 0, -1, 0);
+}
+
+void TextWriter::close() {
+    if (*form_.end != '\0') out_ << form_.end << '\n';
+    out_.flush();
+    if (!out_) throw TraceError(ErrorKind::io, "cannot write the text output", 0, -1, 0);
+}
+
+}  // namespace metatf::rt
