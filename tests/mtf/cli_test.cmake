@@ -1,0 +1,114 @@
+# End-to-end checks of the mtf command line: exact output on a checked-in
+# trace, exit statuses, one-line errors, --help.
+# Run by CTest as: cmake -DMTF=... -DSOURCE_DIR=... -DWORK_DIR=... -P cli_test.cmake
+
+set(trace tests/fixtures/traces/hatf10-big-endian-64.mtf)
+set(golden "${SOURCE_DIR}/tests/mtf/golden")
+
+# Runs mtf from the source directory (so messages name traces as above).
+function(run expected_code)
+  execute_process(COMMAND ${MTF} ${ARGN} WORKING_DIRECTORY "${SOURCE_DIR}"
+                  RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT code STREQUAL expected_code)
+    message(FATAL_ERROR "mtf ${ARGN}: exit ${code}, expected ${expected_code}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+  set(err "${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_equal what got want)
+  if(NOT got STREQUAL want)
+    message(FATAL_ERROR "${what}: expected\n${want}\ngot\n${got}")
+  endif()
+endfunction()
+
+# Output on stdout equal to a golden file, and nothing on stderr.
+function(golden file)
+  run(0 ${ARGN})
+  file(READ "${golden}/${file}" want)
+  expect_equal("mtf ${ARGN}" "${out}" "${want}")
+  expect_equal("stderr of mtf ${ARGN}" "${err}" "")
+endfunction()
+
+# A failure: exit status and the exact one line on stderr.
+function(fails code line)
+  run(${code} ${ARGN})
+  expect_equal("mtf ${ARGN}" "${err}" "${line}\n")
+endfunction()
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+# ---- every command on a good trace
+golden(info.txt info ${trace})
+golden(dump.txt dump ${trace})
+golden(dump.txt dump --format=text ${trace})
+golden(dump-no-meta.jsonl dump --format jsonl --no-meta ${trace})
+golden(alloc.csv dump --format csv --record alloc ${trace})
+golden(check.txt check ${trace})
+golden(stats.txt stats ${trace})
+golden(stats.json stats --json ${trace})
+# The same records in the other byte order and class.
+golden(dump.txt dump tests/fixtures/traces/hatf10-little-endian-32.mtf)
+# --dtd with the trace's own DTD reads it alike.
+golden(dump.txt dump --dtd dtds/hatf10.dtd ${trace})
+
+# -o FILE, and -o DIR for CSV: a file per record type, with a header row.
+run(0 dump --format jsonl -o "${WORK_DIR}/all.jsonl" ${trace})
+file(STRINGS "${WORK_DIR}/all.jsonl" lines)
+list(LENGTH lines n)
+expect_equal("lines of dump -o" "${n}" "14")
+run(0 dump --format csv --no-meta -o "${WORK_DIR}/csv" ${trace})
+file(READ "${WORK_DIR}/csv/alloc.csv" alloc_csv)
+file(READ "${golden}/alloc.csv" want)
+expect_equal("csv/alloc.csv" "${alloc_csv}" "${want}")
+file(STRINGS "${WORK_DIR}/csv/createHeap.csv" heap_lines)
+expect_equal("csv/createHeap.csv" "${heap_lines}" "heap,thread,time,attributes.attributesLength,attributes.attributesData")
+if(EXISTS "${WORK_DIR}/csv/metadata.csv")
+  message(FATAL_ERROR "--no-meta wrote metadata.csv")
+endif()
+
+# '-' reads standard input.
+execute_process(COMMAND ${MTF} check - INPUT_FILE "${SOURCE_DIR}/${trace}" RESULT_VARIABLE code OUTPUT_VARIABLE out)
+expect_equal("mtf check -" "${code}:${out}" "0:stdin: ok: 14 records, 1 section with data, 4518 bytes\n")
+
+# ---- bad input: exit 1, one line
+fails(1 "mtf: check: ${WORK_DIR}/missing.mtf: cannot open '${WORK_DIR}/missing.mtf': No such file or directory"
+      check "${WORK_DIR}/missing.mtf")
+fails(1 "mtf: info: dtds/hatf10.dtd: byte 0, record 0: not a Meta-TF trace (the file does not start with \\177MTF)"
+      info dtds/hatf10.dtd)
+# Cut inside the records: the section index at the end is gone.
+execute_process(COMMAND head -c 4450 "${SOURCE_DIR}/${trace}" OUTPUT_FILE "${WORK_DIR}/truncated.mtf")
+fails(1 "mtf: check: ${WORK_DIR}/truncated.mtf: byte 40, record 0: the section index does not fit between the data and the end of the file"
+      check "${WORK_DIR}/truncated.mtf")
+fails(1 "mtf: dump: ${trace}: the DTD tests/fixtures/features.dtd lays out records differently from the trace (fingerprint 0x388c47ea30c30acb, the trace's 0xc78ed682bcdd5f99)"
+      dump --dtd tests/fixtures/features.dtd ${trace})
+
+# ---- command-line mistakes: exit 2, one line
+fails(2 "mtf: no command given (see 'mtf --help')")
+fails(2 "mtf: unknown command 'frob' (see 'mtf --help')" frob)
+fails(2 "mtf: dump: unknown option '--bogus' (see 'mtf dump --help')" dump --bogus ${trace})
+fails(2 "mtf: dump: unknown format 'xml' (text, jsonl or csv) (see 'mtf dump --help')" dump --format xml ${trace})
+fails(2 "mtf: dump: csv on standard output needs --record NAME; give -o DIR for a file per record type (see 'mtf dump --help')"
+      dump --format csv ${trace})
+fails(2 "mtf: dump: the DTD 'hatf10' has no record type 'nope' (see 'mtf dump --help')" dump --record nope ${trace})
+fails(2 "mtf: info: no trace file given (see 'mtf info --help')" info)
+fails(2 "mtf: check: unexpected argument 'extra' (see 'mtf check --help')" check ${trace} extra)
+fails(2 "mtf: stats: option '--dtd' needs a value (see 'mtf stats --help')" stats ${trace} --dtd)
+
+# ---- --help: the tool and every command, on stdout, exit 0
+run(0 --help)
+foreach(command info dump check stats)
+  string(FIND "${out}" "  ${command} " at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "mtf --help does not list '${command}'")
+  endif()
+endforeach()
+foreach(command info dump check stats)
+  run(0 ${command} --help)
+  string(FIND "${out}" "Usage: mtf ${command} [OPTIONS] TRACE" at)
+  if(NOT at EQUAL 0)
+    message(FATAL_ERROR "mtf ${command} --help:\n${out}")
+  endif()
+endforeach()
+run(0 --version)

@@ -1,0 +1,163 @@
+// `mtf dump --format jsonl`, which decodes with tables built at run time from
+// the DTD a trace carries, must give exactly the records the generated reader
+// reads: random traces of two DTDs, compared record by record, field by field.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <features.hpp>
+#include <hatf10.hpp>
+#include <nlohmann/json.hpp>
+
+#include "random_trace.hpp"
+
+namespace fs = std::filesystem;
+namespace rt = metatf::rt;
+using nlohmann::json;
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / "metatf-mtf";
+    fs::create_directories(dir);
+    return (dir / name).string();
+}
+
+// mtf's JSON strings: byte b is code point U+00bb, which a JSON parser gives as UTF-8.
+std::string latin1_to_utf8(std::span<const std::byte> bytes) {
+    std::string out;
+    for (std::byte b : bytes) {
+        const auto c = std::to_integer<unsigned char>(b);
+        if (c < 0x80) {
+            out += static_cast<char>(c);
+        } else {
+            out += static_cast<char>(0xc0 | (c >> 6));
+            out += static_cast<char>(0x80 | (c & 0x3f));
+        }
+    }
+    return out;
+}
+
+// Builds the JSON of a generated record struct through visit_fields().
+class ToJson {
+public:
+    ToJson(const rt::RecordDesc& r, json& fields) : record_(r), stack_{&fields} {}
+
+    void field(std::uint32_t i, std::uint64_t v) { put(i, v); }
+    void field(std::uint32_t i, std::int64_t v) { put(i, v); }
+    void field(std::uint32_t i, double v) { put(i, v); }
+    void field(std::uint32_t i, std::span<const std::byte> v) { put(i, latin1_to_utf8(v)); }
+    template <typename Vector, typename Body>
+    void repeat(std::uint32_t count, Vector& elements, Body&& body) {
+        json& list = (*stack_.back())[std::string(record_.fields[count].path) + "*"] = json::array();
+        for (auto& e : elements) {
+            stack_.push_back(&list.emplace_back(json::object()));
+            body(e);
+            stack_.pop_back();
+        }
+    }
+
+private:
+    void put(std::uint32_t i, json v) { (*stack_.back())[record_.fields[i].path] = std::move(v); }
+    const rt::RecordDesc& record_;
+    std::vector<json*> stack_;
+};
+
+template <typename Comment, typename Section, typename Metadata>
+struct Expect {
+    const rt::DtdDesc& dtd;
+
+    json fields(const Comment& c) const {
+        return {{"length", c.text.size()}, {"data", latin1_to_utf8(rt::as_bytes(c.text))}};
+    }
+    json fields(const Section& s) const { return {{"number", s.number}}; }
+    json fields(const Metadata& m) const {
+        const rt::RecordDesc& r = dtd.records[static_cast<std::uint32_t>(m.record)];
+        const rt::FieldDesc& f = r.fields[m.field];
+        const bool signed_first = f.type == rt::Type::signed_int && m.op != rt::MetaOp::width &&
+                                  m.op != rt::MetaOp::section_offset && m.op != rt::MetaOp::section_stride;
+        json values = json::array();
+        if (rt::metadata_value_count(m.op) > 0) values.push_back(signed_first ? json(static_cast<std::int64_t>(m.a)) : json(m.a));
+        if (rt::metadata_value_count(m.op) > 1) values.push_back(static_cast<std::int64_t>(m.b));
+        return {{"record", r.name}, {"field", f.path}, {"property", mtf_property(m.op)}, {"value", values}};
+    }
+    template <typename T>
+    json fields(const T& record) const {
+        json out = json::object();
+        ToJson v(dtd.records[static_cast<std::uint32_t>(T::type)], out);
+        visit_fields(const_cast<T&>(record), v);
+        return out;
+    }
+
+    static const char* mtf_property(rt::MetaOp op) {
+        static const char* const names[] = {"width",         "none",   "baseOffset", "delta",
+                                            "default", "sectionOffset", "stride", "sectionStride"};
+        return names[static_cast<int>(op)];
+    }
+};
+
+// Reads `path` with the generated reader into the JSON lines mtf should print.
+template <typename Reader, typename Comment, typename Section, typename Metadata>
+std::vector<json> expected_lines(const rt::DtdDesc& dtd, const std::string& path) {
+    Reader r(path);
+    Expect<Comment, Section, Metadata> expect{dtd};
+    std::vector<json> out;
+    int section = 0;  // a record is read from the section the last section record started
+    while (r.next()) {
+        r.dispatch([&](const auto& record) {
+            const std::uint32_t slot = static_cast<std::uint32_t>(r.type());
+            out.push_back({{"record", dtd.records[slot].name}, {"index", out.size()}, {"section", section},
+                           {"fields", expect.fields(record)}});
+            if constexpr (std::is_same_v<std::decay_t<decltype(record)>, Section>) section = record.number;
+        });
+    }
+    return out;
+}
+
+std::vector<json> mtf_lines(const std::string& path) {
+    const std::string out = path + ".jsonl";
+    const std::string command = std::string("\"") + MTF_PATH + "\" dump --format jsonl -o \"" + out + "\" \"" + path + "\"";
+    REQUIRE(std::system(command.c_str()) == 0);
+    std::ifstream in(out);
+    std::vector<json> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+    return lines;
+}
+
+template <typename RoundTripType, typename Reader, typename Comment, typename Section, typename Metadata>
+void agree(const rt::DtdDesc& dtd, const std::string& name) {
+    std::uint64_t seed = 100;
+    for (rt::Class cls : {rt::Class::bits64, rt::Class::bits32}) {
+        for (rt::ByteOrder order : {rt::ByteOrder::little, rt::ByteOrder::big}) {
+            CAPTURE(seed);
+            metatf::test::TraceShape shape;
+            shape.options = {cls, order, 256};
+            shape.steps = 1500;
+            shape.seed = seed++;
+            const std::string path = temp_path(name + ".mtf");
+            RoundTripType(dtd, shape).run(path);
+            const auto want = expected_lines<Reader, Comment, Section, Metadata>(dtd, path);
+            const auto got = mtf_lines(path);
+            REQUIRE(got.size() == want.size());
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                CAPTURE(i);
+                REQUIRE(got[i].dump() == want[i].dump());
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("mtf dump agrees with the generated reader on random HATF 1.0 traces") {
+    using namespace hatf10;
+    agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
+          Section, Metadata>(dtd, "hatf10");
+}
+
+TEST_CASE("mtf dump agrees with the generated reader on random traces of the feature DTD") {
+    using namespace features;
+    agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
+          Section, Metadata>(dtd, "features");
+}

@@ -1,0 +1,60 @@
+// mtf check: reads a whole trace with every check the runtime makes.
+#include <set>
+
+#include "common.hpp"
+
+namespace mtf {
+
+namespace {
+
+std::string count(std::uint64_t n, const std::string& noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+int run(const std::vector<std::string>& args) {
+    const Options o = parse_options(args, {}, 1);
+    const std::string& path = o.positional[0];
+    return on_trace(path, [&] {
+        Trace trace(path, o.has("--dtd") ? std::optional(o.get("--dtd", "")) : std::nullopt);
+        std::uint64_t records = 0;
+        for_each_record("check", trace, [&](const ReadRecord&) { ++records; });
+        std::set<std::uint8_t> sections;
+        for (const rt::Chunk& c : trace.header().chunks) sections.insert(c.section);
+        Output out("-");
+        out.write(trace.name() + ": ok: " + count(records, "record") + ", " + count(sections.size(), "section") +
+                  " with data, " + count(trace.file_size(), "byte") + "\n");
+        out.close();
+        return 0;
+    });
+}
+
+}  // namespace
+
+namespace commands {
+
+extern const Command check;  // external linkage, for main's table
+const Command check{"check", "read a whole trace, checking everything",
+                    R"(Usage: mtf check [OPTIONS] TRACE
+
+Reads every record of TRACE ('-' for standard input) with all the checks of
+the Meta-TF runtime: the header, section index and chunks, every tag, every
+field against its chunk, every metadata change, every repeat count and the
+record count. On success prints one line,
+  TRACE: ok: N records, K sections with data, B bytes
+and exits 0. On the first problem prints
+  mtf: check: TRACE: byte OFFSET, section S, record R: WHAT
+and exits 1.
+
+Options:
+  --dtd FILE  read the trace with FILE instead of its embedded DTD; the two
+              must lay out records alike (the trace's fingerprint)
+  --help      show this help
+
+Exit status: 0 for a good trace, 1 for an unreadable or malformed one, 2 for
+a command-line mistake.
+)",
+                    run};
+
+}  // namespace commands
+
+}  // namespace mtf

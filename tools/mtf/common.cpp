@@ -1,0 +1,394 @@
+#include "common.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include <metatf/field_state.hpp>
+
+#include "compile.hpp"
+
+namespace mtf {
+
+// ---- options
+
+std::string Options::get(const std::string& name, const std::string& otherwise) const {
+    const auto it = values.find(name);
+    return it == values.end() ? otherwise : it->second;
+}
+
+Options parse_options(const std::vector<std::string>& args, std::vector<OptionSpec> specs, std::size_t positional) {
+    specs.push_back({"--dtd", true});
+    Options out;
+    bool options_ended = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (options_ended || a == "-" || a.empty() || a[0] != '-') {
+            out.positional.push_back(a);
+            continue;
+        }
+        if (a == "--") {
+            options_ended = true;
+            continue;
+        }
+        const std::size_t eq = a.find('=');
+        const std::string name = a.substr(0, eq);
+        const auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return name == s.name; });
+        if (spec == specs.end()) throw UsageError("unknown option '" + name + "'");
+        if (!spec->takes_value) {
+            if (eq != std::string::npos) throw UsageError("option '" + name + "' takes no value");
+            out.values[name] = "";
+        } else if (eq != std::string::npos) {
+            out.values[name] = a.substr(eq + 1);
+        } else if (i + 1 < args.size()) {
+            out.values[name] = args[++i];
+        } else {
+            throw UsageError("option '" + name + "' needs a value");
+        }
+    }
+    if (out.positional.size() < positional) throw UsageError("no trace file given");
+    if (out.positional.size() > positional) throw UsageError("unexpected argument '" + out.positional[positional] + "'");
+    return out;
+}
+
+// ---- traces
+
+namespace {
+
+std::string display_name(const std::string& path) { return path == "-" ? "stdin" : path; }
+
+// The trace reader seeks, so standard input is copied to a file first.
+std::string copy_stdin() {
+    std::string path = (std::filesystem::temp_directory_path() / "mtf-stdin-XXXXXX").string();
+    const int fd = ::mkstemp(path.data());
+    if (fd < 0) throw InputError(std::string("cannot create a temporary file: ") + std::strerror(errno));
+    std::FILE* out = ::fdopen(fd, "wb");
+    char buffer[1 << 16];
+    bool ok = out != nullptr;
+    for (std::size_t n; ok && (n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0;) ok = std::fwrite(buffer, 1, n, out) == n;
+    ok = ok && !std::ferror(stdin);
+    if (out ? std::fclose(out) != 0 : ::close(fd) != 0) ok = false;
+    if (!ok) {
+        std::remove(path.c_str());
+        throw InputError("stdin: cannot copy standard input to a temporary file");
+    }
+    return path;
+}
+
+// "FILE:LINE:COL: MESSAGE" of a compilation's first error.
+std::string first_error(const metatf::Compilation& c) {
+    for (const metatf::Diagnostic& d : c.diagnostics.all()) {
+        if (d.severity != metatf::Severity::error) continue;
+        std::string where = d.where.file ? d.where.file->name : "";
+        if (d.where.line) where += ":" + std::to_string(d.where.line) + ":" + std::to_string(d.where.column);
+        return where + ": " + d.message;
+    }
+    return "the DTD has errors";
+}
+
+std::string hex(std::uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+}  // namespace
+
+Trace::Trace(const std::string& path, const std::optional<std::string>& dtd_file) : name_(display_name(path)) {
+    if (path == "-") stdin_copy_.path = copy_stdin();
+    const std::string& file = path == "-" ? stdin_copy_.path : path;
+    reader_ = std::make_unique<rt::TraceReader>(file, [&](const rt::Header& h) -> const rt::DtdDesc& {
+        return make_dtd(h, dtd_file);
+    });
+    std::error_code ec;
+    file_size_ = std::filesystem::file_size(file, ec);
+}
+
+Trace::Temporary::~Temporary() {
+    if (!path.empty()) std::remove(path.c_str());
+}
+
+const rt::DtdDesc& Trace::make_dtd(const rt::Header& h, const std::optional<std::string>& dtd_file) {
+    const metatf::Compilation c =
+        dtd_file ? metatf::compile_file(*dtd_file) : metatf::compile(h.dtd_name + ".dtd", h.dtd_text);
+    const std::string which = dtd_file ? "the DTD " + *dtd_file : "the trace's embedded DTD";
+    if (!c.schema) throw InputError(name_ + ": " + which + " has errors: " + first_error(c));
+    dtd_ = std::make_unique<metatf::back::RuntimeDtd>(*c.schema);
+    const std::uint64_t got = rt::fingerprint(dtd_->desc());
+    if (got != h.dtd_fingerprint) {
+        throw InputError(name_ + ": " + which + " lays out records differently from the trace (fingerprint " + hex(got) +
+                         ", the trace's " + hex(h.dtd_fingerprint) + ")");
+    }
+    return dtd_->desc();
+}
+
+int on_trace(const std::string& path, const std::function<int()>& body) {
+    try {
+        return body();
+    } catch (const rt::TraceError& e) {
+        // An I/O failure's position says nothing the message does not.
+        throw InputError(display_name(path) + ": " + (e.kind == rt::ErrorKind::io ? e.message : std::string(e.what())));
+    }
+}
+
+// ---- output
+
+Output::Output(const std::string& path) : path_(path) {
+    if (path == "-") {
+        file_ = stdout;
+        return;
+    }
+    file_ = std::fopen(path.c_str(), "wb");
+    if (!file_) throw InputError("cannot write '" + path + "': " + std::strerror(errno));
+    owned_ = true;
+}
+
+Output::~Output() {
+    if (owned_) std::fclose(file_);
+}
+
+void Output::flush() {
+    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
+        throw InputError("cannot write '" + display_name(path_) + "': " + std::strerror(errno));
+    }
+    buffer_.clear();
+}
+
+void Output::close() {
+    flush();
+    const bool failed = owned_ ? std::fclose(file_) != 0 : std::fflush(file_) != 0;
+    owned_ = false;
+    if (failed) throw InputError("cannot write '" + display_name(path_) + "': " + std::strerror(errno));
+}
+
+// ---- progress
+
+Progress::Progress(const char* command, std::uint64_t total)
+    : command_(command), total_(total), enabled_(::isatty(STDERR_FILENO) != 0),
+      start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+Progress::~Progress() {
+    if (shown_) std::fputs("\r\033[K", stderr);
+}
+
+// After a second of work, at most four updates a second.
+void Progress::show(std::uint64_t done) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(250)) return;
+    last_ = now;
+    shown_ = true;
+    const unsigned percent = total_ ? static_cast<unsigned>(done * 100 / total_) : 100;
+    std::fprintf(stderr, "\rmtf: %s: %llu of %llu records (%u%%)", command_, static_cast<unsigned long long>(done),
+                 static_cast<unsigned long long>(total_), percent);
+    std::fflush(stderr);
+}
+
+// ---- values
+
+std::string format_real(double v) {
+    if (std::isnan(v)) return "nan";
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+
+std::string format_json_real(double v) {
+    if (std::isnan(v)) return "\"NaN\"";
+    if (std::isinf(v)) return v < 0 ? "\"-Infinity\"" : "\"Infinity\"";
+    // A point keeps a whole-number float a float for JSON readers that distinguish them.
+    std::string s = format_real(v);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return s;
+}
+
+std::string format_integer(std::uint64_t v, bool is_signed, unsigned scale) {
+    const bool negative = is_signed && static_cast<std::int64_t>(v) < 0;
+    std::string digits = std::to_string(negative ? 0 - v : v);
+    if (scale > 0) {
+        if (digits.size() <= scale) digits.insert(0, scale + 1 - digits.size(), '0');
+        digits.insert(digits.size() - scale, 1, '.');
+    }
+    return negative ? "-" + digits : digits;
+}
+
+std::string escape_text_body(std::span<const std::byte> bytes) {
+    std::string out;
+    for (std::byte b : bytes) {
+        const auto c = std::to_integer<unsigned char>(b);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            case '\r': out += "\\r"; break;
+            default:
+                if (c >= 0x20 && c < 0x7f) {
+                    out += static_cast<char>(c);
+                } else {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\x%02x", c);
+                    out += buf;
+                }
+        }
+    }
+    return out;
+}
+
+std::string escape_text(std::span<const std::byte> bytes) { return "\"" + escape_text_body(bytes) + "\""; }
+
+// Each byte is the code point of the same number (U+0000 to U+00FF), so any bytes round-trip.
+std::string escape_json(std::span<const std::byte> bytes) {
+    std::string out = "\"";
+    for (std::byte b : bytes) {
+        const auto c = std::to_integer<unsigned char>(b);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c >= 0x20 && c < 0x7f) {
+            out += static_cast<char>(c);
+        } else {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_string(std::string_view s) { return escape_json(rt::as_bytes(s)); }
+
+const char* property_name(rt::MetaOp op) {
+    switch (op) {
+        case rt::MetaOp::width: return "width";
+        case rt::MetaOp::none: return rt::interp_name(rt::Interp::none);
+        case rt::MetaOp::base_offset: return rt::interp_name(rt::Interp::base_offset);
+        case rt::MetaOp::delta: return rt::interp_name(rt::Interp::delta);
+        case rt::MetaOp::default_value: return rt::interp_name(rt::Interp::default_value);
+        case rt::MetaOp::section_offset: return rt::interp_name(rt::Interp::section_offset);
+        case rt::MetaOp::stride: return rt::interp_name(rt::Interp::stride);
+        case rt::MetaOp::section_stride: return rt::interp_name(rt::Interp::section_stride);
+    }
+    return "?";
+}
+
+std::string group_key(const rt::FieldDesc& count) { return std::string(count.path) + "*"; }
+
+std::string section_name(const rt::DtdDesc& dtd, std::uint8_t number) {
+    for (std::uint32_t i = 0; i < dtd.section_count; ++i) {
+        if (dtd.sections[i].number == number) return dtd.sections[i].name;
+    }
+    return number == 0 ? "global" : "?";
+}
+
+std::string format_table(const std::vector<std::vector<std::string>>& rows, std::string_view align) {
+    std::vector<std::size_t> width;
+    for (const auto& row : rows) {
+        if (width.size() < row.size()) width.resize(row.size());
+        for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    }
+    std::string out;
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            const std::string pad(width[i] - row[i].size(), ' ');
+            if (i) line += "  ";
+            line += i < align.size() && align[i] == 'r' ? pad + row[i] : row[i] + pad;
+        }
+        line.erase(line.find_last_not_of(' ') + 1);
+        out += line + "\n";
+    }
+    return out;
+}
+
+namespace {
+
+// Walks a record's layout alongside its values (decode_generic gives them in layout order).
+struct Emitter {
+    const rt::RecordDesc& record;
+    const std::vector<rt::GenericValue>& values;
+    Sink& sink;
+    std::vector<std::uint64_t> last = std::vector<std::uint64_t>(record.field_count);  // counts of repeats
+    std::size_t next = 0;
+
+    void run(std::uint32_t from, std::uint32_t to) {
+        for (std::uint32_t i = from; i < to; ++i) {
+            const rt::LayoutStep& step = record.layout[i];
+            if (step.op == rt::LayoutStep::field) {
+                field(values.at(next++));
+                continue;
+            }
+            const std::uint32_t end = rt::layout_end(record, i);
+            sink.begin_list(group_key(record.fields[step.index]));
+            for (std::uint64_t k = 0; k < last[step.index]; ++k) {
+                sink.begin_element();
+                run(i + 1, end);
+                sink.end_element();
+            }
+            sink.end_list();
+            i = end;
+        }
+    }
+
+    void field(const rt::GenericValue& v) {
+        const rt::FieldDesc& d = record.fields[v.field];
+        last[v.field] = v.integer;
+        switch (d.type) {
+            case rt::Type::unsigned_int:
+            case rt::Type::signed_int: sink.integer(d.path, v.integer, d); break;
+            case rt::Type::floating: sink.real(d.path, v.real); break;
+            case rt::Type::bytes: sink.bytes(d.path, v.bytes); break;
+        }
+    }
+};
+
+// decode_generic gives a metadata record as [record tag, field, property, values...].
+void emit_metadata(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink) {
+    const auto& v = r.record.values;
+    const rt::RecordDesc* target = nullptr;
+    for (std::uint32_t i = 0; i < dtd.record_count && !target; ++i) {
+        const rt::RecordDesc& d = dtd.records[i];
+        if (d.tag == v[0].integer && (d.section == 0 || d.section == r.section)) target = &d;
+    }
+    const rt::FieldDesc& field = target->fields[v[1].integer];
+    const auto op = static_cast<rt::MetaOp>(v[2].integer);
+    sink.name("record", target->name);
+    sink.name("field", field.path);
+    sink.name("property", property_name(op));
+    sink.begin_list("value");
+    // The first value is the field's own (signed for a signed field) unless it is a width
+    // or a section; a stride is always signed.
+    const bool signed_first = field.type == rt::Type::signed_int && op != rt::MetaOp::width &&
+                              op != rt::MetaOp::section_offset && op != rt::MetaOp::section_stride;
+    for (std::size_t i = 3; i < v.size(); ++i) sink.number(v[i].integer, i == 3 ? signed_first : true);
+    sink.end_list();
+}
+
+}  // namespace
+
+void emit_record(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink) {
+    const rt::RecordDesc& d = dtd.records[r.record.slot];
+    if (d.predefined == rt::Predefined::metadata) return emit_metadata(dtd, r, sink);
+    Emitter{d, r.record.values, sink}.run(0, d.layout_count);
+}
+
+std::vector<std::string> record_keys(const rt::RecordDesc& r) {
+    if (r.predefined == rt::Predefined::metadata) return {"record", "field", "property", "value"};
+    std::vector<std::string> keys;
+    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
+        const rt::LayoutStep& step = r.layout[i];
+        keys.push_back(step.op == rt::LayoutStep::field ? std::string(r.fields[step.index].path)
+                                                        : group_key(r.fields[step.index]));
+        if (step.op == rt::LayoutStep::repeat) i = rt::layout_end(r, i);
+    }
+    return keys;
+}
+
+}  // namespace mtf

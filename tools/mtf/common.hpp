@@ -1,0 +1,209 @@
+// What the commands of mtf share: the command table's entry type, option
+// parsing, opening a trace with the DTD it carries, output, progress, and
+// the formatting of decoded values.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <metatf/generic.hpp>
+#include <metatf/reader.hpp>
+
+#include "back/descriptor.hpp"
+#include "ir/schema.hpp"
+
+namespace mtf {
+
+namespace rt = metatf::rt;
+
+// A command line mistake: exit status 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// Bad input or a failed check: exit status 1.
+struct InputError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Command {
+    const char* name;
+    const char* summary;  // one line, for `mtf --help`
+    const char* help;     // the whole `mtf NAME --help` text
+    int (*run)(const std::vector<std::string>& args);
+};
+
+// ---- options
+
+struct OptionSpec {
+    const char* name;  // "--format", "-o"
+    bool takes_value;
+};
+
+struct Options {
+    std::map<std::string, std::string> values;  // options given, by name ("" for a flag)
+    std::vector<std::string> positional;
+
+    bool has(const std::string& name) const { return values.count(name) != 0; }
+    std::string get(const std::string& name, const std::string& otherwise) const;
+};
+
+// Parses `args` against `specs` (--dtd FILE is accepted everywhere). "--name=value"
+// and "--name value" both work; "-" is positional; "--" ends the options.
+// `positional` is the exact number of positional arguments wanted.
+Options parse_options(const std::vector<std::string>& args, std::vector<OptionSpec> specs, std::size_t positional);
+
+// ---- traces
+
+// A trace open for reading, with the DTD it is read with: the one embedded in
+// it, or the one given with --dtd (which must have the trace's fingerprint).
+class Trace {
+public:
+    // `path` "-" is standard input, copied to a temporary file (the reader seeks).
+    Trace(const std::string& path, const std::optional<std::string>& dtd_file);
+    Trace(const Trace&) = delete;
+    Trace& operator=(const Trace&) = delete;
+
+    rt::TraceReader& reader() { return *reader_; }
+    const rt::Header& header() const { return reader_->header(); }
+    const rt::DtdDesc& dtd() const { return dtd_->desc(); }
+    std::uint64_t file_size() const { return file_size_; }
+    const std::string& name() const { return name_; }  // for messages: the path, or "stdin"
+
+private:
+    const rt::DtdDesc& make_dtd(const rt::Header& header, const std::optional<std::string>& dtd_file);
+
+    // Removes the file when it goes, also when the constructor fails after the copy.
+    struct Temporary {
+        std::string path;
+        ~Temporary();
+    };
+
+    std::string name_;
+    Temporary stdin_copy_;  // declared before the reader, so destroyed after it
+    std::unique_ptr<metatf::back::RuntimeDtd> dtd_;
+    std::unique_ptr<rt::TraceReader> reader_;
+    std::uint64_t file_size_ = 0;
+};
+
+// A record as read: its values, and where it was.
+struct ReadRecord {
+    rt::GenericRecord record;
+    std::uint64_t index = 0;  // counts every record from 0, predefined ones included
+    int section = 0;          // the section the record was read from
+};
+
+// Runs `body` on the trace at `path`, turning trace errors into one line:
+// "PATH: byte N, section S, record R: what".
+int on_trace(const std::string& path, const std::function<int()>& body);
+
+// ---- output
+
+// Standard output ("-") or a file, buffered; write errors are InputError.
+class Output {
+public:
+    explicit Output(const std::string& path);
+    ~Output();
+    Output(const Output&) = delete;
+    Output& operator=(const Output&) = delete;
+
+    void write(std::string_view s) {
+        buffer_ += s;
+        if (buffer_.size() >= 1 << 16) flush();
+    }
+    void flush();
+    // Flushes and reports any error; call once at the end.
+    void close();
+
+private:
+    std::string path_;
+    std::FILE* file_ = nullptr;
+    bool owned_ = false;
+    std::string buffer_;
+};
+
+// A `\r`-updated line on stderr for long runs, only when stderr is a terminal.
+class Progress {
+public:
+    Progress(const char* command, std::uint64_t total);
+    ~Progress();
+    void tick(std::uint64_t done) {
+        if ((done & 0xfff) == 0) show(done);
+    }
+
+private:
+    void show(std::uint64_t done);
+    const char* command_;
+    std::uint64_t total_;
+    bool enabled_;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point start_, last_;
+};
+
+// ---- values
+
+std::string format_real(double v);                                   // shortest round trip; inf, -inf, nan
+std::string format_integer(std::uint64_t v, bool is_signed, unsigned scale);  // fixed point when scaled
+std::string escape_text_body(std::span<const std::byte> bytes);      // C escapes: \" \\ \n \t \r \xHH
+std::string escape_text(std::span<const std::byte> bytes);           // the same, in double quotes
+std::string escape_json(std::span<const std::byte> bytes);           // "..." with \u00XX escapes
+std::string format_json_real(double v);                              // a number, or "NaN", "Infinity", "-Infinity"
+std::string json_string(std::string_view s);
+const char* property_name(rt::MetaOp op);
+// Section 0 is the global part; others have the DTD's names.
+std::string section_name(const rt::DtdDesc& dtd, std::uint8_t number);
+
+// Aligns rows in columns two spaces apart; align[i] is 'l' or 'r' for column i.
+std::string format_table(const std::vector<std::vector<std::string>>& rows, std::string_view align);
+
+// Receives a record's values in layout order; repeated groups and metadata
+// value lists arrive as lists.
+class Sink {
+public:
+    virtual ~Sink() = default;
+    virtual void integer(const char* key, std::uint64_t v, const rt::FieldDesc& d) = 0;
+    virtual void real(const char* key, double v) = 0;
+    virtual void bytes(const char* key, std::span<const std::byte> v) = 0;
+    virtual void name(const char* key, std::string_view v) = 0;  // metadata: a record, field or property
+    virtual void number(std::uint64_t v, bool is_signed) = 0;     // metadata: an element of its value list
+    virtual void begin_list(const std::string& key) = 0;
+    virtual void end_list() = 0;
+    virtual void begin_element() = 0;
+    virtual void end_element() = 0;
+};
+
+// The key of a repeated group: its count field's path with a star, as the DTD writes `n*(...)`.
+std::string group_key(const rt::FieldDesc& count);
+
+// Sends a record's values to `sink`. A metadata record gives names for its
+// record, field and property, and a list of its values.
+void emit_record(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink);
+
+// The top-level keys emit_record() gives for a record type, in order.
+std::vector<std::string> record_keys(const rt::RecordDesc& r);
+
+// Reads every record, calling `each(const ReadRecord&)`; shows progress on a terminal.
+template <typename Each>
+void for_each_record(const char* command, Trace& trace, Each&& each) {
+    rt::TraceReader& reader = trace.reader();
+    Progress progress(command, trace.header().record_count);
+    ReadRecord r;
+    while (reader.begin_record()) {
+        r.index = reader.record_index();
+        r.section = reader.current_section();
+        rt::decode_generic(reader, r.record);
+        each(static_cast<const ReadRecord&>(r));
+        progress.tick(r.index + 1);
+    }
+}
+
+}  // namespace mtf
