@@ -1,5 +1,7 @@
 #include "metatf/generic.hpp"
 
+#include <algorithm>
+
 namespace metatf::rt {
 
 namespace {
@@ -44,7 +46,57 @@ struct Decoder {
 
 std::span<const std::byte> bytes_of(std::string_view s) { return as_bytes(s); }
 
+// What one field of a record needs: its values checked against the encoding it will have.
+struct Fit {
+    bool to_none = false;    // leave `default` or `stride`
+    unsigned width = 0;      // the widest value seen, in bytes
+    std::uint64_t previous = 0;
+    bool seen = false;
+};
+
+unsigned bytes_for(std::uint64_t raw, bool is_signed) {
+    for (unsigned w : {1u, 2u, 4u}) {
+        if (is_signed ? fits_signed(raw, w) : fits_unsigned(raw, w)) return w;
+    }
+    return 8;
+}
+
+// The raw value field `s` stores for `value` once its interpretation stores bytes.
+unsigned width_needed(const FieldState& s, Interp kind, std::uint64_t value, std::uint64_t previous) {
+    switch (kind) {
+        case Interp::base_offset: return bytes_for(value - s.value, true);
+        case Interp::delta: return bytes_for(value - previous, true);
+        case Interp::section_offset: return bytes_for(value, false);
+        default: return bytes_for(value, s.desc->type == Type::signed_int);
+    }
+}
+
 }  // namespace
+
+void fit_encodings(TraceWriter& writer, const GenericRecord& record) {
+    FieldState* states = writer.states(record.slot);
+    std::vector<Fit> fits(writer.dtd().records[record.slot].field_count);
+    for (const GenericValue& v : record.values) {
+        const FieldState& s = states[v.field];
+        if (s.desc->type != Type::unsigned_int && s.desc->type != Type::signed_int) continue;
+        if (s.kind == Interp::section_stride) continue;
+        Fit& f = fits[v.field];
+        if (!f.seen) f.previous = s.previous;
+        f.seen = true;
+        if (s.kind == Interp::default_value && v.integer != s.value) f.to_none = true;
+        if (s.kind == Interp::stride && v.integer != f.previous + static_cast<std::uint64_t>(s.stride)) f.to_none = true;
+        const Interp kind = s.kind == Interp::default_value || s.kind == Interp::stride ? Interp::none : s.kind;
+        f.width = std::max(f.width, width_needed(s, kind, v.integer, f.previous));
+        f.previous = v.integer;
+    }
+    for (std::uint32_t i = 0; i < fits.size(); ++i) {
+        const Fit& f = fits[i];
+        if (f.to_none) writer.metadata(record.slot, i, MetaOp::none);
+        if (f.seen && stores_bytes(states[i].kind) && f.width > states[i].width) {
+            writer.metadata(record.slot, i, MetaOp::width, f.width);
+        }
+    }
+}
 
 void decode_generic(TraceReader& reader, GenericRecord& out) {
     out.slot = reader.slot();

@@ -129,6 +129,12 @@ const rt::DtdDesc& Trace::make_dtd(const rt::Header& h, const std::optional<std:
     return dtd_->desc();
 }
 
+std::unique_ptr<metatf::back::RuntimeDtd> load_dtd(const std::string& path) {
+    const metatf::Compilation c = metatf::compile_file(path);
+    if (!c.schema) throw InputError("the DTD " + path + " has errors: " + first_error(c));
+    return std::make_unique<metatf::back::RuntimeDtd>(*c.schema);
+}
+
 int on_trace(const std::string& path, const std::function<int()>& body) {
     try {
         return body();

@@ -95,6 +95,9 @@ private:
     std::uint64_t file_size_ = 0;
 };
 
+// Compiles a DTD file; its errors become one InputError line.
+std::unique_ptr<metatf::back::RuntimeDtd> load_dtd(const std::string& path);
+
 // A record as read: its values, and where it was.
 struct ReadRecord {
     rt::GenericRecord record;

@@ -8,7 +8,7 @@
 #include "version.hpp"
 
 namespace mtf::commands {
-extern const Command info, dump, check, stats;
+extern const Command info, dump, check, stats, convert;
 }
 
 namespace {
@@ -16,12 +16,13 @@ namespace {
 using mtf::Command;
 
 const Command* const commands[] = {&mtf::commands::info, &mtf::commands::dump, &mtf::commands::check,
-                                   &mtf::commands::stats};
+                                   &mtf::commands::stats, &mtf::commands::convert};
 
 void print_usage() {
-    std::cout << "Usage: mtf COMMAND [OPTIONS] TRACE\n\n"
+    std::cout << "Usage: mtf COMMAND [OPTIONS] ARGUMENTS\n\n"
                  "Reads Meta-TF traces of any DTD: the DTD embedded in each trace says how\n"
-                 "to decode it. TRACE may be '-' for standard input.\n\nCommands:\n";
+                 "to decode it. 'convert' also reads and writes a format's native text.\n"
+                 "A file argument may be '-' for standard input.\n\nCommands:\n";
     for (const Command* c : commands) std::cout << "  " << c->name << std::string(8 - std::string(c->name).size(), ' ') << c->summary << '\n';
     std::cout << "\n'mtf COMMAND --help' describes a command and its options.\n"
                  "  --help      show this help\n  --version   show the version\n\n"

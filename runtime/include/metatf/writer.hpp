@@ -31,6 +31,7 @@ public:
     TraceWriter(const TraceWriter&) = delete;
     TraceWriter& operator=(const TraceWriter&) = delete;
 
+    const DtdDesc& dtd() const { return dtd_; }
     FieldState* states(std::uint32_t slot) { return states_[slot].data(); }
 
     // ---- the fast path of generated code (see TraceReader::initial())

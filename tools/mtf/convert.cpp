@@ -1,0 +1,176 @@
+// mtf convert: a format's native text to a Meta-TF trace and back.
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include <metatf/text.hpp>
+#include <metatf/writer.hpp>
+
+#include "common.hpp"
+
+namespace mtf {
+
+namespace {
+
+// A Meta-TF trace starts with "\177MTF"; text never starts with DEL.
+bool is_trace(const std::string& path) {
+    if (path == "-") return std::cin.peek() == '\177';
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
+    char magic[4] = {};
+    in.read(magic, sizeof magic);
+    return in.gcount() == 4 && std::string_view(magic, 4) == std::string_view("\177MTF", 4);
+}
+
+const rt::DtdDesc& require_text_form(const rt::DtdDesc& dtd) {
+    if (!dtd.text_form) throw InputError(std::string("the DTD '") + dtd.name + "' describes no text form");
+    return dtd;
+}
+
+rt::WriterOptions writer_options(const Options& o) {
+    rt::WriterOptions w;
+    const std::string cls = o.get("--class", "64"), order = o.get("--byte-order", "little");
+    if (cls != "32" && cls != "64") throw UsageError("--class takes 32 or 64, not '" + cls + "'");
+    if (order != "little" && order != "big") throw UsageError("--byte-order takes little or big, not '" + order + "'");
+    w.cls = cls == "32" ? rt::Class::bits32 : rt::Class::bits64;
+    w.order = order == "big" ? rt::ByteOrder::big : rt::ByteOrder::little;
+    return w;
+}
+
+// Text lines to a trace. The writer widens fields (with metadata) rather than refuse a value.
+int to_binary(const std::string& input, const std::string& output, const Options& o) {
+    if (!o.has("--dtd")) throw UsageError("converting text needs the format's DTD: --dtd FILE");
+    if (output == "-") throw UsageError("a Meta-TF trace is written to a file, not to standard output");
+    const std::string name = input == "-" ? "stdin" : input;
+    const auto dtd = load_dtd(o.get("--dtd", ""));
+    const rt::DtdDesc& desc = require_text_form(dtd->desc());
+    std::ifstream file;
+    if (input != "-") file.open(input, std::ios::binary);
+    std::istream& in = input == "-" ? std::cin : file;
+    try {
+        rt::TextReader reader(in, desc, rt::TextReadOptions{o.has("--skip-bad")});
+        rt::TraceWriter writer(output, desc, writer_options(o));
+        rt::GenericRecord record;
+        while (reader.next(record)) {
+            const std::uint8_t section = desc.records[record.slot].section;
+            if (section != 0 && writer.current_section() != section) writer.section(section);
+            rt::fit_encodings(writer, record);
+            rt::encode_generic(writer, record);
+        }
+        writer.close();
+        if (reader.skipped() != 0) {
+            std::cerr << "mtf: convert: " << name << ": skipped " << reader.skipped()
+                      << " line(s) that are not records; the first: " << reader.first_skipped() << '\n';
+        }
+    } catch (const rt::TextError& e) {
+        throw InputError(name + ": " + e.what());
+    }
+    return 0;
+}
+
+// Writes into PATH.partial and renames it on success, so a failed conversion leaves no file.
+class TextFile {
+public:
+    explicit TextFile(const std::string& path) : path_(path) {
+        if (path_ == "-") return;
+        file_.open(path_ + ".partial", std::ios::binary | std::ios::trunc);
+        if (!file_) throw InputError(path_ + ".partial: cannot create: " + std::strerror(errno));
+    }
+    ~TextFile() {
+        if (!done_ && path_ != "-") std::remove((path_ + ".partial").c_str());
+    }
+    std::ostream& stream() { return path_ == "-" ? std::cout : file_; }
+    void commit() {
+        done_ = true;
+        if (path_ == "-") return;
+        file_.close();
+        if (!file_ || std::rename((path_ + ".partial").c_str(), path_.c_str()) != 0) {
+            throw InputError(path_ + ": cannot write: " + std::strerror(errno));
+        }
+    }
+
+private:
+    std::string path_;
+    std::ofstream file_;
+    bool done_ = false;
+};
+
+// A trace to text lines. Metadata and section records only shape the binary form.
+int to_text(const std::string& input, const std::string& output, const Options& o) {
+    return on_trace(input, [&] {
+        Trace trace(input, o.has("--dtd") ? std::optional(o.get("--dtd", "")) : std::nullopt);
+        const rt::DtdDesc& desc = require_text_form(trace.dtd());
+        TextFile out(output);
+        rt::TextWriter text(out.stream(), desc);
+        for_each_record("convert", trace, [&](const ReadRecord& r) {
+            const rt::Predefined kind = desc.records[r.record.slot].predefined;
+            if (kind == rt::Predefined::metadata || kind == rt::Predefined::section) return;
+            if (kind == rt::Predefined::comment) {
+                throw InputError(trace.name() + ": record " + std::to_string(r.index) +
+                                 " is a comment, which the text form cannot hold");
+            }
+            try {
+                text.write(r.record);
+            } catch (const rt::TextError& e) {
+                throw InputError(trace.name() + ": record " + std::to_string(r.index) + ": " + e.message);
+            }
+        });
+        text.close();
+        out.commit();
+        return 0;
+    });
+}
+
+int run(const std::vector<std::string>& args) {
+    const Options o = parse_options(args, {{"--skip-bad", false}, {"--class", true}, {"--byte-order", true}}, 2);
+    const std::string& input = o.positional[0];
+    const std::string& output = o.positional[1];
+    return is_trace(input) ? to_text(input, output, o) : to_binary(input, output, o);
+}
+
+}  // namespace
+
+namespace commands {
+
+extern const Command convert;  // external linkage, for main's table
+const Command convert{"convert", "convert native text to a Meta-TF trace, or back",
+                      R"(Usage: mtf convert [OPTIONS] INPUT OUTPUT
+
+Converts between a format's native text (SPC CSV, PTF ASCII, Laplace text:
+any DTD with a 'text { ... }' block) and the Meta-TF binary trace. The
+direction follows INPUT: a Meta-TF trace becomes text, anything else is read
+as text and becomes a trace.
+
+  text to trace:  mtf convert --dtd dtds/spc.dtd trace.spc trace.mtf
+  trace to text:  mtf convert trace.mtf trace.spc
+
+Text is read as the DTD's text form says, one record per line; the first
+line that is not a record stops the conversion with its line and column.
+Values are never truncated: when a value does not fit its field's current
+encoding, the trace gets a metadata record that widens the field (or turns a
+'default' or 'stride' field into 'none'). A trace becomes text in the text
+form's canonical spelling; its metadata and section records are left out,
+and a comment record is an error (text forms cannot hold comments).
+
+INPUT may be '-' for standard input. OUTPUT may be '-' for standard output
+when it is text; a trace must go to a file. Nothing is left at OUTPUT when
+the conversion fails.
+
+Options:
+  --dtd FILE          the DTD of the text (needed for text input); for trace
+                      input, read with FILE instead of the embedded DTD
+  --skip-bad          text input: skip lines that are not records, count them
+                      and report the count and the first error on stderr
+  --class 32|64       trace output: the header's word size (default 64)
+  --byte-order little|big
+                      trace output: the byte order (default little)
+  --help              show this help
+
+Exit status: 0 on success, 1 for bad input, 2 for a command-line mistake.
+)",
+                      run};
+
+}  // namespace commands
+
+}  // namespace mtf
