@@ -84,6 +84,46 @@ fails(1 "mtf: check: ${WORK_DIR}/truncated.mtf: byte 40, record 0: the section i
 fails(1 "mtf: dump: ${trace}: the DTD tests/fixtures/features.dtd lays out records differently from the trace (fingerprint 0x388c47ea30c30acb, the trace's 0xc78ed682bcdd5f99)"
       dump --dtd tests/fixtures/features.dtd ${trace})
 
+# ---- convert: native text to Meta-TF and back
+set(spc examples/traces/example.spc)
+run(0 convert --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/example.mtf")
+run(0 convert "${WORK_DIR}/example.mtf" "${WORK_DIR}/example.spc")
+file(READ "${SOURCE_DIR}/${spc}" want)
+file(READ "${WORK_DIR}/example.spc" got)
+expect_equal("SPC text -> Meta-TF -> text" "${got}" "${want}")
+run(0 convert "${WORK_DIR}/example.mtf" -)
+expect_equal("convert to stdout" "${out}" "${want}")
+# Non-canonical input is normalized; a value too wide for its field is kept by widening it.
+file(WRITE "${WORK_DIR}/loose.spc" "1,3435888,512,w, 1.6\r\n300,1099511627776,8589934592,R,2.5,x y,\n")
+run(0 convert --dtd dtds/spc.dtd "${WORK_DIR}/loose.spc" "${WORK_DIR}/loose.mtf")
+run(0 convert "${WORK_DIR}/loose.mtf" -)
+expect_equal("normalized SPC" "${out}" "1,3435888,512,W,1.600000\n300,1099511627776,8589934592,R,2.500000,x y,\n")
+run(0 dump --format jsonl "${WORK_DIR}/loose.mtf")
+string(REGEX MATCHALL "\"record\":\"metadata\"" widened "${out}")
+list(LENGTH widened n)
+expect_equal("metadata records that widen asu, lba and size" "${n}" "3")
+# Bad input: the line and column, and no output file left behind.
+file(WRITE "${WORK_DIR}/bad.spc" "0,20941264,8192,W,0.551706,Alpha/NT\n2,30862016,4096,W,2 448003\n")
+fails(1 "mtf: convert: ${WORK_DIR}/bad.spc: line 2, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits"
+      convert --dtd dtds/spc.dtd "${WORK_DIR}/bad.spc" "${WORK_DIR}/bad.mtf")
+if(EXISTS "${WORK_DIR}/bad.mtf" OR EXISTS "${WORK_DIR}/bad.mtf.partial")
+  message(FATAL_ERROR "a failed conversion left a file behind")
+endif()
+run(0 convert --skip-bad --dtd dtds/spc.dtd "${WORK_DIR}/bad.spc" "${WORK_DIR}/skipped.mtf")
+expect_equal("convert --skip-bad" "${err}"
+  "mtf: convert: ${WORK_DIR}/bad.spc: skipped 1 line(s) that are not records; the first: line 2, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits\n")
+fails(1 "mtf: convert: the DTD 'hatf10' describes no text form" convert ${trace} -)
+fails(2 "mtf: convert: converting text needs the format's DTD: --dtd FILE (see 'mtf convert --help')"
+      convert ${spc} "${WORK_DIR}/x.mtf")
+fails(2 "mtf: convert: a Meta-TF trace is written to a file, not to standard output (see 'mtf convert --help')"
+      convert --dtd dtds/spc.dtd ${spc} -)
+fails(2 "mtf: convert: --class takes 32 or 64, not '16' (see 'mtf convert --help')"
+      convert --class 16 --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/x.mtf")
+# The other class and byte order read back the same.
+run(0 convert --class 32 --byte-order big --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/big32.mtf")
+run(0 convert "${WORK_DIR}/big32.mtf" -)
+expect_equal("32-bit big-endian SPC trace" "${out}" "${want}")
+
 # ---- command-line mistakes: exit 2, one line
 fails(2 "mtf: no command given (see 'mtf --help')")
 fails(2 "mtf: unknown command 'frob' (see 'mtf --help')" frob)
@@ -98,15 +138,15 @@ fails(2 "mtf: stats: option '--dtd' needs a value (see 'mtf stats --help')" stat
 
 # ---- --help: the tool and every command, on stdout, exit 0
 run(0 --help)
-foreach(command info dump check stats)
+foreach(command info dump check stats convert)
   string(FIND "${out}" "  ${command} " at)
   if(at EQUAL -1)
     message(FATAL_ERROR "mtf --help does not list '${command}'")
   endif()
 endforeach()
-foreach(command info dump check stats)
+foreach(command info dump check stats convert)
   run(0 ${command} --help)
-  string(FIND "${out}" "Usage: mtf ${command} [OPTIONS] TRACE" at)
+  string(FIND "${out}" "Usage: mtf ${command} [OPTIONS] " at)
   if(NOT at EQUAL 0)
     message(FATAL_ERROR "mtf ${command} --help:\n${out}")
   endif()
