@@ -399,21 +399,54 @@ public:
         out_.clear();
         record_ = &r;
         text_ = &text;
+        values_ = &g.values;
+        next_ = 0;
+        last_.assign(r.field_count, 0);
         first_ = *text.mnemonic == '\0';
         out_ += text.mnemonic;
-        for (const GenericValue& v : g.values) {
-            if (v.field == 0 || v.field >= r.field_count) refuse("a value names no field of the record");
-            const TextFieldDesc& t = text.fields[v.field];
-            if (t.format == TextFormat::omit) continue;
-            if (!first_) out_ += form_.separator;
-            first_ = false;
-            value(r.fields[v.field], t, v);
-        }
+        run(0, r.layout_count);
+        if (next_ != values_->size()) refuse("a record's values do not follow its layout");
         out_ += '\n';
     }
 
 private:
     [[noreturn]] void refuse(const std::string& why) const { throw TextError(line_number_, 0, why); }
+
+    // Writes the values of layout steps [from, to); a repeated group must
+    // have as many elements as its count says, whether the count is written or not.
+    void run(std::uint32_t from, std::uint32_t to) {
+        for (std::uint32_t i = from; i < to; ++i) {
+            const LayoutStep& step = record_->layout[i];
+            if (step.op == LayoutStep::field) {
+                put(step.index);
+                continue;
+            }
+            const std::uint32_t end = layout_end(*record_, i);
+            std::uint32_t first = i + 1;  // the group's first field
+            while (record_->layout[first].op != LayoutStep::field) ++first;
+            std::uint64_t n = 0;
+            while (next_ < values_->size() && (*values_)[next_].field == record_->layout[first].index) {
+                run(i + 1, end);
+                ++n;
+            }
+            if (n != last_[step.index]) {
+                refuse(describe(record_->fields[step.index]) + " counts " + std::to_string(last_[step.index]) +
+                       " elements, but the record has " + std::to_string(n));
+            }
+            i = end;
+        }
+    }
+
+    void put(std::uint32_t index) {
+        if (next_ == values_->size() || (*values_)[next_].field != index) refuse("a record's values do not follow its layout");
+        const GenericValue& v = (*values_)[next_++];
+        last_[index] = v.integer;
+        const TextFieldDesc& t = text_->fields[index];
+        if (t.format == TextFormat::omit) return;
+        if (!first_) out_ += form_.separator;
+        first_ = false;
+        value(record_->fields[index], t, v);
+    }
 
     std::string describe(const FieldDesc& f) const {
         return "field " + quote(f.path) + " of record " + quote(record_->name);
@@ -477,6 +510,13 @@ private:
         if (f.width_from == no_field && s.size() != f.initial.width) {
             refuse(describe(f) + " has " + std::to_string(s.size()) + " bytes; its text form has " + std::to_string(f.initial.width));
         }
+        if (f.width_from != no_field) {
+            const auto length = static_cast<std::uint32_t>(f.width_from);
+            if (s.size() != last_[length]) {
+                refuse(describe(f) + " has " + std::to_string(s.size()) + " bytes, but its length " +
+                       quote(record_->fields[length].path) + " says " + std::to_string(last_[length]));
+            }
+        }
         const bool token = t.format == TextFormat::string && f.width_from != no_field && !length_written(f);
         if (token && (space_ ? s.find_first_of(" \t") : s.find(form_.separator)) != std::string_view::npos) {
             refuse(describe(f) + " holds the separator " + quote(form_.separator) + ": " + excerpt(s));
@@ -497,6 +537,9 @@ private:
     bool space_;
     const RecordDesc* record_ = nullptr;
     const TextRecordDesc* text_ = nullptr;
+    const std::vector<GenericValue>* values_ = nullptr;
+    std::size_t next_ = 0;              // the next value to write
+    std::vector<std::uint64_t> last_;   // per field: its latest value (counts and lengths)
     bool first_ = true;
 };
 

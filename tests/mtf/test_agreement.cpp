@@ -1,13 +1,18 @@
 // `mtf dump --format jsonl`, which decodes with tables built at run time from
 // the DTD a trace carries, must give exactly the records the generated reader
-// reads: random traces of two DTDs, compared record by record, field by field.
+// reads: random traces of every shipped DTD and of the feature fixture,
+// compared record by record, field by field.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include <charisma.hpp>
 #include <features.hpp>
 #include <hatf10.hpp>
+#include <laplace.hpp>
+#include <ptf.hpp>
+#include <spc.hpp>
 #include <nlohmann/json.hpp>
 
 #include "random_trace.hpp"
@@ -154,6 +159,30 @@ TEST_CASE("mtf dump agrees with the generated reader on random HATF 1.0 traces")
     using namespace hatf10;
     agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
           Section, Metadata>(dtd, "hatf10");
+}
+
+TEST_CASE("mtf dump agrees with the generated reader on random PTF traces") {
+    using namespace ptf;
+    agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
+          Section, Metadata>(dtd, "ptf");
+}
+
+TEST_CASE("mtf dump agrees with the generated reader on random SPC traces") {
+    using namespace spc;
+    agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
+          Section, Metadata>(dtd, "spc");
+}
+
+TEST_CASE("mtf dump agrees with the generated reader on random Laplace traces") {
+    using namespace laplace;
+    agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
+          Section, Metadata>(dtd, "laplace");
+}
+
+TEST_CASE("mtf dump agrees with the generated reader on random CHARISMA traces") {
+    using namespace charisma;
+    agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
+          Section, Metadata>(dtd, "charisma");
 }
 
 TEST_CASE("mtf dump agrees with the generated reader on random traces of the feature DTD") {

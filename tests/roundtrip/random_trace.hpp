@@ -248,6 +248,7 @@ private:
         if (slots.empty()) return;
         const std::uint32_t slot = slots[random_.below(slots.size())];
         const rt::RecordDesc& r = dtd_.records[slot];
+        if (r.field_count < 2) return;  // only the tag (PTF's gr, ts, te): nothing to change
         const auto sizing = sizing_fields(r);
         const std::uint32_t field = 1 + static_cast<std::uint32_t>(random_.below(r.field_count - 1));
         const rt::FieldState& s = w.runtime().states(slot)[field];

@@ -2,8 +2,12 @@
 // feature fixture: random traces in both byte orders and both classes.
 #include <filesystem>
 
+#include <charisma.hpp>
 #include <features.hpp>
 #include <hatf10.hpp>
+#include <laplace.hpp>
+#include <ptf.hpp>
+#include <spc.hpp>
 
 #include "random_trace.hpp"
 
@@ -46,6 +50,26 @@ void round_trips(const metatf::rt::DtdDesc& dtd, const std::string& name) {
 TEST_CASE("random HATF 1.0 traces round-trip through the generated codec") {
     using namespace hatf10;
     round_trips<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>>(dtd, "hatf10");
+}
+
+TEST_CASE("random PTF traces round-trip through the generated codec") {
+    using namespace ptf;
+    round_trips<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>>(dtd, "ptf");
+}
+
+TEST_CASE("random SPC traces round-trip through the generated codec") {
+    using namespace spc;
+    round_trips<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>>(dtd, "spc");
+}
+
+TEST_CASE("random Laplace traces round-trip through the generated codec") {
+    using namespace laplace;
+    round_trips<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>>(dtd, "laplace");
+}
+
+TEST_CASE("random CHARISMA traces round-trip through the generated codec") {
+    using namespace charisma;
+    round_trips<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>>(dtd, "charisma");
 }
 
 TEST_CASE("random traces of the feature DTD round-trip: sections, repeats, every type and interpretation") {

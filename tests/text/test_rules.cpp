@@ -1,0 +1,209 @@
+// The reading and writing rules of text forms (docs/formats.md, the text-form
+// spec): lenient input normalized to canonical output, lines that are not
+// records rejected with their position, and values the writer refuses.
+#include <sstream>
+#include <string>
+
+#include <laplace.hpp>
+#include <ptf.hpp>
+#include <spc.hpp>
+
+#include "text_support.hpp"
+
+namespace rt = metatf::rt;
+using metatf::test::parse;
+using metatf::test::read_error;
+using metatf::test::write_error;
+using metatf::test::write_text;
+
+namespace {
+
+template <typename TextReader, typename TextWriter>
+std::string normalized(const std::string& text) {
+    return write_text<TextWriter>(parse<TextReader>(text));
+}
+
+std::string spc_normalized(const std::string& text) { return normalized<spc::TextReader, spc::TextWriter>(text); }
+std::string ptf_normalized(const std::string& text) { return normalized<ptf::TextReader, ptf::TextWriter>(text); }
+std::string laplace_normalized(const std::string& text) {
+    return normalized<laplace::TextReader, laplace::TextWriter>(text);
+}
+
+}  // namespace
+
+// ---- normalization ------------------------------------------------------------------
+
+TEST_CASE("SPC input is normalized: opcode case, blanks after commas, fraction digits, CRLF") {
+    CHECK(spc_normalized("0,20941264,8192,w,0.551706\n") == "0,20941264,8192,W,0.551706\n");
+    CHECK(spc_normalized("0,7695360,4096,r,2.346628\n") == "0,7695360,4096,R,2.346628\n");
+    CHECK(spc_normalized("1, 3436288,\t15872,  W, 1.250720\n") == "1,3436288,15872,W,1.250720\n");
+    CHECK(spc_normalized("1,3436288,15872,W,1.25072\n") == "1,3436288,15872,W,1.250720\n");
+    CHECK(spc_normalized("1,3436288,15872,W,0.5\n") == "1,3436288,15872,W,0.500000\n");
+    CHECK(spc_normalized("0,20941264,8192,W,0.551706,Alpha/NT\r\n0,20939840,8192,W,0.554041\r\n") ==
+          "0,20941264,8192,W,0.551706,Alpha/NT\n0,20939840,8192,W,0.554041\n");
+    // Optional fields are kept byte for byte, blanks included.
+    CHECK(spc_normalized("1,3436288,15872,W,1.250720,0x123, 5.99 ,\ttest\n") ==
+          "1,3436288,15872,W,1.250720,0x123, 5.99 ,\ttest\n");
+}
+
+TEST_CASE("SPC: the largest 64-bit values read and write unchanged") {
+    const std::string line = "18446744073709551615,18446744073709551615,0,R,18446744073709.551615\n";
+    CHECK(spc_normalized(line) == line);
+}
+
+TEST_CASE("PTF input is normalized: tabs and runs of blanks between fields become one blank") {
+    CHECK(ptf_normalized("Trace begin\nco\t41  42\new 41\t\t42 0   43 \t\nfo 41 0 2 1 0 11 11\t BinTreeNode\r\nTrace end\r\n") ==
+          "Trace begin\nco 41 42\new 41 42 0 43\nfo 41 0 2 1 0 11 11 BinTreeNode\nTrace end\n");
+    // A class name is exactly its length in bytes, blanks inside included.
+    CHECK(ptf_normalized("Trace begin\nfo 50 41 0 0 0 9 Bin  Tree\nTrace end\n") ==
+          "Trace begin\nfo 50 41 0 0 0 9 Bin  Tree\nTrace end\n");
+    CHECK(ptf_normalized("Trace begin\nadw 31 60 -1 0  4\nTrace end\n") == "Trace begin\nadw 31 60 -1 0 4\nTrace end\n");
+}
+
+TEST_CASE("Laplace input is normalized: upper-case hex and leading zeros; the file name is the rest of the line") {
+    CHECK(laplace_normalized("r 123456789ABCDEF0 04 09A8B7 8888FFFF3E456A21\n") ==
+          "r 123456789abcdef0 4 9a8b7 8888ffff3e456a21\n");
+    CHECK(laplace_normalized("M 1 2 3 4 5 6 7 8   foo  bar.so\n") == "M 1 2 3 4 5 6 7 8 foo  bar.so\n");
+}
+
+// ---- lines that are not records ------------------------------------------------------
+
+TEST_CASE("text errors name the line and column") {
+    CHECK(read_error<spc::TextReader>("0,1,2,W,0.5\n\n0,1,2,W,0.5\n") == "line 2, column 1: empty line");
+    CHECK(read_error<ptf::TextReader>("Trace begin\nxx 41 42\nTrace end\n") == "line 2, column 1: unknown record 'xx'");
+    CHECK(read_error<laplace::TextReader>("x 1 2 3 4\n") == "line 1, column 1: unknown record 'x'");
+
+    // A missing field.
+    CHECK(read_error<spc::TextReader>("0,1,2,W\n") == "line 1, column 8: the line ends before field 'timestamp' of record 'spc'");
+    CHECK(read_error<ptf::TextReader>("Trace begin\new 41 42 0\nTrace end\n") ==
+          "line 2, column 11: the line ends before field 'toOid' of record 'ew'");
+    CHECK(read_error<laplace::TextReader>("M 1 2 3 4 5 6 7 8\n") ==
+          "line 1, column 18: the line ends before field 'fileName' of record 'kernelEventM'");
+
+    // Text after the last field.
+    CHECK(read_error<laplace::TextReader>("r 1 2 3 4 5\n") ==
+          "line 1, column 10: unexpected text after the last field of record 'userRead': ' 5'");
+    CHECK(read_error<ptf::TextReader>("Trace begin\ngr 41\nTrace end\n") ==
+          "line 2, column 3: unexpected text after the last field of record 'gr': ' 41'");
+
+    // Numbers.
+    CHECK(read_error<spc::TextReader>("0,18446744073709551616,2,W,0.5\n") ==
+          "line 1, column 3: field 'lba' of record 'spc' does not fit in 64 bits");
+    CHECK(read_error<laplace::TextReader>("r 10000000000000000 4 9a8b7 0\n") ==
+          "line 1, column 3: field 'timestamp' of record 'userRead' does not fit in 64 bits");
+    CHECK(read_error<spc::TextReader>("0,1,2,W,18446744073709.551616\n") ==
+          "line 1, column 9: field 'timestamp' of record 'spc' does not fit in 64 bits");
+    CHECK(read_error<spc::TextReader>("0,1,2,W,0.5517061\n") ==
+          "line 1, column 17: field 'timestamp' of record 'spc' has more than 6 fraction digits; they would be lost");
+    CHECK(read_error<spc::TextReader>("0,1,2,W,1\n") ==
+          "line 1, column 10: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits");
+    CHECK(read_error<spc::TextReader>("0,-1,2,W,0.5\n") ==
+          "line 1, column 3: field 'lba' of record 'spc' is unsigned and cannot be negative");
+    CHECK(read_error<spc::TextReader>("0,1x,2,W,0.5\n") == "line 1, column 4: unexpected 'x' in field 'lba' of record 'spc'");
+    CHECK(read_error<ptf::TextReader>("Trace begin\nadr 31 60 -32769x 0 4\nTrace end\n") ==
+          "line 2, column 17: unexpected 'x' in field 'offset' of record 'adr'");
+    CHECK(read_error<laplace::TextReader>("r 12g4 4 9a8b7 0\n") ==
+          "line 1, column 5: unexpected 'g' in field 'timestamp' of record 'userRead'");
+
+    // The opcode letter.
+    CHECK(read_error<spc::TextReader>("0,1,2,X,0.5\n") ==
+          "line 1, column 7: expected one of the characters \"RW\" (either case) for field 'opcode' of record 'spc'");
+    CHECK(read_error<spc::TextReader>("0,1,2,WR,0.5\n") == "line 1, column 8: unexpected 'R' in field 'opcode' of record 'spc'");
+}
+
+TEST_CASE("PTF: the begin and end lines are required, and nothing may follow the end line") {
+    CHECK(read_error<ptf::TextReader>("co 41 42\nTrace end\n") == "line 1, column 1: expected the begin line 'Trace begin'");
+    CHECK(read_error<ptf::TextReader>("") == "line 1, column 1: expected the begin line 'Trace begin'");
+    CHECK(read_error<ptf::TextReader>("Trace begin\nco 41 42\n") == "line 3: the text ends without the end line 'Trace end'");
+    CHECK(read_error<ptf::TextReader>("Trace begin\nTrace end\nco 41 42\n") ==
+          "line 3, column 1: text after the end line 'Trace end'");
+    CHECK(read_error<ptf::TextReader>("Trace begin\nTrace end\n") == "");
+}
+
+TEST_CASE("PTF: a class name shorter or longer than its length is rejected") {
+    CHECK(read_error<ptf::TextReader>("Trace begin\nfo 41 0 2 1 0 12 11 BinTreeNode\nTrace end\n") ==
+          "line 2, column 21: field 'className' of record 'fo' should have 12 bytes, but the line has only 11 left");
+    CHECK(read_error<ptf::TextReader>("Trace begin\nfo 41 0 2 1 0 10 11 BinTreeNode\nTrace end\n") ==
+          "line 2, column 31: unexpected text after the last field of record 'fo': 'e'");
+}
+
+TEST_CASE("skip_bad skips and counts the lines that are not records and keeps the first message") {
+    const auto parsed = parse<spc::TextReader>("0,1,2,W,0.5\n0,1,2,X,0.5\n\n1,2,3,R,1.0\n0,1\n", {.skip_bad = true});
+    CHECK(parsed.records.size() == 2);
+    CHECK(parsed.skipped == 3);
+    CHECK(parsed.first_skipped ==
+          "line 2, column 7: expected one of the characters \"RW\" (either case) for field 'opcode' of record 'spc'");
+    CHECK(parsed.at<spc::Spc>(1).timestamp == 1000000);
+}
+
+// ---- values the writer refuses --------------------------------------------------------
+
+TEST_CASE("the writer refuses values that would not read back") {
+    const std::string comma = "a,b";
+    spc::Spc with_comma{};
+    with_comma.optionalCount = 1;
+    with_comma.optionalCount_items = {{comma.size(), rt::as_bytes(comma)}};
+    CHECK(write_error<spc::TextWriter>(with_comma) ==
+          "line 1: field 'optional.optionalText' of record 'spc' holds the separator ',': 'a,b'");
+
+    spc::Spc bad_opcode{};
+    bad_opcode.opcode = 2;
+    CHECK(write_error<spc::TextWriter>(bad_opcode) ==
+          "line 1: field 'opcode' of record 'spc' has value 2, which names none of the characters \"RW\"");
+
+    const std::string broken = "foo\nbar.so";
+    laplace::KernelEventM with_break{};
+    with_break.fileNameLength = broken.size();
+    with_break.fileName = rt::as_bytes(broken);
+    CHECK(write_error<laplace::TextWriter>(with_break) == "line 1: field 'fileName' of record 'kernelEventM' holds a line break");
+
+    const std::string blank = " Node";
+    ptf::Fo leading_blank{};
+    leading_blank.lengthOfClassName = blank.size();
+    leading_blank.className = rt::as_bytes(blank);
+    CHECK(write_error<ptf::TextWriter>(leading_blank) ==
+          "line 2: field 'className' of record 'fo' is empty or starts or ends with a blank, which a blank separator would lose");
+}
+
+TEST_CASE("the writer refuses a record type out of range or without a text form") {
+    std::ostringstream out;
+    rt::TextWriter writer(out, ptf::dtd);
+    rt::GenericRecord record;
+    record.slot = ptf::dtd.record_count;
+    CHECK_THROWS_WITH_AS(writer.write(record), "line 2: record '?' has no text form in the DTD 'ptf'", rt::TextError);
+    record.slot = static_cast<std::uint32_t>(ptf::RecordType::Comment);
+    CHECK_THROWS_WITH_AS(writer.write(record), "line 3: record 'comment' has no text form in the DTD 'ptf'", rt::TextError);
+    record.slot = static_cast<std::uint32_t>(ptf::RecordType::Co);
+    rt::GenericValue format_only;  // co without its oid
+    format_only.field = ptf::Co::formatId_field;
+    format_only.integer = 41;
+    record.values = {format_only};
+    CHECK_THROWS_WITH_AS(writer.write(record), "line 4: a record's values do not follow its layout", rt::TextError);
+    CHECK(out.str() == "Trace begin\n");
+}
+
+TEST_CASE("the writer refuses counts and lengths that disagree with what they count") {
+    const std::string name = "BinTreeNode";
+    ptf::Fo fo{};
+    fo.numberOfDataMembers = 1;
+    fo.numberOfDataMembers_items = {{11}};
+    fo.lengthOfClassName = 12;
+    fo.className = rt::as_bytes(name);
+    CHECK(write_error<ptf::TextWriter>(fo) ==
+          "line 2: field 'className' of record 'fo' has 11 bytes, but its length 'lengthOfClassName' says 12");
+
+    fo.lengthOfClassName = name.size();
+    fo.numberOfDataMembers = 2;
+    CHECK(write_error<ptf::TextWriter>(fo) ==
+          "line 2: field 'numberOfDataMembers' of record 'fo' counts 2 elements, but the record has 1");
+
+    spc::Spc spc{};
+    spc.optionalCount = 2;
+    spc.optionalCount_items = {{name.size(), rt::as_bytes(name)}};
+    CHECK(write_error<spc::TextWriter>(spc) ==
+          "line 1: field 'optionalCount' of record 'spc' counts 2 elements, but the record has 1");
+    spc.optionalCount = 1;
+    spc.optionalCount_items = {{3, rt::as_bytes(name)}};
+    CHECK(write_error<spc::TextWriter>(spc) ==
+          "line 1: field 'optional.optionalText' of record 'spc' has 11 bytes, but its length 'optional.optionalLength' says 3");
+}
