@@ -60,7 +60,7 @@ TEST_CASE("PTF input is normalized: tabs and runs of blanks between fields becom
     CHECK(ptf_normalized("Trace begin\nadw 31 60 -1 0  4\nTrace end\n") == "Trace begin\nadw 31 60 -1 0 4\nTrace end\n");
 }
 
-TEST_CASE("Laplace input is normalized: upper-case hex and leading zeros; the file name is the rest of the line") {
+TEST_CASE("Laplace input is normalized: upper-case hex, leading zeros, blanks before the file name") {
     CHECK(laplace_normalized("r 123456789ABCDEF0 04 09A8B7 8888FFFF3E456A21\n") ==
           "r 123456789abcdef0 4 9a8b7 8888ffff3e456a21\n");
     CHECK(laplace_normalized("M 1 2 3 4 5 6 7 8   foo  bar.so\n") == "M 1 2 3 4 5 6 7 8 foo  bar.so\n");

@@ -65,10 +65,11 @@ public:
     // Writes the begin line, if any. The DTD must have a text form.
     TextWriter(std::ostream& out, const DtdDesc& dtd);
 
-    // Writes one record as a line. Throws TraceError (bad_value) when the
-    // record has no text form or a value cannot be written as text without
-    // loss (a token holding the separator, a line break, a character index
-    // past the field's characters).
+    // Writes one record as a line. Throws TextError (the output line, column
+    // 0) when the record has no text form or a value cannot be written as text
+    // without loss (a token holding the separator, a line break, a character
+    // index past the field's characters, a count or length that disagrees
+    // with what it counts); TraceError (io) when the stream fails.
     void write(const GenericRecord& record);
     // Writes the end line, if any, and flushes.
     void close();
