@@ -91,15 +91,6 @@ std::string_view interpretation_name(ir::InterpretationKind k) {
     return "none";
 }
 
-std::string_view type_name(ir::Type t) {
-    switch (t) {
-        case ir::Type::unsigned_int: return "unsigned";
-        case ir::Type::signed_int: return "signed";
-        case ir::Type::floating: return "float";
-        case ir::Type::bytes: return "bytes";
-    }
-    return "unsigned";
-}
 
 Location where_of(const ast::Value& v) {
     return std::visit(
@@ -814,7 +805,7 @@ private:
         }
         if (f.type != ir::Type::unsigned_int && f.type != ir::Type::signed_int) {
             error(where_of(src.property->value),
-                  "'scale' applies to integer fields; " + describe(x, f) + " is " + quote(type_name(f.type)));
+                  "'scale' applies to integer fields; " + describe(x, f) + " is " + quote(ir::type_name(f.type)));
             return false;
         }
         f.scale = static_cast<std::uint32_t>(num->magnitude);
@@ -854,7 +845,7 @@ private:
         }
         if (f.type != ir::Type::bytes) {
             error(width_at, "only a 'bytes' field can take its width from another field; " + describe(x, f) +
-                                " is " + quote(type_name(f.type)));
+                                " is " + quote(ir::type_name(f.type)));
             return false;
         }
         if (auto problem = count_problem(t)) {
@@ -879,7 +870,7 @@ private:
     bool check_width_for_type(Expansion& x, const ir::Field& f, std::uint32_t w, const Location& at) {
         if ((f.type == ir::Type::unsigned_int || f.type == ir::Type::signed_int) && w > 8) {
             error(at, "width " + std::to_string(w) + " is too wide for " + describe(x, f) + ": " +
-                          std::string(type_name(f.type)) + " fields take 0 to 8 bytes");
+                          std::string(ir::type_name(f.type)) + " fields take 0 to 8 bytes");
             return false;
         }
         if (f.type == ir::Type::floating && w != 4 && w != 8) {
@@ -949,7 +940,7 @@ private:
         if (in->kind != InterpretationKind::none &&
             f.type != ir::Type::unsigned_int && f.type != ir::Type::signed_int) {
             error(in->where, "interpretation " + quote(interpretation_name(out.kind)) + " applies to integer fields; " +
-                                 describe(x, f) + " is " + quote(type_name(f.type)));
+                                 describe(x, f) + " is " + quote(ir::type_name(f.type)));
             return false;
         }
         if (in->first) {
@@ -1075,7 +1066,7 @@ private:
     // Why a field cannot give a count of repetitions or of bytes, if it cannot.
     static std::optional<std::string> count_problem(const ir::Field& t) {
         if (t.index == 0 && t.kind == "tag") return "it is the record's tag";
-        if (t.type != ir::Type::unsigned_int) return "it is " + quote(type_name(t.type));
+        if (t.type != ir::Type::unsigned_int) return "it is " + quote(ir::type_name(t.type));
         if (t.scale != 0) return "it has scale " + std::to_string(t.scale);
         return std::nullopt;
     }

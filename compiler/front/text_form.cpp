@@ -38,16 +38,6 @@ std::optional<std::string> chars_problem(const ast::TextFormat& f) {
     return std::nullopt;
 }
 
-const char* ir_type_name(ir::Type t) {
-    switch (t) {
-        case ir::Type::unsigned_int: return "unsigned";
-        case ir::Type::signed_int: return "signed";
-        case ir::Type::floating: return "float";
-        case ir::Type::bytes: return "bytes";
-    }
-    return "unsigned";
-}
-
 bool contains_any(std::string_view s, std::string_view chars) { return s.find_first_of(chars) != std::string_view::npos; }
 
 // Checks of one record's text form against the whole DTD's.
@@ -231,7 +221,7 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
                                                const std::string& what) {
     using K = ast::TextFormatKind;
     const std::string name = quote(format_name(format.kind));
-    const std::string is = "; " + what + " is " + quote(ir_type_name(field.type));
+    const std::string is = "; " + what + " is " + quote(ir::type_name(field.type));
     switch (format.kind) {
         case K::decimal:
             if (field.type == ir::Type::bytes) return name + " applies to numbers" + is;

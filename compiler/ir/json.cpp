@@ -6,16 +6,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-const char* type_name(Type t) {
-    switch (t) {
-        case Type::unsigned_int: return "unsigned";
-        case Type::signed_int: return "signed";
-        case Type::floating: return "float";
-        case Type::bytes: return "bytes";
-    }
-    return "unsigned";
-}
-
 const char* predefined_name(Predefined p) {
     switch (p) {
         case Predefined::none: return nullptr;

@@ -23,6 +23,17 @@ constexpr bool stores_bytes(InterpretationKind k) {
            k != InterpretationKind::section_stride;
 }
 
+// The DTD's name of a type: "unsigned", "signed", "float" or "bytes".
+inline const char* type_name(Type t) {
+    switch (t) {
+        case Type::unsigned_int: return "unsigned";
+        case Type::signed_int: return "signed";
+        case Type::floating: return "float";
+        case Type::bytes: return "bytes";
+    }
+    return "unsigned";
+}
+
 struct Interpretation {
     InterpretationKind kind = InterpretationKind::none;
     // The default value, base or initial value, as the field's 64 bits
