@@ -15,7 +15,7 @@ int run(const std::vector<std::string>& args) {
     const Options o = parse_options(args, {}, 1);
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
-        Trace trace(path, o.has("--dtd") ? std::optional(o.get("--dtd", "")) : std::nullopt);
+        Trace trace(path, o.find("--dtd"));
         std::uint64_t records = 0;
         for_each_record("check", trace, [&](const ReadRecord&) { ++records; });
         std::set<std::uint8_t> sections;

@@ -19,9 +19,13 @@ namespace mtf {
 
 // ---- options
 
-std::string Options::get(const std::string& name, const std::string& otherwise) const {
+std::optional<std::string> Options::find(const std::string& name) const {
     const auto it = values.find(name);
-    return it == values.end() ? otherwise : it->second;
+    return it == values.end() ? std::nullopt : std::optional(it->second);
+}
+
+std::string Options::get(const std::string& name, const std::string& otherwise) const {
+    return find(name).value_or(otherwise);
 }
 
 Options parse_options(const std::vector<std::string>& args, std::vector<OptionSpec> specs, std::size_t positional) {

@@ -55,6 +55,8 @@ struct Options {
 
     bool has(const std::string& name) const { return values.count(name) != 0; }
     std::string get(const std::string& name, const std::string& otherwise) const;
+    // The option's value, if it was given.
+    std::optional<std::string> find(const std::string& name) const;
 };
 
 // Parses `args` against `specs` (--dtd FILE is accepted everywhere). "--name=value"

@@ -99,7 +99,7 @@ private:
 // A trace to text lines. Metadata and section records only shape the binary form.
 int to_text(const std::string& input, const std::string& output, const Options& o) {
     return on_trace(input, [&] {
-        Trace trace(input, o.has("--dtd") ? std::optional(o.get("--dtd", "")) : std::nullopt);
+        Trace trace(input, o.find("--dtd"));
         const rt::DtdDesc& desc = require_text_form(trace.dtd());
         TextFile out(output);
         rt::TextWriter text(out.stream(), desc);

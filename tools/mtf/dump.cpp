@@ -272,7 +272,7 @@ int run(const std::vector<std::string>& args) {
     }
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
-        Trace trace(path, o.has("--dtd") ? std::optional(o.get("--dtd", "")) : std::nullopt);
+        Trace trace(path, o.find("--dtd"));
         d.shown = shown_slots(trace.dtd(), o);
         if (d.format == "csv") {
             dump_csv(trace, d);

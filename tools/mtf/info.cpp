@@ -51,7 +51,7 @@ int run(const std::vector<std::string>& args) {
     const Options o = parse_options(args, {}, 1);
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
-        Trace trace(path, o.has("--dtd") ? std::optional(o.get("--dtd", "")) : std::nullopt);
+        Trace trace(path, o.find("--dtd"));
         std::vector<std::uint64_t> counts(trace.dtd().record_count);
         for_each_record("info", trace, [&](const ReadRecord& r) { ++counts[r.record.slot]; });
         Output out("-");

@@ -210,7 +210,7 @@ int run(const std::vector<std::string>& args) {
     const Options o = parse_options(args, {{"--json", false}}, 1);
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
-        Trace trace(path, o.has("--dtd") ? std::optional(o.get("--dtd", "")) : std::nullopt);
+        Trace trace(path, o.find("--dtd"));
         const Stats st = collect(trace);
         Output out("-");
         out.write(o.has("--json") ? json_report(trace, st).dump(2) + "\n" : text_report(trace, st));
