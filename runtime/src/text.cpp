@@ -17,6 +17,13 @@ bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
+// 10^scale; a scale is at most 19, so it fits.
+std::uint64_t power_of_ten(unsigned scale) {
+    std::uint64_t p = 1;
+    for (unsigned i = 0; i < scale; ++i) p *= 10;
+    return p;
+}
+
 // Shows a piece of a line in a message, cut short.
 std::string excerpt(std::string_view s) { return quote(s.size() > 20 ? std::string(s.substr(0, 20)) + "..." : s); }
 
@@ -28,8 +35,15 @@ const TextFormDesc& text_form_of(const DtdDesc& dtd) {
 // Parses one line into a record's values, in layout order.
 class LineParser {
 public:
-    LineParser(const TextFormDesc& form, std::string_view line, std::uint64_t line_number)
-        : form_(form), line_(line), line_number_(line_number), space_(std::string_view(form.separator) == " ") {}
+    // `last` and `pending` are the caller's, reused from line to line.
+    LineParser(const TextFormDesc& form, std::string_view line, std::uint64_t line_number,
+               std::vector<std::uint64_t>& last, std::vector<std::size_t>& pending)
+        : form_(form),
+          line_(line),
+          line_number_(line_number),
+          space_(std::string_view(form.separator) == " "),
+          last_(last),
+          pending_(pending) {}
 
     void parse(const RecordDesc& r, const TextRecordDesc& text, std::size_t start, GenericRecord& out) {
         record_ = &r;
@@ -230,8 +244,7 @@ private:
         std::size_t count = 0;
         std::uint64_t fraction = digits(index, 10, scale, &count);
         for (; count < scale; ++count) fraction *= 10;
-        std::uint64_t unit = 1;
-        for (unsigned i = 0; i < scale; ++i) unit *= 10;
+        const std::uint64_t unit = power_of_ten(scale);
         if (whole > (std::numeric_limits<std::uint64_t>::max() - fraction) / unit) fail(start, describe(index) + " does not fit in 64 bits");
         return whole * unit + fraction;
     }
@@ -300,8 +313,8 @@ private:
     std::vector<GenericValue>* out_ = nullptr;
     std::size_t pos_ = 0;
     bool first_ = true;
-    std::vector<std::uint64_t> last_;    // per field: its latest value (counts and lengths)
-    std::vector<std::size_t> pending_;   // per field: where its omitted value waits in out_, or none
+    std::vector<std::uint64_t>& last_;    // per field: its latest value (counts and lengths)
+    std::vector<std::size_t>& pending_;   // per field: where its omitted value waits in out_, or none
 };
 
 }  // namespace
@@ -363,7 +376,7 @@ bool TextReader::next(GenericRecord& out) {
 }
 
 bool TextReader::parse(GenericRecord& out) {
-    LineParser p(form_, line_, line_number_);
+    LineParser p(form_, line_, line_number_, last_, pending_);
     out.values.clear();
     if (line_.empty()) p.fail(0, "empty line");
     std::size_t start = 0;
@@ -392,8 +405,9 @@ namespace {
 // Formats one record's values; refuses what would not read back the same.
 class LineFormatter {
 public:
-    LineFormatter(const TextFormDesc& form, std::string& out, std::uint64_t line_number)
-        : form_(form), out_(out), line_number_(line_number), space_(std::string_view(form.separator) == " ") {}
+    // `last` is the caller's, reused from record to record.
+    LineFormatter(const TextFormDesc& form, std::string& out, std::uint64_t line_number, std::vector<std::uint64_t>& last)
+        : form_(form), out_(out), line_number_(line_number), space_(std::string_view(form.separator) == " "), last_(last) {}
 
     void format(const RecordDesc& r, const TextRecordDesc& text, const GenericRecord& g) {
         out_.clear();
@@ -495,8 +509,7 @@ private:
             number(magnitude);
             return;
         }
-        std::uint64_t unit = 1;
-        for (unsigned i = 0; i < f.scale; ++i) unit *= 10;
+        const std::uint64_t unit = power_of_ten(f.scale);
         number(magnitude / unit);
         out_ += '.';
         const std::string fraction = std::to_string(magnitude % unit);
@@ -539,7 +552,7 @@ private:
     const TextRecordDesc* text_ = nullptr;
     const std::vector<GenericValue>* values_ = nullptr;
     std::size_t next_ = 0;              // the next value to write
-    std::vector<std::uint64_t> last_;   // per field: its latest value (counts and lengths)
+    std::vector<std::uint64_t>& last_;  // per field: its latest value (counts and lengths)
     bool first_ = true;
 };
 
@@ -556,7 +569,7 @@ void TextWriter::write(const GenericRecord& record) {
         const std::string name = record.slot < dtd_.record_count ? dtd_.records[record.slot].name : "?";
         throw TextError(lines_, 0, "record '" + name + "' has no text form in the DTD '" + dtd_.name + "'");
     }
-    LineFormatter(form_, line_, lines_).format(dtd_.records[record.slot], form_.records[record.slot], record);
+    LineFormatter(form_, line_, lines_, last_).format(dtd_.records[record.slot], form_.records[record.slot], record);
     out_ << line_;
     if (!out_) throw TraceError(ErrorKind::io, "cannot write the text output", 0, -1, 0);
 }

@@ -56,6 +56,8 @@ private:
     std::uint64_t line_number_ = 0;
     std::uint64_t skipped_ = 0;
     std::string first_skipped_;
+    std::vector<std::uint64_t> last_;  // scratch of the line being parsed, kept to save allocations
+    std::vector<std::size_t> pending_;
     std::int32_t only_slot_ = -1;  // the record of an empty mnemonic
     bool ended_ = false;
 };
@@ -79,6 +81,7 @@ private:
     const DtdDesc& dtd_;
     const TextFormDesc& form_;
     std::string line_;
+    std::vector<std::uint64_t> last_;  // scratch of the line being written, kept to save allocations
     std::uint64_t lines_ = 0;  // lines written, for messages
 };
 
