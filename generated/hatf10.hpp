@@ -723,7 +723,18 @@ inline constexpr rt::DtdDesc dtd = {"hatf10", detail::text, 1, nullptr, 0, detai
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().
 class Reader {
 public:
-    explicit Reader(const std::string& path) : r_(path, dtd) {}
+    explicit Reader(const std::string& path) : r_(path, dtd) {
+        set_defaults(std::get<Alloc>(records_));
+        set_defaults(std::get<Free>(records_));
+        set_defaults(std::get<ReallocNoAlloc>(records_));
+        set_defaults(std::get<ReallocAllocFree>(records_));
+        set_defaults(std::get<ReallocAlloc>(records_));
+        set_defaults(std::get<ReallocFree>(records_));
+        set_defaults(std::get<CreateHeap>(records_));
+        set_defaults(std::get<DestroyHeap>(records_));
+        set_defaults(std::get<CreateThread>(records_));
+        set_defaults(std::get<DestroyThread>(records_));
+    }
 
     // Moves to the next record; false at the end of the trace. Throws rt::TraceError.
     METATF_INLINE bool next() {
@@ -758,8 +769,11 @@ public:
     // Reads the rest of the trace, calling v(record) for every record.
     template <typename Visitor>
     void visit(Visitor&& v) {
-        while (step(v)) {
-        }
+        do {
+            std::uint64_t records = 0;
+            const rt::TraceReader::Run stop = visit_fast(v, records);
+            r_.advance(stop.pos, records);
+        } while (step_general(v));
     }
 
     // Reads the record at `offset` of table section `section` (the target of a
@@ -836,10 +850,63 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`: one switch per record for
-    // next() and visit() alike.
+    // Reads one record and hands it to `then`. A record in its initial layout
+    // is read from a copy of the cursor (one load of each, one store back);
+    // step_general() reads the others.
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
+        const rt::TraceReader::Run run = r_.run();
+        if (run.pos != run.end) {
+            const std::uint64_t tag = rt::load_native<1>(run.pos);
+            switch (tag < run.tag_count ? run.tags[tag] : -1) {
+                case 3:
+                    if (run.fast(3, 9)) return take_fast(std::get<Alloc>(records_), run, 9, then);
+                    break;
+                case 4:
+                    if (run.fast(4, 5)) return take_fast(std::get<Free>(records_), run, 5, then);
+                    break;
+                case 5:
+                    if (run.fast(5, 13)) return take_fast(std::get<ReallocNoAlloc>(records_), run, 13, then);
+                    break;
+                case 6:
+                    if (run.fast(6, 13)) return take_fast(std::get<ReallocAllocFree>(records_), run, 13, then);
+                    break;
+                case 7:
+                    if (run.fast(7, 13)) return take_fast(std::get<ReallocAlloc>(records_), run, 13, then);
+                    break;
+                case 8:
+                    if (run.fast(8, 13)) return take_fast(std::get<ReallocFree>(records_), run, 13, then);
+                    break;
+                case 9:
+                    if (run.fast(9, 1)) return take_fast(std::get<CreateHeap>(records_), run, 1, then);
+                    break;
+                case 10:
+                    if (run.fast(10, 1)) return take_fast(std::get<DestroyHeap>(records_), run, 1, then);
+                    break;
+                case 11:
+                    if (run.fast(11, 1)) return take_fast(std::get<CreateThread>(records_), run, 1, then);
+                    break;
+                case 12:
+                    if (run.fast(12, 1)) return take_fast(std::get<DestroyThread>(records_), run, 1, then);
+                    break;
+                default: break;
+            }
+        }
+        return step_general(then);
+    }
+
+    template <typename Record, typename Then>
+    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
+        load_fast(record, run.pos + 1);
+        r_.advance(run.pos + size, 1);
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
+    // Any record, through the runtime's primitives.
+    template <typename Then>
+    bool step_general(Then&& then) {
         if (!r_.begin_record()) return false;
         switch (r_.slot()) {
             case 0: {
@@ -950,6 +1017,123 @@ private:
         return true;
     }
 
+    // Reads records in the DTD's own layout straight from the chunk, with the
+    // cursor and the record in locals (registers), up to the first record that
+    // needs the runtime: another layout, a predefined record, the chunk's end,
+    // an error. Returns where that is; `records` counts what it read.
+    template <typename Visitor>
+    METATF_INLINE rt::TraceReader::Run visit_fast(Visitor& v, std::uint64_t& records) {
+        rt::TraceReader::Run run = r_.run();
+        while (run.pos != run.end) {
+            const std::uint64_t tag = rt::load_native<1>(run.pos);
+            if (tag >= run.tag_count) return run;
+            switch (run.tags[tag]) {
+                case 3: {
+                    if (!run.fast(3, 9)) return run;
+                    Alloc record;
+                    set_defaults(record);
+                    load_fast(record, run.pos + 1);
+                    run.pos += 9;
+                    ++records;
+                    v(record);
+                    break;
+                }
+                case 4: {
+                    if (!run.fast(4, 5)) return run;
+                    Free record;
+                    set_defaults(record);
+                    load_fast(record, run.pos + 1);
+                    run.pos += 5;
+                    ++records;
+                    v(record);
+                    break;
+                }
+                case 5: {
+                    if (!run.fast(5, 13)) return run;
+                    ReallocNoAlloc record;
+                    set_defaults(record);
+                    load_fast(record, run.pos + 1);
+                    run.pos += 13;
+                    ++records;
+                    v(record);
+                    break;
+                }
+                case 6: {
+                    if (!run.fast(6, 13)) return run;
+                    ReallocAllocFree record;
+                    set_defaults(record);
+                    load_fast(record, run.pos + 1);
+                    run.pos += 13;
+                    ++records;
+                    v(record);
+                    break;
+                }
+                case 7: {
+                    if (!run.fast(7, 13)) return run;
+                    ReallocAlloc record;
+                    set_defaults(record);
+                    load_fast(record, run.pos + 1);
+                    run.pos += 13;
+                    ++records;
+                    v(record);
+                    break;
+                }
+                case 8: {
+                    if (!run.fast(8, 13)) return run;
+                    ReallocFree record;
+                    set_defaults(record);
+                    load_fast(record, run.pos + 1);
+                    run.pos += 13;
+                    ++records;
+                    v(record);
+                    break;
+                }
+                case 9: {
+                    if (!run.fast(9, 1)) return run;
+                    CreateHeap record;
+                    set_defaults(record);
+                    load_fast(record, run.pos + 1);
+                    run.pos += 1;
+                    ++records;
+                    v(record);
+                    break;
+                }
+                case 10: {
+                    if (!run.fast(10, 1)) return run;
+                    DestroyHeap record;
+                    set_defaults(record);
+                    load_fast(record, run.pos + 1);
+                    run.pos += 1;
+                    ++records;
+                    v(record);
+                    break;
+                }
+                case 11: {
+                    if (!run.fast(11, 1)) return run;
+                    CreateThread record;
+                    set_defaults(record);
+                    load_fast(record, run.pos + 1);
+                    run.pos += 1;
+                    ++records;
+                    v(record);
+                    break;
+                }
+                case 12: {
+                    if (!run.fast(12, 1)) return run;
+                    DestroyThread record;
+                    set_defaults(record);
+                    load_fast(record, run.pos + 1);
+                    run.pos += 1;
+                    ++records;
+                    v(record);
+                    break;
+                }
+                default: return run;
+            }
+        }
+        return run;
+    }
+
     void read_metadata(Metadata& record) {
         const rt::MetadataChange m = r_.read_metadata();
         record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
@@ -957,116 +1141,166 @@ private:
 
     METATF_INLINE bool decode_fast(Alloc& o) {
         if (!r_.initial(3)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(8);
+        load_fast(o, r_.fixed(8));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Alloc& o, [[maybe_unused]] const std::byte* p) {
         o.size = rt::load_native<4>(p + 0);
         o.address = rt::load_native<4>(p + 4);
+    }
+    static void set_defaults([[maybe_unused]] Alloc& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 8, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(Free& o) {
         if (!r_.initial(4)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(4);
+        load_fast(o, r_.fixed(4));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Free& o, [[maybe_unused]] const std::byte* p) {
         o.address = rt::load_native<4>(p + 0);
+    }
+    static void set_defaults([[maybe_unused]] Free& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 4, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(ReallocNoAlloc& o) {
         if (!r_.initial(5)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        load_fast(o, r_.fixed(12));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] ReallocNoAlloc& o, [[maybe_unused]] const std::byte* p) {
         o.size = rt::load_native<4>(p + 0);
         o.oldAddress = rt::load_native<4>(p + 4);
         o.newAddress = rt::load_native<4>(p + 8);
+    }
+    static void set_defaults([[maybe_unused]] ReallocNoAlloc& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(ReallocAllocFree& o) {
         if (!r_.initial(6)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        load_fast(o, r_.fixed(12));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] ReallocAllocFree& o, [[maybe_unused]] const std::byte* p) {
         o.size = rt::load_native<4>(p + 0);
         o.oldAddress = rt::load_native<4>(p + 4);
         o.newAddress = rt::load_native<4>(p + 8);
+    }
+    static void set_defaults([[maybe_unused]] ReallocAllocFree& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(ReallocAlloc& o) {
         if (!r_.initial(7)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        load_fast(o, r_.fixed(12));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] ReallocAlloc& o, [[maybe_unused]] const std::byte* p) {
         o.size = rt::load_native<4>(p + 0);
         o.oldAddress = rt::load_native<4>(p + 4);
         o.newAddress = rt::load_native<4>(p + 8);
+    }
+    static void set_defaults([[maybe_unused]] ReallocAlloc& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(ReallocFree& o) {
         if (!r_.initial(8)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        load_fast(o, r_.fixed(12));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] ReallocFree& o, [[maybe_unused]] const std::byte* p) {
         o.size = rt::load_native<4>(p + 0);
         o.oldAddress = rt::load_native<4>(p + 4);
         o.newAddress = rt::load_native<4>(p + 8);
+    }
+    static void set_defaults([[maybe_unused]] ReallocFree& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(CreateHeap& o) {
         if (!r_.initial(9)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        load_fast(o, r_.fixed(0));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] CreateHeap& o, [[maybe_unused]] const std::byte* p) {
+    }
+    static void set_defaults([[maybe_unused]] CreateHeap& o) {
         o.heap = 0u;
         o.thread = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(DestroyHeap& o) {
         if (!r_.initial(10)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        load_fast(o, r_.fixed(0));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] DestroyHeap& o, [[maybe_unused]] const std::byte* p) {
+    }
+    static void set_defaults([[maybe_unused]] DestroyHeap& o) {
         o.heap = 0u;
         o.thread = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(CreateThread& o) {
         if (!r_.initial(11)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        load_fast(o, r_.fixed(0));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] CreateThread& o, [[maybe_unused]] const std::byte* p) {
+    }
+    static void set_defaults([[maybe_unused]] CreateThread& o) {
         o.thread = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(DestroyThread& o) {
         if (!r_.initial(12)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        load_fast(o, r_.fixed(0));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] DestroyThread& o, [[maybe_unused]] const std::byte* p) {
+    }
+    static void set_defaults([[maybe_unused]] DestroyThread& o) {
         o.thread = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     void decode(Alloc& o) {
         rt::FieldState* s = r_.states(3);

@@ -174,15 +174,58 @@ public:
 
     bool has_fast_path() const { return fast_; }
 
-    // The record in the DTD's own layout, inline in the reader's dispatch:
-    // constant widths at constant offsets, one bounds check.
+    // The record in the DTD's own layout: constant widths at constant offsets,
+    // one bounds check. The fields that store nothing are the DTD's constants;
+    // set_defaults() assigns them once per struct, not once per record.
     void emit_decode_fast(std::ostream& o) const {
         if (!fast_) return;
         o << "    METATF_INLINE bool decode_fast(" << struct_ << "& o) {\n"
           << "        if (!r_.initial(" << slot_ << ")) return false;\n"
-          << "        [[maybe_unused]] const std::byte* p = r_.fixed(" << fast_size_ << ");\n";
-        for (const FastField& f : fast_fields_) o << "        o." << member_[f.index] << " = " << fast_load(f) << ";\n";
-        o << "        return true;\n    }\n";
+          << "        load_fast(o, r_.fixed(" << fast_size_ << "));\n"
+          << "        return true;\n    }\n";
+        o << "    // The stored fields, from p: the first byte after the tag.\n"
+          << "    static METATF_INLINE void load_fast([[maybe_unused]] " << struct_ << "& o, [[maybe_unused]] const std::byte* p) {\n";
+        for (const FastField& f : fast_fields_) {
+            if (!constant(f)) o << "        o." << member_[f.index] << " = " << fast_load(f) << ";\n";
+        }
+        o << "    }\n";
+        o << "    static void set_defaults([[maybe_unused]] " << struct_ << "& o) {\n";
+        for (const FastField& f : fast_fields_) {
+            if (constant(f)) o << "        o." << member_[f.index] << " = " << fast_load(f) << ";\n";
+        }
+        o << "    }\n";
+    }
+
+    // The constructor's part: the constants of the fast path in the reader's struct.
+    void emit_set_defaults_call(std::ostream& o) const {
+        if (fast_) o << "        set_defaults(std::get<" << struct_ << ">(records_));\n";
+    }
+
+    // A case of step()'s switch: the record in its initial layout, into the reader's struct.
+    void emit_step_fast_case(std::ostream& o, unsigned tag_width) const {
+        if (!fast_ || slot_ >= 64) return;
+        const std::string size = std::to_string(tag_width + fast_size_);
+        o << "                case " << slot_ << ":\n"
+          << "                    if (run.fast(" << slot_ << ", " << size << ")) return take_fast(std::get<" << struct_
+          << ">(records_), run, " << size << ", then);\n"
+          << "                    break;\n";
+    }
+
+    // A case of visit_fast(): the record straight from the chunk into a local,
+    // or the end of the fast loop.
+    void emit_visit_fast_case(std::ostream& o, unsigned tag_width) const {
+        if (!fast_ || slot_ >= 64) return;
+        const std::string size = std::to_string(tag_width + fast_size_);
+        o << "                case " << slot_ << ": {\n"
+          << "                    if (!run.fast(" << slot_ << ", " << size << ")) return run;\n"
+          << "                    " << struct_ << " record;\n"
+          << "                    set_defaults(record);\n"
+          << "                    load_fast(record, run.pos + " << tag_width << ");\n"
+          << "                    run.pos += " << size << ";\n"
+          << "                    ++records;\n"
+          << "                    v(record);\n"
+          << "                    break;\n"
+          << "                }\n";
     }
 
     // Field by field, under the encodings metadata has set.
@@ -271,6 +314,11 @@ private:
 
     std::string at(const FastField& f) const { return "p + " + std::to_string(f.offset); }
 
+    // A fast field whose value does not depend on the record's bytes.
+    bool constant(const FastField& f) const {
+        return !f.stored || (f.width == 0 && record_.fields[f.index].type == ir::Type::bytes);
+    }
+
     std::string fast_load(const FastField& f) const {
         const ir::Field& d = record_.fields[f.index];
         const std::string w = std::to_string(f.width);
@@ -286,7 +334,9 @@ private:
                            ? "static_cast<std::int64_t>(" + raw + ")"
                            : "static_cast<std::int64_t>(rt::sign_extend(" + raw + ", " + w + "))";
             case ir::Type::floating: return "rt::float_from_bits(" + raw + ", " + w + ")";
-            case ir::Type::bytes: return "std::span<const std::byte>(" + at(f) + ", " + w + ")";
+            case ir::Type::bytes:
+                return f.width == 0 ? "std::span<const std::byte>()"
+                                    : "std::span<const std::byte>(" + at(f) + ", " + w + ")";
         }
         return raw;
     }
@@ -586,7 +636,11 @@ std::string generate_cpp(const ir::Schema& schema) {
     // ---- the reader
     o << "// Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().\n"
       << "class Reader {\npublic:\n"
-      << "    explicit Reader(const std::string& path) : r_(path, dtd) {}\n\n"
+      << "    explicit Reader(const std::string& path) : r_(path, dtd) {\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_set_defaults_call(o);
+    }
+    o << "    }\n\n"
       << "    // Moves to the next record; false at the end of the trace. Throws rt::TraceError.\n"
       << "    METATF_INLINE bool next() {\n        return step([](const auto&) {});\n    }\n\n"
       << "    RecordType type() const { return type_; }\n"
@@ -599,7 +653,11 @@ std::string generate_cpp(const ir::Schema& schema) {
     }
     o << "        }\n    }\n\n"
       << "    // Reads the rest of the trace, calling v(record) for every record.\n"
-      << "    template <typename Visitor>\n    void visit(Visitor&& v) {\n        while (step(v)) {\n        }\n    }\n\n"
+      << "    template <typename Visitor>\n    void visit(Visitor&& v) {\n"
+      << "        do {\n            std::uint64_t records = 0;\n"
+      << "            const rt::TraceReader::Run stop = visit_fast(v, records);\n"
+      << "            r_.advance(stop.pos, records);\n"
+      << "        } while (step_general(v));\n    }\n\n"
       << "    // Reads the record at `offset` of table section `section` (the target of a\n"
       << "    // sectionOffset field) with the DTD's initial encodings, and calls v(record).\n"
       << "    template <typename Visitor>\n    void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {\n"
@@ -613,9 +671,27 @@ std::string generate_cpp(const ir::Schema& schema) {
     o << "                default: r.fail(rt::ErrorKind::unknown_tag, \"a table holds no predefined records\");\n"
       << "            }\n        });\n    }\n\n"
       << "    rt::TraceReader& runtime() { return r_; }\n\nprivate:\n"
-      << "    // Reads one record and hands it to `then`: one switch per record for\n"
-      << "    // next() and visit() alike.\n"
+      << "    // Reads one record and hands it to `then`. A record in its initial layout\n"
+      << "    // is read from a copy of the cursor (one load of each, one store back);\n"
+      << "    // step_general() reads the others.\n"
       << "    template <typename Then>\n    METATF_INLINE bool step(Then&& then) {\n"
+      << "        const rt::TraceReader::Run run = r_.run();\n"
+      << "        if (run.pos != run.end) {\n"
+      << "            const std::uint64_t tag = rt::load_native<" << schema.tag_width << ">(run.pos);\n"
+      << "            switch (tag < run.tag_count ? run.tags[tag] : -1) {\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_step_fast_case(o, schema.tag_width);
+    }
+    o << "                default: break;\n            }\n        }\n        return step_general(then);\n    }\n\n"
+      << "    template <typename Record, typename Then>\n"
+      << "    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {\n"
+      << "        load_fast(record, run.pos + " << schema.tag_width << ");\n"
+      << "        r_.advance(run.pos + size, 1);\n"
+      << "        type_ = Record::type;\n"
+      << "        then(record);\n"
+      << "        return true;\n    }\n\n"
+      << "    // Any record, through the runtime's primitives.\n"
+      << "    template <typename Then>\n    bool step_general(Then&& then) {\n"
       << "        if (!r_.begin_record()) return false;\n        switch (r_.slot()) {\n";
     for (const auto& c : records) {
         o << "            case " << c.slot() << ": {\n                auto& record = std::get<" << c.name()
@@ -632,7 +708,22 @@ std::string generate_cpp(const ir::Schema& schema) {
         o << "                type_ = RecordType::" << c.name() << ";\n                r_.end_record();\n"
           << "                then(record);\n                return true;\n            }\n";
     }
-    o << "        }\n        return true;\n    }\n\n"
+    o << "        }\n        return true;\n    }\n\n";
+    o << "    // Reads records in the DTD's own layout straight from the chunk, with the\n"
+      << "    // cursor and the record in locals (registers), up to the first record that\n"
+      << "    // needs the runtime: another layout, a predefined record, the chunk's end,\n"
+      << "    // an error. Returns where that is; `records` counts what it read.\n"
+      << "    template <typename Visitor>\n"
+      << "    METATF_INLINE rt::TraceReader::Run visit_fast(Visitor& v, std::uint64_t& records) {\n"
+      << "        rt::TraceReader::Run run = r_.run();\n"
+      << "        while (run.pos != run.end) {\n"
+      << "            const std::uint64_t tag = rt::load_native<" << schema.tag_width << ">(run.pos);\n"
+      << "            if (tag >= run.tag_count) return run;\n"
+      << "            switch (run.tags[tag]) {\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_visit_fast_case(o, schema.tag_width);
+    }
+    o << "                default: return run;\n            }\n        }\n        return run;\n    }\n\n"
       << "    void read_metadata(Metadata& record) {\n        const rt::MetadataChange m = r_.read_metadata();\n"
       << "        record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};\n"
       << "    }\n\n";
