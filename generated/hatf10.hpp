@@ -1417,7 +1417,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(3, 8, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(3, 8, offset);
             rt::store_native<4>(p + 0, o.size);
             rt::store_native<4>(p + 4, o.address);
             w_.end_record();
@@ -1435,7 +1435,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(4, 4, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(4, 4, offset);
             rt::store_native<4>(p + 0, o.address);
             w_.end_record();
             return offset;
@@ -1454,7 +1454,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(5, 12, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(5, 12, offset);
             rt::store_native<4>(p + 0, o.size);
             rt::store_native<4>(p + 4, o.oldAddress);
             rt::store_native<4>(p + 8, o.newAddress);
@@ -1475,7 +1475,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(6, 12, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(6, 12, offset);
             rt::store_native<4>(p + 0, o.size);
             rt::store_native<4>(p + 4, o.oldAddress);
             rt::store_native<4>(p + 8, o.newAddress);
@@ -1496,7 +1496,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(7, 12, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(7, 12, offset);
             rt::store_native<4>(p + 0, o.size);
             rt::store_native<4>(p + 4, o.oldAddress);
             rt::store_native<4>(p + 8, o.newAddress);
@@ -1517,7 +1517,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(8, 12, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(8, 12, offset);
             rt::store_native<4>(p + 0, o.size);
             rt::store_native<4>(p + 4, o.oldAddress);
             rt::store_native<4>(p + 8, o.newAddress);
@@ -1535,7 +1535,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(9, 0, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(9, 0, offset);
             w_.end_record();
             return offset;
         }
@@ -1550,7 +1550,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(10, 0, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(10, 0, offset);
             w_.end_record();
             return offset;
         }
@@ -1564,7 +1564,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(11, 0, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(11, 0, offset);
             w_.end_record();
             return offset;
         }
@@ -1578,7 +1578,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(12, 0, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(12, 0, offset);
             w_.end_record();
             return offset;
         }

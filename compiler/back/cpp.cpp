@@ -237,7 +237,7 @@ public:
         o << "    }\n";
     }
 
-    void emit_write(std::ostream& o) const {
+    void emit_write(std::ostream& o, unsigned tag_width) const {
         o << "    // Writes one record; returns its byte offset within its section.\n";
         o << "    METATF_INLINE std::uint64_t write(const " << struct_ << "& o) {\n";
         if (fast_) {
@@ -247,7 +247,7 @@ public:
             }
             o << ") {  // the DTD's own layout: constant widths\n"
               << "            std::uint64_t offset = 0;\n"
-              << "            [[maybe_unused]] std::byte* p = w_.reserve_record(" << slot_ << ", " << fast_size_ << ", offset);\n";
+              << "            [[maybe_unused]] std::byte* p = w_.reserve_record<" << tag_width << ">(" << slot_ << ", " << fast_size_ << ", offset);\n";
             for (const FastField& f : fast_fields_) {
                 if (const std::string st = fast_store(f); !st.empty()) o << "            " << st << ";\n";
             }
@@ -740,7 +740,7 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "class Writer {\npublic:\n"
       << "    explicit Writer(const std::string& path, rt::WriterOptions options = {}) : w_(path, dtd, options) {}\n\n";
     for (const auto& c : records) {
-        if (user(c)) c.emit_write(o);
+        if (user(c)) c.emit_write(o, schema.tag_width);
     }
     o << "\n    void comment(std::string_view text) { w_.comment(text); }\n"
       << "    // Starts section `number`: the records that follow belong to it.\n"
