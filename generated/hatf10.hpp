@@ -1022,7 +1022,7 @@ private:
     // needs the runtime: another layout, a predefined record, the chunk's end,
     // an error. Returns where that is; `records` counts what it read.
     template <typename Visitor>
-    METATF_INLINE rt::TraceReader::Run visit_fast(Visitor& v, std::uint64_t& records) {
+    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
         rt::TraceReader::Run run = r_.run();
         while (run.pos != run.end) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);

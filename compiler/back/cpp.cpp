@@ -714,7 +714,7 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "    // needs the runtime: another layout, a predefined record, the chunk's end,\n"
       << "    // an error. Returns where that is; `records` counts what it read.\n"
       << "    template <typename Visitor>\n"
-      << "    METATF_INLINE rt::TraceReader::Run visit_fast(Visitor& v, std::uint64_t& records) {\n"
+      << "    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {\n"
       << "        rt::TraceReader::Run run = r_.run();\n"
       << "        while (run.pos != run.end) {\n"
       << "            const std::uint64_t tag = rt::load_native<" << schema.tag_width << ">(run.pos);\n"
