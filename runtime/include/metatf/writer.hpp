@@ -139,11 +139,7 @@ private:
         if (!fits) reject(s, raw, "does not fit in " + std::to_string(s.width) + " bytes");
         append_raw(raw, s.width);
     }
-    void append_raw(std::uint64_t value, unsigned width) {
-        std::byte bytes[8];
-        store_uint(bytes, value, width, options_.order);
-        buffer_->append({bytes, width});
-    }
+    void append_raw(std::uint64_t value, unsigned width) { store_uint(buffer_->extend(width), value, width, options_.order); }
     [[noreturn]] void refuse_record(const RecordDesc& r);
     void put_strided(FieldState& s, std::uint64_t value);
     [[noreturn]] void reject(const FieldState& s, std::uint64_t value, const std::string& why);
