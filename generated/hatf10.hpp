@@ -851,8 +851,8 @@ public:
 
 private:
     // Reads one record and hands it to `then`. A record in its initial layout
-    // is read from a copy of the cursor (one load of each, one store back);
-    // step_general() reads the others.
+    // is read from a copy of the cursor (one load of each, one store back),
+    // another user record by take_general(); step_general() reads the rest.
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
         const rt::TraceReader::Run run = r_.run();
@@ -861,34 +861,34 @@ private:
             switch (tag < run.tag_count ? run.tags[tag] : -1) {
                 case 3:
                     if (run.fast(3, 9)) return take_fast(std::get<Alloc>(records_), run, 9, then);
-                    break;
+                    return take_general(std::get<Alloc>(records_), run, then);
                 case 4:
                     if (run.fast(4, 5)) return take_fast(std::get<Free>(records_), run, 5, then);
-                    break;
+                    return take_general(std::get<Free>(records_), run, then);
                 case 5:
                     if (run.fast(5, 13)) return take_fast(std::get<ReallocNoAlloc>(records_), run, 13, then);
-                    break;
+                    return take_general(std::get<ReallocNoAlloc>(records_), run, then);
                 case 6:
                     if (run.fast(6, 13)) return take_fast(std::get<ReallocAllocFree>(records_), run, 13, then);
-                    break;
+                    return take_general(std::get<ReallocAllocFree>(records_), run, then);
                 case 7:
                     if (run.fast(7, 13)) return take_fast(std::get<ReallocAlloc>(records_), run, 13, then);
-                    break;
+                    return take_general(std::get<ReallocAlloc>(records_), run, then);
                 case 8:
                     if (run.fast(8, 13)) return take_fast(std::get<ReallocFree>(records_), run, 13, then);
-                    break;
+                    return take_general(std::get<ReallocFree>(records_), run, then);
                 case 9:
                     if (run.fast(9, 1)) return take_fast(std::get<CreateHeap>(records_), run, 1, then);
-                    break;
+                    return take_general(std::get<CreateHeap>(records_), run, then);
                 case 10:
                     if (run.fast(10, 1)) return take_fast(std::get<DestroyHeap>(records_), run, 1, then);
-                    break;
+                    return take_general(std::get<DestroyHeap>(records_), run, then);
                 case 11:
                     if (run.fast(11, 1)) return take_fast(std::get<CreateThread>(records_), run, 1, then);
-                    break;
+                    return take_general(std::get<CreateThread>(records_), run, then);
                 case 12:
                     if (run.fast(12, 1)) return take_fast(std::get<DestroyThread>(records_), run, 1, then);
-                    break;
+                    return take_general(std::get<DestroyThread>(records_), run, then);
                 default: break;
             }
         }
@@ -899,6 +899,20 @@ private:
     METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
         load_fast(record, run.pos + 1);
         r_.advance(run.pos + size, 1);
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
+    // The user record at run.pos when it is not in its initial layout (or not
+    // whole in the chunk: the runtime reports it): the runtime reads its fields
+    // under the encodings metadata has set. Out of line, and without a second
+    // dispatch on the record type.
+    template <typename Record, typename Then>
+    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
+        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
+        decode_general(record);
+        r_.end_record();
         type_ = Record::type;
         then(record);
         return true;
@@ -1018,9 +1032,11 @@ private:
     }
 
     // Reads records in the DTD's own layout straight from the chunk, with the
-    // cursor and the record in locals (registers), up to the first record that
-    // needs the runtime: another layout, a predefined record, the chunk's end,
-    // an error. Returns where that is; `records` counts what it read.
+    // cursor and the record in locals (registers); user records in other
+    // layouts go through take_general() on the way. Stops at what only
+    // step_general() reads (a predefined record, the chunk's end, an unknown
+    // tag) and returns where that is; `records` counts the records read since
+    // the cursor was last handed back.
     template <typename Visitor>
     METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
         rt::TraceReader::Run run = r_.run();
@@ -1028,106 +1044,156 @@ private:
             const std::uint64_t tag = rt::load_native<1>(run.pos);
             if (tag >= run.tag_count) return run;
             switch (run.tags[tag]) {
-                case 3: {
-                    if (!run.fast(3, 9)) return run;
-                    Alloc record;
-                    set_defaults(record);
-                    load_fast(record, run.pos + 1);
-                    run.pos += 9;
-                    ++records;
-                    v(record);
+                case 3:
+                    if (run.fast(3, 9)) {
+                        Alloc record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 9;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Alloc>(records_), run, v);
+                    run = r_.run();
                     break;
-                }
-                case 4: {
-                    if (!run.fast(4, 5)) return run;
-                    Free record;
-                    set_defaults(record);
-                    load_fast(record, run.pos + 1);
-                    run.pos += 5;
-                    ++records;
-                    v(record);
+                case 4:
+                    if (run.fast(4, 5)) {
+                        Free record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 5;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Free>(records_), run, v);
+                    run = r_.run();
                     break;
-                }
-                case 5: {
-                    if (!run.fast(5, 13)) return run;
-                    ReallocNoAlloc record;
-                    set_defaults(record);
-                    load_fast(record, run.pos + 1);
-                    run.pos += 13;
-                    ++records;
-                    v(record);
+                case 5:
+                    if (run.fast(5, 13)) {
+                        ReallocNoAlloc record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 13;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ReallocNoAlloc>(records_), run, v);
+                    run = r_.run();
                     break;
-                }
-                case 6: {
-                    if (!run.fast(6, 13)) return run;
-                    ReallocAllocFree record;
-                    set_defaults(record);
-                    load_fast(record, run.pos + 1);
-                    run.pos += 13;
-                    ++records;
-                    v(record);
+                case 6:
+                    if (run.fast(6, 13)) {
+                        ReallocAllocFree record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 13;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ReallocAllocFree>(records_), run, v);
+                    run = r_.run();
                     break;
-                }
-                case 7: {
-                    if (!run.fast(7, 13)) return run;
-                    ReallocAlloc record;
-                    set_defaults(record);
-                    load_fast(record, run.pos + 1);
-                    run.pos += 13;
-                    ++records;
-                    v(record);
+                case 7:
+                    if (run.fast(7, 13)) {
+                        ReallocAlloc record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 13;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ReallocAlloc>(records_), run, v);
+                    run = r_.run();
                     break;
-                }
-                case 8: {
-                    if (!run.fast(8, 13)) return run;
-                    ReallocFree record;
-                    set_defaults(record);
-                    load_fast(record, run.pos + 1);
-                    run.pos += 13;
-                    ++records;
-                    v(record);
+                case 8:
+                    if (run.fast(8, 13)) {
+                        ReallocFree record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 13;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ReallocFree>(records_), run, v);
+                    run = r_.run();
                     break;
-                }
-                case 9: {
-                    if (!run.fast(9, 1)) return run;
-                    CreateHeap record;
-                    set_defaults(record);
-                    load_fast(record, run.pos + 1);
-                    run.pos += 1;
-                    ++records;
-                    v(record);
+                case 9:
+                    if (run.fast(9, 1)) {
+                        CreateHeap record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 1;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<CreateHeap>(records_), run, v);
+                    run = r_.run();
                     break;
-                }
-                case 10: {
-                    if (!run.fast(10, 1)) return run;
-                    DestroyHeap record;
-                    set_defaults(record);
-                    load_fast(record, run.pos + 1);
-                    run.pos += 1;
-                    ++records;
-                    v(record);
+                case 10:
+                    if (run.fast(10, 1)) {
+                        DestroyHeap record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 1;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<DestroyHeap>(records_), run, v);
+                    run = r_.run();
                     break;
-                }
-                case 11: {
-                    if (!run.fast(11, 1)) return run;
-                    CreateThread record;
-                    set_defaults(record);
-                    load_fast(record, run.pos + 1);
-                    run.pos += 1;
-                    ++records;
-                    v(record);
+                case 11:
+                    if (run.fast(11, 1)) {
+                        CreateThread record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 1;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<CreateThread>(records_), run, v);
+                    run = r_.run();
                     break;
-                }
-                case 12: {
-                    if (!run.fast(12, 1)) return run;
-                    DestroyThread record;
-                    set_defaults(record);
-                    load_fast(record, run.pos + 1);
-                    run.pos += 1;
-                    ++records;
-                    v(record);
+                case 12:
+                    if (run.fast(12, 1)) {
+                        DestroyThread record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 1;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<DestroyThread>(records_), run, v);
+                    run = r_.run();
                     break;
-                }
                 default: return run;
             }
         }
@@ -1394,6 +1460,36 @@ private:
         o.time = r_.read_int(s[2]);
         o.attributes_attributesLength = r_.read_int(s[3]);
         o.attributes_attributesData = r_.read_bytes(s[4], o.attributes_attributesLength);
+    }
+    void decode_general(Alloc& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Free& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ReallocNoAlloc& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ReallocAllocFree& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ReallocAlloc& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ReallocFree& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(CreateHeap& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(DestroyHeap& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(CreateThread& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(DestroyThread& o) {
+        if (!decode_fast(o)) decode(o);
     }
 
     rt::TraceReader r_;

@@ -201,31 +201,46 @@ public:
         if (fast_) o << "        set_defaults(std::get<" << struct_ << ">(records_));\n";
     }
 
-    // A case of step()'s switch: the record in its initial layout, into the reader's struct.
-    void emit_step_fast_case(std::ostream& o, unsigned tag_width) const {
-        if (!fast_ || slot_ >= 64) return;
-        const std::string size = std::to_string(tag_width + fast_size_);
-        o << "                case " << slot_ << ":\n"
-          << "                    if (run.fast(" << slot_ << ", " << size << ")) return take_fast(std::get<" << struct_
-          << ">(records_), run, " << size << ", then);\n"
-          << "                    break;\n";
+    // A case of step()'s switch: the record in its initial layout, or through
+    // the runtime's primitives, into the reader's struct.
+    void emit_step_case(std::ostream& o, unsigned tag_width) const {
+        const std::string record = "std::get<" + struct_ + ">(records_)";
+        o << "                case " << slot_ << ":\n";
+        if (fast_ && slot_ < 64) {
+            const std::string size = std::to_string(tag_width + fast_size_);
+            o << "                    if (run.fast(" << slot_ << ", " << size << ")) return take_fast(" << record
+              << ", run, " << size << ", then);\n";
+        }
+        o << "                    return take_general(" << record << ", run, then);\n";
     }
 
     // A case of visit_fast(): the record straight from the chunk into a local,
-    // or the end of the fast loop.
-    void emit_visit_fast_case(std::ostream& o, unsigned tag_width) const {
-        if (!fast_ || slot_ >= 64) return;
-        const std::string size = std::to_string(tag_width + fast_size_);
-        o << "                case " << slot_ << ": {\n"
-          << "                    if (!run.fast(" << slot_ << ", " << size << ")) return run;\n"
-          << "                    " << struct_ << " record;\n"
-          << "                    set_defaults(record);\n"
-          << "                    load_fast(record, run.pos + " << tag_width << ");\n"
-          << "                    run.pos += " << size << ";\n"
-          << "                    ++records;\n"
-          << "                    v(record);\n"
-          << "                    break;\n"
-          << "                }\n";
+    // or through the runtime's primitives into the reader's struct.
+    void emit_visit_case(std::ostream& o, unsigned tag_width) const {
+        o << "                case " << slot_ << ":\n";
+        if (fast_ && slot_ < 64) {
+            const std::string size = std::to_string(tag_width + fast_size_);
+            o << "                    if (run.fast(" << slot_ << ", " << size << ")) {\n"
+              << "                        " << struct_ << " record;\n"
+              << "                        set_defaults(record);\n"
+              << "                        load_fast(record, run.pos + " << tag_width << ");\n"
+              << "                        run.pos += " << size << ";\n"
+              << "                        ++records;\n"
+              << "                        v(record);\n"
+              << "                        break;\n"
+              << "                    }\n";
+        }
+        o << "                    r_.advance(run.pos, records);\n"
+          << "                    records = 0;\n"
+          << "                    take_general(std::get<" << struct_ << ">(records_), run, v);\n"
+          << "                    run = r_.run();\n"
+          << "                    break;\n";
+    }
+
+    // take_general()'s decoding: the fast path when the layout is the DTD's.
+    void emit_decode_general(std::ostream& o) const {
+        o << "    void decode_general(" << struct_ << "& o) {\n"
+          << (fast_ ? "        if (!decode_fast(o)) decode(o);\n" : "        decode(o);\n") << "    }\n";
     }
 
     // Field by field, under the encodings metadata has set.
@@ -672,21 +687,33 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "            }\n        });\n    }\n\n"
       << "    rt::TraceReader& runtime() { return r_; }\n\nprivate:\n"
       << "    // Reads one record and hands it to `then`. A record in its initial layout\n"
-      << "    // is read from a copy of the cursor (one load of each, one store back);\n"
-      << "    // step_general() reads the others.\n"
+      << "    // is read from a copy of the cursor (one load of each, one store back),\n"
+      << "    // another user record by take_general(); step_general() reads the rest.\n"
       << "    template <typename Then>\n    METATF_INLINE bool step(Then&& then) {\n"
       << "        const rt::TraceReader::Run run = r_.run();\n"
       << "        if (run.pos != run.end) {\n"
       << "            const std::uint64_t tag = rt::load_native<" << schema.tag_width << ">(run.pos);\n"
       << "            switch (tag < run.tag_count ? run.tags[tag] : -1) {\n";
     for (const auto& c : records) {
-        if (user(c)) c.emit_step_fast_case(o, schema.tag_width);
+        if (user(c)) c.emit_step_case(o, schema.tag_width);
     }
     o << "                default: break;\n            }\n        }\n        return step_general(then);\n    }\n\n"
       << "    template <typename Record, typename Then>\n"
       << "    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {\n"
       << "        load_fast(record, run.pos + " << schema.tag_width << ");\n"
       << "        r_.advance(run.pos + size, 1);\n"
+      << "        type_ = Record::type;\n"
+      << "        then(record);\n"
+      << "        return true;\n    }\n\n"
+      << "    // The user record at run.pos when it is not in its initial layout (or not\n"
+      << "    // whole in the chunk: the runtime reports it): the runtime reads its fields\n"
+      << "    // under the encodings metadata has set. Out of line, and without a second\n"
+      << "    // dispatch on the record type.\n"
+      << "    template <typename Record, typename Then>\n"
+      << "    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {\n"
+      << "        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));\n"
+      << "        decode_general(record);\n"
+      << "        r_.end_record();\n"
       << "        type_ = Record::type;\n"
       << "        then(record);\n"
       << "        return true;\n    }\n\n"
@@ -710,9 +737,11 @@ std::string generate_cpp(const ir::Schema& schema) {
     }
     o << "        }\n        return true;\n    }\n\n";
     o << "    // Reads records in the DTD's own layout straight from the chunk, with the\n"
-      << "    // cursor and the record in locals (registers), up to the first record that\n"
-      << "    // needs the runtime: another layout, a predefined record, the chunk's end,\n"
-      << "    // an error. Returns where that is; `records` counts what it read.\n"
+      << "    // cursor and the record in locals (registers); user records in other\n"
+      << "    // layouts go through take_general() on the way. Stops at what only\n"
+      << "    // step_general() reads (a predefined record, the chunk's end, an unknown\n"
+      << "    // tag) and returns where that is; `records` counts the records read since\n"
+      << "    // the cursor was last handed back.\n"
       << "    template <typename Visitor>\n"
       << "    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {\n"
       << "        rt::TraceReader::Run run = r_.run();\n"
@@ -721,7 +750,7 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "            if (tag >= run.tag_count) return run;\n"
       << "            switch (run.tags[tag]) {\n";
     for (const auto& c : records) {
-        if (user(c)) c.emit_visit_fast_case(o, schema.tag_width);
+        if (user(c)) c.emit_visit_case(o, schema.tag_width);
     }
     o << "                default: return run;\n            }\n        }\n        return run;\n    }\n\n"
       << "    void read_metadata(Metadata& record) {\n        const rt::MetadataChange m = r_.read_metadata();\n"
@@ -732,6 +761,9 @@ std::string generate_cpp(const ir::Schema& schema) {
     }
     for (const auto& c : records) {
         if (user(c)) c.emit_decode(o);
+    }
+    for (const auto& c : records) {
+        if (user(c)) c.emit_decode_general(o);
     }
     o << "\n    rt::TraceReader r_;\n    RecordType type_{};\n    Records records_;\n};\n\n";
 

@@ -92,6 +92,12 @@ public:
         }
     };
     Run run() const { return {pos_, end_, tag_table_, tag_table_size_, initial_mask_}; }
+    // Begins the record at run.pos, whose tag the caller has looked up in
+    // run.tags: `slot`. The field primitives then read its fields.
+    void begin_record(const Run& run, std::uint32_t slot) {
+        pos_ = run.pos + tag_width_;
+        slot_ = slot;
+    }
     // Hands back how far a loop over run() got: `records` whole records up to `pos`.
     void advance(const std::byte* pos, std::uint64_t records) {
         pos_ = pos;
