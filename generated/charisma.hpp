@@ -1302,7 +1302,20 @@ inline constexpr rt::DtdDesc dtd = {"charisma", detail::text, 1, nullptr, 0, det
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().
 class Reader {
 public:
-    explicit Reader(const std::string& path) : r_(path, dtd) {}
+    explicit Reader(const std::string& path) : r_(path, dtd) {
+        set_defaults(std::get<Header>(records_));
+        set_defaults(std::get<AppExit>(records_));
+        set_defaults(std::get<ClientJoin>(records_));
+        set_defaults(std::get<ClientLeave>(records_));
+        set_defaults(std::get<AppClose>(records_));
+        set_defaults(std::get<ClientClose>(records_));
+        set_defaults(std::get<Extend>(records_));
+        set_defaults(std::get<Truncate>(records_));
+        set_defaults(std::get<Link>(records_));
+        set_defaults(std::get<Unlink>(records_));
+        set_defaults(std::get<AsynchEnd>(records_));
+        set_defaults(std::get<Fcntl>(records_));
+    }
 
     // Moves to the next record; false at the end of the trace. Throws rt::TraceError.
     METATF_INLINE bool next() {
@@ -1344,8 +1357,11 @@ public:
     // Reads the rest of the trace, calling v(record) for every record.
     template <typename Visitor>
     void visit(Visitor&& v) {
-        while (step(v)) {
-        }
+        do {
+            std::uint64_t records = 0;
+            const rt::TraceReader::Run stop = visit_fast(v, records);
+            r_.advance(stop.pos, records);
+        } while (step_general(v));
     }
 
     // Reads the record at `offset` of table section `section` (the target of a
@@ -1464,10 +1480,93 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`: one switch per record for
-    // next() and visit() alike.
+    // Reads one record and hands it to `then`. A record in its initial layout
+    // is read from a copy of the cursor (one load of each, one store back),
+    // another user record by take_general(); step_general() reads the rest.
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
+        const rt::TraceReader::Run run = r_.run();
+        if (run.pos != run.end) {
+            const std::uint64_t tag = rt::load_native<1>(run.pos);
+            switch (tag < run.tag_count ? run.tags[tag] : -1) {
+                case 3:
+                    if (run.fast(3, 146)) return take_fast(std::get<Header>(records_), run, 146, then);
+                    return take_general(std::get<Header>(records_), run, then);
+                case 4:
+                    return take_general(std::get<AppLoad>(records_), run, then);
+                case 5:
+                    if (run.fast(5, 13)) return take_fast(std::get<AppExit>(records_), run, 13, then);
+                    return take_general(std::get<AppExit>(records_), run, then);
+                case 6:
+                    if (run.fast(6, 17)) return take_fast(std::get<ClientJoin>(records_), run, 17, then);
+                    return take_general(std::get<ClientJoin>(records_), run, then);
+                case 7:
+                    if (run.fast(7, 17)) return take_fast(std::get<ClientLeave>(records_), run, 17, then);
+                    return take_general(std::get<ClientLeave>(records_), run, then);
+                case 8:
+                    return take_general(std::get<AppOpen>(records_), run, then);
+                case 9:
+                    return take_general(std::get<ClientOpen>(records_), run, then);
+                case 10:
+                    if (run.fast(10, 25)) return take_fast(std::get<AppClose>(records_), run, 25, then);
+                    return take_general(std::get<AppClose>(records_), run, then);
+                case 11:
+                    if (run.fast(11, 25)) return take_fast(std::get<ClientClose>(records_), run, 25, then);
+                    return take_general(std::get<ClientClose>(records_), run, then);
+                case 12:
+                    return take_general(std::get<ReadWrite>(records_), run, then);
+                case 13:
+                    if (run.fast(13, 37)) return take_fast(std::get<Extend>(records_), run, 37, then);
+                    return take_general(std::get<Extend>(records_), run, then);
+                case 14:
+                    if (run.fast(14, 37)) return take_fast(std::get<Truncate>(records_), run, 37, then);
+                    return take_general(std::get<Truncate>(records_), run, then);
+                case 15:
+                    if (run.fast(15, 23)) return take_fast(std::get<Link>(records_), run, 23, then);
+                    return take_general(std::get<Link>(records_), run, then);
+                case 16:
+                    if (run.fast(16, 23)) return take_fast(std::get<Unlink>(records_), run, 23, then);
+                    return take_general(std::get<Unlink>(records_), run, then);
+                case 17:
+                    if (run.fast(17, 29)) return take_fast(std::get<AsynchEnd>(records_), run, 29, then);
+                    return take_general(std::get<AsynchEnd>(records_), run, then);
+                case 18:
+                    if (run.fast(18, 29)) return take_fast(std::get<Fcntl>(records_), run, 29, then);
+                    return take_general(std::get<Fcntl>(records_), run, then);
+                case 19:
+                    return take_general(std::get<CompressedReadWrite>(records_), run, then);
+                default: break;
+            }
+        }
+        return step_general(then);
+    }
+
+    template <typename Record, typename Then>
+    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
+        load_fast(record, run.pos + 1);
+        r_.advance(run.pos + size, 1);
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
+    // The user record at run.pos when it is not in its initial layout (or not
+    // whole in the chunk: the runtime reports it): the runtime reads its fields
+    // under the encodings metadata has set. Out of line, and without a second
+    // dispatch on the record type.
+    template <typename Record, typename Then>
+    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
+        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
+        decode_general(record);
+        r_.end_record();
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
+    // Any record, through the runtime's primitives.
+    template <typename Then>
+    bool step_general(Then&& then) {
         if (!r_.begin_record()) return false;
         switch (r_.slot()) {
             case 0: {
@@ -1634,6 +1733,235 @@ private:
         return true;
     }
 
+    // Reads records in the DTD's own layout straight from the chunk, with the
+    // cursor and the record in locals (registers); user records in other
+    // layouts go through take_general() on the way. Stops at what only
+    // step_general() reads (a predefined record, the chunk's end, an unknown
+    // tag) and returns where that is; `records` counts the records read since
+    // the cursor was last handed back.
+    template <typename Visitor>
+    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
+        rt::TraceReader::Run run = r_.run();
+        while (run.pos != run.end) {
+            const std::uint64_t tag = rt::load_native<1>(run.pos);
+            if (tag >= run.tag_count) return run;
+            switch (run.tags[tag]) {
+                case 3:
+                    if (run.fast(3, 146)) {
+                        Header record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 146;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Header>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 4:
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<AppLoad>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 5:
+                    if (run.fast(5, 13)) {
+                        AppExit record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 13;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<AppExit>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 6:
+                    if (run.fast(6, 17)) {
+                        ClientJoin record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 17;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ClientJoin>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 7:
+                    if (run.fast(7, 17)) {
+                        ClientLeave record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 17;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ClientLeave>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 8:
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<AppOpen>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 9:
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ClientOpen>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 10:
+                    if (run.fast(10, 25)) {
+                        AppClose record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 25;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<AppClose>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 11:
+                    if (run.fast(11, 25)) {
+                        ClientClose record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 25;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ClientClose>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 12:
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ReadWrite>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 13:
+                    if (run.fast(13, 37)) {
+                        Extend record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 37;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Extend>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 14:
+                    if (run.fast(14, 37)) {
+                        Truncate record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 37;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Truncate>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 15:
+                    if (run.fast(15, 23)) {
+                        Link record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 23;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Link>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 16:
+                    if (run.fast(16, 23)) {
+                        Unlink record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 23;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Unlink>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 17:
+                    if (run.fast(17, 29)) {
+                        AsynchEnd record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 29;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<AsynchEnd>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 18:
+                    if (run.fast(18, 29)) {
+                        Fcntl record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 29;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Fcntl>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 19:
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<CompressedReadWrite>(records_), run, v);
+                    run = r_.run();
+                    break;
+                default: return run;
+            }
+        }
+        return run;
+    }
+
     void read_metadata(Metadata& record) {
         const rt::MetadataChange m = r_.read_metadata();
         record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
@@ -1641,7 +1969,11 @@ private:
 
     METATF_INLINE bool decode_fast(Header& o) {
         if (!r_.initial(3)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(145);
+        load_fast(o, r_.fixed(145));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Header& o, [[maybe_unused]] const std::byte* p) {
         o.startDate = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 0), 8));
         o.gmtOffset = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 8), 8));
         o.timestamp = rt::load_native<8>(p + 16);
@@ -1655,106 +1987,162 @@ private:
         o.numIoNodes = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 129), 4));
         o.memoryPerDisk = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 133), 4));
         o.timestampUnit = rt::float_from_bits(rt::load_native<8>(p + 137), 8);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Header& o) {
     }
     METATF_INLINE bool decode_fast(AppExit& o) {
         if (!r_.initial(5)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        load_fast(o, r_.fixed(12));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] AppExit& o, [[maybe_unused]] const std::byte* p) {
         o.timestamp = rt::load_native<8>(p + 0);
         o.applId = rt::load_native<4>(p + 8);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] AppExit& o) {
     }
     METATF_INLINE bool decode_fast(ClientJoin& o) {
         if (!r_.initial(6)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(16);
+        load_fast(o, r_.fixed(16));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] ClientJoin& o, [[maybe_unused]] const std::byte* p) {
         o.timestamp = rt::load_native<8>(p + 0);
         o.applId = rt::load_native<4>(p + 8);
         o.clientId = rt::load_native<4>(p + 12);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] ClientJoin& o) {
     }
     METATF_INLINE bool decode_fast(ClientLeave& o) {
         if (!r_.initial(7)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(16);
+        load_fast(o, r_.fixed(16));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] ClientLeave& o, [[maybe_unused]] const std::byte* p) {
         o.timestamp = rt::load_native<8>(p + 0);
         o.applId = rt::load_native<4>(p + 8);
         o.clientId = rt::load_native<4>(p + 12);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] ClientLeave& o) {
     }
     METATF_INLINE bool decode_fast(AppClose& o) {
         if (!r_.initial(10)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(24);
+        load_fast(o, r_.fixed(24));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] AppClose& o, [[maybe_unused]] const std::byte* p) {
         o.timestamp = rt::load_native<8>(p + 0);
         o.applId = rt::load_native<4>(p + 8);
         o.fileDesc = rt::load_native<4>(p + 12);
         o.fileSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 16), 8));
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] AppClose& o) {
     }
     METATF_INLINE bool decode_fast(ClientClose& o) {
         if (!r_.initial(11)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(24);
+        load_fast(o, r_.fixed(24));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] ClientClose& o, [[maybe_unused]] const std::byte* p) {
         o.timestamp = rt::load_native<8>(p + 0);
         o.clientId = rt::load_native<4>(p + 8);
         o.fileDesc = rt::load_native<4>(p + 12);
         o.fileSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 16), 8));
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] ClientClose& o) {
     }
     METATF_INLINE bool decode_fast(Extend& o) {
         if (!r_.initial(13)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(36);
+        load_fast(o, r_.fixed(36));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Extend& o, [[maybe_unused]] const std::byte* p) {
         o.timestamp = rt::load_native<8>(p + 0);
         o.clientId = rt::load_native<4>(p + 8);
         o.fileId = rt::load_native<8>(p + 12);
         o.originalSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 20), 8));
         o.newSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 28), 8));
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Extend& o) {
     }
     METATF_INLINE bool decode_fast(Truncate& o) {
         if (!r_.initial(14)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(36);
+        load_fast(o, r_.fixed(36));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Truncate& o, [[maybe_unused]] const std::byte* p) {
         o.timestamp = rt::load_native<8>(p + 0);
         o.clientId = rt::load_native<4>(p + 8);
         o.fileId = rt::load_native<8>(p + 12);
         o.originalSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 20), 8));
         o.newSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 28), 8));
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Truncate& o) {
     }
     METATF_INLINE bool decode_fast(Link& o) {
         if (!r_.initial(15)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(22);
+        load_fast(o, r_.fixed(22));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Link& o, [[maybe_unused]] const std::byte* p) {
         o.timestamp = rt::load_native<8>(p + 0);
         o.clientId = rt::load_native<4>(p + 8);
         o.fileId = rt::load_native<8>(p + 12);
         o.newLinkCount = rt::load_native<2>(p + 20);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Link& o) {
     }
     METATF_INLINE bool decode_fast(Unlink& o) {
         if (!r_.initial(16)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(22);
+        load_fast(o, r_.fixed(22));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Unlink& o, [[maybe_unused]] const std::byte* p) {
         o.timestamp = rt::load_native<8>(p + 0);
         o.clientId = rt::load_native<4>(p + 8);
         o.fileId = rt::load_native<8>(p + 12);
         o.newLinkCount = rt::load_native<2>(p + 20);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Unlink& o) {
     }
     METATF_INLINE bool decode_fast(AsynchEnd& o) {
         if (!r_.initial(17)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(28);
+        load_fast(o, r_.fixed(28));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] AsynchEnd& o, [[maybe_unused]] const std::byte* p) {
         o.callTime = rt::load_native<8>(p + 0);
         o.endTime = rt::load_native<8>(p + 8);
         o.asyncId = rt::load_native<4>(p + 16);
         o.clientId = rt::load_native<4>(p + 20);
         o.applId = rt::load_native<4>(p + 24);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] AsynchEnd& o) {
     }
     METATF_INLINE bool decode_fast(Fcntl& o) {
         if (!r_.initial(18)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(28);
+        load_fast(o, r_.fixed(28));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Fcntl& o, [[maybe_unused]] const std::byte* p) {
         o.timestamp = rt::load_native<8>(p + 0);
         o.clientId = rt::load_native<4>(p + 8);
         o.fileDesc = rt::load_native<8>(p + 12);
         o.request = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 20), 4));
         o.arg = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 24), 4));
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Fcntl& o) {
     }
     void decode(Header& o) {
         rt::FieldState* s = r_.states(3);
@@ -1922,6 +2310,57 @@ private:
             e1.fieldValue = r_.read_int(s[6]);
         }
     }
+    void decode_general(Header& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(AppLoad& o) {
+        decode(o);
+    }
+    void decode_general(AppExit& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ClientJoin& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ClientLeave& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(AppOpen& o) {
+        decode(o);
+    }
+    void decode_general(ClientOpen& o) {
+        decode(o);
+    }
+    void decode_general(AppClose& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ClientClose& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ReadWrite& o) {
+        decode(o);
+    }
+    void decode_general(Extend& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Truncate& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Link& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Unlink& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(AsynchEnd& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Fcntl& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(CompressedReadWrite& o) {
+        decode(o);
+    }
 
     rt::TraceReader r_;
     RecordType type_{};
@@ -1949,7 +2388,7 @@ public:
             && rt::fits_signed(static_cast<std::uint64_t>(o.numIoNodes), 4)
             && rt::fits_signed(static_cast<std::uint64_t>(o.memoryPerDisk), 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(3, 145, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(3, 145, offset);
             rt::store_native<8>(p + 0, static_cast<std::uint64_t>(o.startDate));
             rt::store_native<8>(p + 8, static_cast<std::uint64_t>(o.gmtOffset));
             rt::store_native<8>(p + 16, o.timestamp);
@@ -1978,7 +2417,7 @@ public:
             && rt::fits_unsigned(o.timestamp, 8)
             && rt::fits_unsigned(o.applId, 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(5, 12, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(5, 12, offset);
             rt::store_native<8>(p + 0, o.timestamp);
             rt::store_native<4>(p + 8, o.applId);
             w_.end_record();
@@ -1993,7 +2432,7 @@ public:
             && rt::fits_unsigned(o.applId, 4)
             && rt::fits_unsigned(o.clientId, 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(6, 16, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(6, 16, offset);
             rt::store_native<8>(p + 0, o.timestamp);
             rt::store_native<4>(p + 8, o.applId);
             rt::store_native<4>(p + 12, o.clientId);
@@ -2009,7 +2448,7 @@ public:
             && rt::fits_unsigned(o.applId, 4)
             && rt::fits_unsigned(o.clientId, 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(7, 16, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(7, 16, offset);
             rt::store_native<8>(p + 0, o.timestamp);
             rt::store_native<4>(p + 8, o.applId);
             rt::store_native<4>(p + 12, o.clientId);
@@ -2034,7 +2473,7 @@ public:
             && rt::fits_unsigned(o.fileDesc, 4)
             && rt::fits_signed(static_cast<std::uint64_t>(o.fileSize), 8)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(10, 24, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(10, 24, offset);
             rt::store_native<8>(p + 0, o.timestamp);
             rt::store_native<4>(p + 8, o.applId);
             rt::store_native<4>(p + 12, o.fileDesc);
@@ -2052,7 +2491,7 @@ public:
             && rt::fits_unsigned(o.fileDesc, 4)
             && rt::fits_signed(static_cast<std::uint64_t>(o.fileSize), 8)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(11, 24, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(11, 24, offset);
             rt::store_native<8>(p + 0, o.timestamp);
             rt::store_native<4>(p + 8, o.clientId);
             rt::store_native<4>(p + 12, o.fileDesc);
@@ -2075,7 +2514,7 @@ public:
             && rt::fits_signed(static_cast<std::uint64_t>(o.originalSize), 8)
             && rt::fits_signed(static_cast<std::uint64_t>(o.newSize), 8)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(13, 36, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(13, 36, offset);
             rt::store_native<8>(p + 0, o.timestamp);
             rt::store_native<4>(p + 8, o.clientId);
             rt::store_native<8>(p + 12, o.fileId);
@@ -2095,7 +2534,7 @@ public:
             && rt::fits_signed(static_cast<std::uint64_t>(o.originalSize), 8)
             && rt::fits_signed(static_cast<std::uint64_t>(o.newSize), 8)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(14, 36, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(14, 36, offset);
             rt::store_native<8>(p + 0, o.timestamp);
             rt::store_native<4>(p + 8, o.clientId);
             rt::store_native<8>(p + 12, o.fileId);
@@ -2114,7 +2553,7 @@ public:
             && rt::fits_unsigned(o.fileId, 8)
             && rt::fits_unsigned(o.newLinkCount, 2)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(15, 22, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(15, 22, offset);
             rt::store_native<8>(p + 0, o.timestamp);
             rt::store_native<4>(p + 8, o.clientId);
             rt::store_native<8>(p + 12, o.fileId);
@@ -2132,7 +2571,7 @@ public:
             && rt::fits_unsigned(o.fileId, 8)
             && rt::fits_unsigned(o.newLinkCount, 2)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(16, 22, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(16, 22, offset);
             rt::store_native<8>(p + 0, o.timestamp);
             rt::store_native<4>(p + 8, o.clientId);
             rt::store_native<8>(p + 12, o.fileId);
@@ -2151,7 +2590,7 @@ public:
             && rt::fits_unsigned(o.clientId, 4)
             && rt::fits_unsigned(o.applId, 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(17, 28, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(17, 28, offset);
             rt::store_native<8>(p + 0, o.callTime);
             rt::store_native<8>(p + 8, o.endTime);
             rt::store_native<4>(p + 16, o.asyncId);
@@ -2171,7 +2610,7 @@ public:
             && rt::fits_signed(static_cast<std::uint64_t>(o.request), 4)
             && rt::fits_signed(static_cast<std::uint64_t>(o.arg), 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(18, 28, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(18, 28, offset);
             rt::store_native<8>(p + 0, o.timestamp);
             rt::store_native<4>(p + 8, o.clientId);
             rt::store_native<8>(p + 12, o.fileDesc);

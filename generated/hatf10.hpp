@@ -723,7 +723,18 @@ inline constexpr rt::DtdDesc dtd = {"hatf10", detail::text, 1, nullptr, 0, detai
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().
 class Reader {
 public:
-    explicit Reader(const std::string& path) : r_(path, dtd) {}
+    explicit Reader(const std::string& path) : r_(path, dtd) {
+        set_defaults(std::get<Alloc>(records_));
+        set_defaults(std::get<Free>(records_));
+        set_defaults(std::get<ReallocNoAlloc>(records_));
+        set_defaults(std::get<ReallocAllocFree>(records_));
+        set_defaults(std::get<ReallocAlloc>(records_));
+        set_defaults(std::get<ReallocFree>(records_));
+        set_defaults(std::get<CreateHeap>(records_));
+        set_defaults(std::get<DestroyHeap>(records_));
+        set_defaults(std::get<CreateThread>(records_));
+        set_defaults(std::get<DestroyThread>(records_));
+    }
 
     // Moves to the next record; false at the end of the trace. Throws rt::TraceError.
     METATF_INLINE bool next() {
@@ -758,8 +769,11 @@ public:
     // Reads the rest of the trace, calling v(record) for every record.
     template <typename Visitor>
     void visit(Visitor&& v) {
-        while (step(v)) {
-        }
+        do {
+            std::uint64_t records = 0;
+            const rt::TraceReader::Run stop = visit_fast(v, records);
+            r_.advance(stop.pos, records);
+        } while (step_general(v));
     }
 
     // Reads the record at `offset` of table section `section` (the target of a
@@ -836,10 +850,77 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`: one switch per record for
-    // next() and visit() alike.
+    // Reads one record and hands it to `then`. A record in its initial layout
+    // is read from a copy of the cursor (one load of each, one store back),
+    // another user record by take_general(); step_general() reads the rest.
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
+        const rt::TraceReader::Run run = r_.run();
+        if (run.pos != run.end) {
+            const std::uint64_t tag = rt::load_native<1>(run.pos);
+            switch (tag < run.tag_count ? run.tags[tag] : -1) {
+                case 3:
+                    if (run.fast(3, 9)) return take_fast(std::get<Alloc>(records_), run, 9, then);
+                    return take_general(std::get<Alloc>(records_), run, then);
+                case 4:
+                    if (run.fast(4, 5)) return take_fast(std::get<Free>(records_), run, 5, then);
+                    return take_general(std::get<Free>(records_), run, then);
+                case 5:
+                    if (run.fast(5, 13)) return take_fast(std::get<ReallocNoAlloc>(records_), run, 13, then);
+                    return take_general(std::get<ReallocNoAlloc>(records_), run, then);
+                case 6:
+                    if (run.fast(6, 13)) return take_fast(std::get<ReallocAllocFree>(records_), run, 13, then);
+                    return take_general(std::get<ReallocAllocFree>(records_), run, then);
+                case 7:
+                    if (run.fast(7, 13)) return take_fast(std::get<ReallocAlloc>(records_), run, 13, then);
+                    return take_general(std::get<ReallocAlloc>(records_), run, then);
+                case 8:
+                    if (run.fast(8, 13)) return take_fast(std::get<ReallocFree>(records_), run, 13, then);
+                    return take_general(std::get<ReallocFree>(records_), run, then);
+                case 9:
+                    if (run.fast(9, 1)) return take_fast(std::get<CreateHeap>(records_), run, 1, then);
+                    return take_general(std::get<CreateHeap>(records_), run, then);
+                case 10:
+                    if (run.fast(10, 1)) return take_fast(std::get<DestroyHeap>(records_), run, 1, then);
+                    return take_general(std::get<DestroyHeap>(records_), run, then);
+                case 11:
+                    if (run.fast(11, 1)) return take_fast(std::get<CreateThread>(records_), run, 1, then);
+                    return take_general(std::get<CreateThread>(records_), run, then);
+                case 12:
+                    if (run.fast(12, 1)) return take_fast(std::get<DestroyThread>(records_), run, 1, then);
+                    return take_general(std::get<DestroyThread>(records_), run, then);
+                default: break;
+            }
+        }
+        return step_general(then);
+    }
+
+    template <typename Record, typename Then>
+    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
+        load_fast(record, run.pos + 1);
+        r_.advance(run.pos + size, 1);
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
+    // The user record at run.pos when it is not in its initial layout (or not
+    // whole in the chunk: the runtime reports it): the runtime reads its fields
+    // under the encodings metadata has set. Out of line, and without a second
+    // dispatch on the record type.
+    template <typename Record, typename Then>
+    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
+        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
+        decode_general(record);
+        r_.end_record();
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
+    // Any record, through the runtime's primitives.
+    template <typename Then>
+    bool step_general(Then&& then) {
         if (!r_.begin_record()) return false;
         switch (r_.slot()) {
             case 0: {
@@ -950,6 +1031,175 @@ private:
         return true;
     }
 
+    // Reads records in the DTD's own layout straight from the chunk, with the
+    // cursor and the record in locals (registers); user records in other
+    // layouts go through take_general() on the way. Stops at what only
+    // step_general() reads (a predefined record, the chunk's end, an unknown
+    // tag) and returns where that is; `records` counts the records read since
+    // the cursor was last handed back.
+    template <typename Visitor>
+    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
+        rt::TraceReader::Run run = r_.run();
+        while (run.pos != run.end) {
+            const std::uint64_t tag = rt::load_native<1>(run.pos);
+            if (tag >= run.tag_count) return run;
+            switch (run.tags[tag]) {
+                case 3:
+                    if (run.fast(3, 9)) {
+                        Alloc record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 9;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Alloc>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 4:
+                    if (run.fast(4, 5)) {
+                        Free record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 5;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Free>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 5:
+                    if (run.fast(5, 13)) {
+                        ReallocNoAlloc record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 13;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ReallocNoAlloc>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 6:
+                    if (run.fast(6, 13)) {
+                        ReallocAllocFree record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 13;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ReallocAllocFree>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 7:
+                    if (run.fast(7, 13)) {
+                        ReallocAlloc record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 13;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ReallocAlloc>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 8:
+                    if (run.fast(8, 13)) {
+                        ReallocFree record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 13;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<ReallocFree>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 9:
+                    if (run.fast(9, 1)) {
+                        CreateHeap record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 1;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<CreateHeap>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 10:
+                    if (run.fast(10, 1)) {
+                        DestroyHeap record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 1;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<DestroyHeap>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 11:
+                    if (run.fast(11, 1)) {
+                        CreateThread record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 1;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<CreateThread>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 12:
+                    if (run.fast(12, 1)) {
+                        DestroyThread record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 1;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<DestroyThread>(records_), run, v);
+                    run = r_.run();
+                    break;
+                default: return run;
+            }
+        }
+        return run;
+    }
+
     void read_metadata(Metadata& record) {
         const rt::MetadataChange m = r_.read_metadata();
         record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
@@ -957,116 +1207,166 @@ private:
 
     METATF_INLINE bool decode_fast(Alloc& o) {
         if (!r_.initial(3)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(8);
+        load_fast(o, r_.fixed(8));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Alloc& o, [[maybe_unused]] const std::byte* p) {
         o.size = rt::load_native<4>(p + 0);
         o.address = rt::load_native<4>(p + 4);
+    }
+    static void set_defaults([[maybe_unused]] Alloc& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 8, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(Free& o) {
         if (!r_.initial(4)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(4);
+        load_fast(o, r_.fixed(4));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Free& o, [[maybe_unused]] const std::byte* p) {
         o.address = rt::load_native<4>(p + 0);
+    }
+    static void set_defaults([[maybe_unused]] Free& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 4, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(ReallocNoAlloc& o) {
         if (!r_.initial(5)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        load_fast(o, r_.fixed(12));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] ReallocNoAlloc& o, [[maybe_unused]] const std::byte* p) {
         o.size = rt::load_native<4>(p + 0);
         o.oldAddress = rt::load_native<4>(p + 4);
         o.newAddress = rt::load_native<4>(p + 8);
+    }
+    static void set_defaults([[maybe_unused]] ReallocNoAlloc& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(ReallocAllocFree& o) {
         if (!r_.initial(6)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        load_fast(o, r_.fixed(12));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] ReallocAllocFree& o, [[maybe_unused]] const std::byte* p) {
         o.size = rt::load_native<4>(p + 0);
         o.oldAddress = rt::load_native<4>(p + 4);
         o.newAddress = rt::load_native<4>(p + 8);
+    }
+    static void set_defaults([[maybe_unused]] ReallocAllocFree& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(ReallocAlloc& o) {
         if (!r_.initial(7)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        load_fast(o, r_.fixed(12));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] ReallocAlloc& o, [[maybe_unused]] const std::byte* p) {
         o.size = rt::load_native<4>(p + 0);
         o.oldAddress = rt::load_native<4>(p + 4);
         o.newAddress = rt::load_native<4>(p + 8);
+    }
+    static void set_defaults([[maybe_unused]] ReallocAlloc& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(ReallocFree& o) {
         if (!r_.initial(8)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(12);
+        load_fast(o, r_.fixed(12));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] ReallocFree& o, [[maybe_unused]] const std::byte* p) {
         o.size = rt::load_native<4>(p + 0);
         o.oldAddress = rt::load_native<4>(p + 4);
         o.newAddress = rt::load_native<4>(p + 8);
+    }
+    static void set_defaults([[maybe_unused]] ReallocFree& o) {
         o.thread = 0u;
         o.heap = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 12, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(CreateHeap& o) {
         if (!r_.initial(9)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        load_fast(o, r_.fixed(0));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] CreateHeap& o, [[maybe_unused]] const std::byte* p) {
+    }
+    static void set_defaults([[maybe_unused]] CreateHeap& o) {
         o.heap = 0u;
         o.thread = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(DestroyHeap& o) {
         if (!r_.initial(10)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        load_fast(o, r_.fixed(0));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] DestroyHeap& o, [[maybe_unused]] const std::byte* p) {
+    }
+    static void set_defaults([[maybe_unused]] DestroyHeap& o) {
         o.heap = 0u;
         o.thread = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(CreateThread& o) {
         if (!r_.initial(11)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        load_fast(o, r_.fixed(0));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] CreateThread& o, [[maybe_unused]] const std::byte* p) {
+    }
+    static void set_defaults([[maybe_unused]] CreateThread& o) {
         o.thread = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     METATF_INLINE bool decode_fast(DestroyThread& o) {
         if (!r_.initial(12)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        load_fast(o, r_.fixed(0));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] DestroyThread& o, [[maybe_unused]] const std::byte* p) {
+    }
+    static void set_defaults([[maybe_unused]] DestroyThread& o) {
         o.thread = 0u;
         o.time = 0u;
         o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>(p + 0, 0);
-        return true;
+        o.attributes_attributesData = std::span<const std::byte>();
     }
     void decode(Alloc& o) {
         rt::FieldState* s = r_.states(3);
@@ -1161,6 +1461,36 @@ private:
         o.attributes_attributesLength = r_.read_int(s[3]);
         o.attributes_attributesData = r_.read_bytes(s[4], o.attributes_attributesLength);
     }
+    void decode_general(Alloc& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Free& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ReallocNoAlloc& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ReallocAllocFree& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ReallocAlloc& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(ReallocFree& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(CreateHeap& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(DestroyHeap& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(CreateThread& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(DestroyThread& o) {
+        if (!decode_fast(o)) decode(o);
+    }
 
     rt::TraceReader r_;
     RecordType type_{};
@@ -1183,7 +1513,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(3, 8, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(3, 8, offset);
             rt::store_native<4>(p + 0, o.size);
             rt::store_native<4>(p + 4, o.address);
             w_.end_record();
@@ -1201,7 +1531,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(4, 4, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(4, 4, offset);
             rt::store_native<4>(p + 0, o.address);
             w_.end_record();
             return offset;
@@ -1220,7 +1550,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(5, 12, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(5, 12, offset);
             rt::store_native<4>(p + 0, o.size);
             rt::store_native<4>(p + 4, o.oldAddress);
             rt::store_native<4>(p + 8, o.newAddress);
@@ -1241,7 +1571,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(6, 12, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(6, 12, offset);
             rt::store_native<4>(p + 0, o.size);
             rt::store_native<4>(p + 4, o.oldAddress);
             rt::store_native<4>(p + 8, o.newAddress);
@@ -1262,7 +1592,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(7, 12, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(7, 12, offset);
             rt::store_native<4>(p + 0, o.size);
             rt::store_native<4>(p + 4, o.oldAddress);
             rt::store_native<4>(p + 8, o.newAddress);
@@ -1283,7 +1613,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(8, 12, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(8, 12, offset);
             rt::store_native<4>(p + 0, o.size);
             rt::store_native<4>(p + 4, o.oldAddress);
             rt::store_native<4>(p + 8, o.newAddress);
@@ -1301,7 +1631,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(9, 0, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(9, 0, offset);
             w_.end_record();
             return offset;
         }
@@ -1316,7 +1646,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(10, 0, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(10, 0, offset);
             w_.end_record();
             return offset;
         }
@@ -1330,7 +1660,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(11, 0, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(11, 0, offset);
             w_.end_record();
             return offset;
         }
@@ -1344,7 +1674,7 @@ public:
             && o.attributes_attributesLength == 0u
             && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(12, 0, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(12, 0, offset);
             w_.end_record();
             return offset;
         }

@@ -939,7 +939,21 @@ inline constexpr rt::DtdDesc dtd = {"ptf", detail::text, 1, nullptr, 0, detail::
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().
 class Reader {
 public:
-    explicit Reader(const std::string& path) : r_(path, dtd) {}
+    explicit Reader(const std::string& path) : r_(path, dtd) {
+        set_defaults(std::get<Co>(records_));
+        set_defaults(std::get<Cao>(records_));
+        set_defaults(std::get<Do_>(records_));
+        set_defaults(std::get<Sr>(records_));
+        set_defaults(std::get<Gr>(records_));
+        set_defaults(std::get<Dr>(records_));
+        set_defaults(std::get<Dw>(records_));
+        set_defaults(std::get<Adr>(records_));
+        set_defaults(std::get<Adw>(records_));
+        set_defaults(std::get<Er>(records_));
+        set_defaults(std::get<Ew>(records_));
+        set_defaults(std::get<Ts>(records_));
+        set_defaults(std::get<Te>(records_));
+    }
 
     // Moves to the next record; false at the end of the trace. Throws rt::TraceError.
     METATF_INLINE bool next() {
@@ -978,8 +992,11 @@ public:
     // Reads the rest of the trace, calling v(record) for every record.
     template <typename Visitor>
     void visit(Visitor&& v) {
-        while (step(v)) {
-        }
+        do {
+            std::uint64_t records = 0;
+            const rt::TraceReader::Run stop = visit_fast(v, records);
+            r_.advance(stop.pos, records);
+        } while (step_general(v));
     }
 
     // Reads the record at `offset` of table section `section` (the target of a
@@ -1080,10 +1097,88 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`: one switch per record for
-    // next() and visit() alike.
+    // Reads one record and hands it to `then`. A record in its initial layout
+    // is read from a copy of the cursor (one load of each, one store back),
+    // another user record by take_general(); step_general() reads the rest.
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
+        const rt::TraceReader::Run run = r_.run();
+        if (run.pos != run.end) {
+            const std::uint64_t tag = rt::load_native<1>(run.pos);
+            switch (tag < run.tag_count ? run.tags[tag] : -1) {
+                case 3:
+                    return take_general(std::get<Fo>(records_), run, then);
+                case 4:
+                    if (run.fast(4, 9)) return take_fast(std::get<Co>(records_), run, 9, then);
+                    return take_general(std::get<Co>(records_), run, then);
+                case 5:
+                    if (run.fast(5, 17)) return take_fast(std::get<Cao>(records_), run, 17, then);
+                    return take_general(std::get<Cao>(records_), run, then);
+                case 6:
+                    if (run.fast(6, 9)) return take_fast(std::get<Do_>(records_), run, 9, then);
+                    return take_general(std::get<Do_>(records_), run, then);
+                case 7:
+                    if (run.fast(7, 9)) return take_fast(std::get<Sr>(records_), run, 9, then);
+                    return take_general(std::get<Sr>(records_), run, then);
+                case 8:
+                    if (run.fast(8, 1)) return take_fast(std::get<Gr>(records_), run, 1, then);
+                    return take_general(std::get<Gr>(records_), run, then);
+                case 9:
+                    if (run.fast(9, 11)) return take_fast(std::get<Dr>(records_), run, 11, then);
+                    return take_general(std::get<Dr>(records_), run, then);
+                case 10:
+                    if (run.fast(10, 11)) return take_fast(std::get<Dw>(records_), run, 11, then);
+                    return take_general(std::get<Dw>(records_), run, then);
+                case 11:
+                    if (run.fast(11, 19)) return take_fast(std::get<Adr>(records_), run, 19, then);
+                    return take_general(std::get<Adr>(records_), run, then);
+                case 12:
+                    if (run.fast(12, 19)) return take_fast(std::get<Adw>(records_), run, 19, then);
+                    return take_general(std::get<Adw>(records_), run, then);
+                case 13:
+                    if (run.fast(13, 11)) return take_fast(std::get<Er>(records_), run, 11, then);
+                    return take_general(std::get<Er>(records_), run, then);
+                case 14:
+                    if (run.fast(14, 15)) return take_fast(std::get<Ew>(records_), run, 15, then);
+                    return take_general(std::get<Ew>(records_), run, then);
+                case 15:
+                    if (run.fast(15, 1)) return take_fast(std::get<Ts>(records_), run, 1, then);
+                    return take_general(std::get<Ts>(records_), run, then);
+                case 16:
+                    if (run.fast(16, 1)) return take_fast(std::get<Te>(records_), run, 1, then);
+                    return take_general(std::get<Te>(records_), run, then);
+                default: break;
+            }
+        }
+        return step_general(then);
+    }
+
+    template <typename Record, typename Then>
+    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
+        load_fast(record, run.pos + 1);
+        r_.advance(run.pos + size, 1);
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
+    // The user record at run.pos when it is not in its initial layout (or not
+    // whole in the chunk: the runtime reports it): the runtime reads its fields
+    // under the encodings metadata has set. Out of line, and without a second
+    // dispatch on the record type.
+    template <typename Record, typename Then>
+    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
+        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
+        decode_general(record);
+        r_.end_record();
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
+    // Any record, through the runtime's primitives.
+    template <typename Then>
+    bool step_general(Then&& then) {
         if (!r_.begin_record()) return false;
         switch (r_.slot()) {
             case 0: {
@@ -1226,6 +1321,226 @@ private:
         return true;
     }
 
+    // Reads records in the DTD's own layout straight from the chunk, with the
+    // cursor and the record in locals (registers); user records in other
+    // layouts go through take_general() on the way. Stops at what only
+    // step_general() reads (a predefined record, the chunk's end, an unknown
+    // tag) and returns where that is; `records` counts the records read since
+    // the cursor was last handed back.
+    template <typename Visitor>
+    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
+        rt::TraceReader::Run run = r_.run();
+        while (run.pos != run.end) {
+            const std::uint64_t tag = rt::load_native<1>(run.pos);
+            if (tag >= run.tag_count) return run;
+            switch (run.tags[tag]) {
+                case 3:
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Fo>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 4:
+                    if (run.fast(4, 9)) {
+                        Co record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 9;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Co>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 5:
+                    if (run.fast(5, 17)) {
+                        Cao record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 17;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Cao>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 6:
+                    if (run.fast(6, 9)) {
+                        Do_ record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 9;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Do_>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 7:
+                    if (run.fast(7, 9)) {
+                        Sr record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 9;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Sr>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 8:
+                    if (run.fast(8, 1)) {
+                        Gr record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 1;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Gr>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 9:
+                    if (run.fast(9, 11)) {
+                        Dr record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 11;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Dr>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 10:
+                    if (run.fast(10, 11)) {
+                        Dw record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 11;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Dw>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 11:
+                    if (run.fast(11, 19)) {
+                        Adr record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 19;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Adr>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 12:
+                    if (run.fast(12, 19)) {
+                        Adw record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 19;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Adw>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 13:
+                    if (run.fast(13, 11)) {
+                        Er record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 11;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Er>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 14:
+                    if (run.fast(14, 15)) {
+                        Ew record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 15;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Ew>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 15:
+                    if (run.fast(15, 1)) {
+                        Ts record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 1;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Ts>(records_), run, v);
+                    run = r_.run();
+                    break;
+                case 16:
+                    if (run.fast(16, 1)) {
+                        Te record;
+                        set_defaults(record);
+                        load_fast(record, run.pos + 1);
+                        run.pos += 1;
+                        ++records;
+                        v(record);
+                        break;
+                    }
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Te>(records_), run, v);
+                    run = r_.run();
+                    break;
+                default: return run;
+            }
+        }
+        return run;
+    }
+
     void read_metadata(Metadata& record) {
         const rt::MetadataChange m = r_.read_metadata();
         record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
@@ -1233,101 +1548,166 @@ private:
 
     METATF_INLINE bool decode_fast(Co& o) {
         if (!r_.initial(4)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(8);
+        load_fast(o, r_.fixed(8));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Co& o, [[maybe_unused]] const std::byte* p) {
         o.formatId = rt::load_native<4>(p + 0);
         o.oid = rt::load_native<4>(p + 4);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Co& o) {
     }
     METATF_INLINE bool decode_fast(Cao& o) {
         if (!r_.initial(5)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(16);
+        load_fast(o, r_.fixed(16));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Cao& o, [[maybe_unused]] const std::byte* p) {
         o.formatId = rt::load_native<4>(p + 0);
         o.oid = rt::load_native<4>(p + 4);
         o.containerOid = rt::load_native<4>(p + 8);
         o.numberOfElements = rt::load_native<4>(p + 12);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Cao& o) {
     }
     METATF_INLINE bool decode_fast(Do_& o) {
         if (!r_.initial(6)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(8);
+        load_fast(o, r_.fixed(8));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Do_& o, [[maybe_unused]] const std::byte* p) {
         o.formatId = rt::load_native<4>(p + 0);
         o.oid = rt::load_native<4>(p + 4);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Do_& o) {
     }
     METATF_INLINE bool decode_fast(Sr& o) {
         if (!r_.initial(7)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(8);
+        load_fast(o, r_.fixed(8));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Sr& o, [[maybe_unused]] const std::byte* p) {
         o.formatId = rt::load_native<4>(p + 0);
         o.oid = rt::load_native<4>(p + 4);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Sr& o) {
     }
     METATF_INLINE bool decode_fast([[maybe_unused]] Gr& o) {
         if (!r_.initial(8)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        load_fast(o, r_.fixed(0));
         return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Gr& o, [[maybe_unused]] const std::byte* p) {
+    }
+    static void set_defaults([[maybe_unused]] Gr& o) {
     }
     METATF_INLINE bool decode_fast(Dr& o) {
         if (!r_.initial(9)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(10);
+        load_fast(o, r_.fixed(10));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Dr& o, [[maybe_unused]] const std::byte* p) {
         o.formatId = rt::load_native<4>(p + 0);
         o.oid = rt::load_native<4>(p + 4);
         o.offset = rt::load_native<2>(p + 8);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Dr& o) {
     }
     METATF_INLINE bool decode_fast(Dw& o) {
         if (!r_.initial(10)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(10);
+        load_fast(o, r_.fixed(10));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Dw& o, [[maybe_unused]] const std::byte* p) {
         o.formatId = rt::load_native<4>(p + 0);
         o.oid = rt::load_native<4>(p + 4);
         o.offset = rt::load_native<2>(p + 8);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Dw& o) {
     }
     METATF_INLINE bool decode_fast(Adr& o) {
         if (!r_.initial(11)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(18);
+        load_fast(o, r_.fixed(18));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Adr& o, [[maybe_unused]] const std::byte* p) {
         o.formatId = rt::load_native<4>(p + 0);
         o.oid = rt::load_native<4>(p + 4);
         o.offset = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<2>(p + 8), 2));
         o.index = rt::load_native<4>(p + 10);
         o.length = rt::load_native<4>(p + 14);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Adr& o) {
     }
     METATF_INLINE bool decode_fast(Adw& o) {
         if (!r_.initial(12)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(18);
+        load_fast(o, r_.fixed(18));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Adw& o, [[maybe_unused]] const std::byte* p) {
         o.formatId = rt::load_native<4>(p + 0);
         o.oid = rt::load_native<4>(p + 4);
         o.offset = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<2>(p + 8), 2));
         o.index = rt::load_native<4>(p + 10);
         o.length = rt::load_native<4>(p + 14);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Adw& o) {
     }
     METATF_INLINE bool decode_fast(Er& o) {
         if (!r_.initial(13)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(10);
+        load_fast(o, r_.fixed(10));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Er& o, [[maybe_unused]] const std::byte* p) {
         o.formatId = rt::load_native<4>(p + 0);
         o.fromOid = rt::load_native<4>(p + 4);
         o.edge = rt::load_native<2>(p + 8);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Er& o) {
     }
     METATF_INLINE bool decode_fast(Ew& o) {
         if (!r_.initial(14)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(14);
+        load_fast(o, r_.fixed(14));
+        return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Ew& o, [[maybe_unused]] const std::byte* p) {
         o.formatId = rt::load_native<4>(p + 0);
         o.fromOid = rt::load_native<4>(p + 4);
         o.edge = rt::load_native<2>(p + 8);
         o.toOid = rt::load_native<4>(p + 10);
-        return true;
+    }
+    static void set_defaults([[maybe_unused]] Ew& o) {
     }
     METATF_INLINE bool decode_fast([[maybe_unused]] Ts& o) {
         if (!r_.initial(15)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        load_fast(o, r_.fixed(0));
         return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Ts& o, [[maybe_unused]] const std::byte* p) {
+    }
+    static void set_defaults([[maybe_unused]] Ts& o) {
     }
     METATF_INLINE bool decode_fast([[maybe_unused]] Te& o) {
         if (!r_.initial(16)) return false;
-        [[maybe_unused]] const std::byte* p = r_.fixed(0);
+        load_fast(o, r_.fixed(0));
         return true;
+    }
+    // The stored fields, from p: the first byte after the tag.
+    static METATF_INLINE void load_fast([[maybe_unused]] Te& o, [[maybe_unused]] const std::byte* p) {
+    }
+    static void set_defaults([[maybe_unused]] Te& o) {
     }
     void decode(Fo& o) {
         rt::FieldState* s = r_.states(3);
@@ -1420,6 +1800,48 @@ private:
     void decode([[maybe_unused]] Te& o) {
         [[maybe_unused]] rt::FieldState* s = r_.states(16);
     }
+    void decode_general(Fo& o) {
+        decode(o);
+    }
+    void decode_general(Co& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Cao& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Do_& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Sr& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Gr& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Dr& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Dw& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Adr& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Adw& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Er& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Ew& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Ts& o) {
+        if (!decode_fast(o)) decode(o);
+    }
+    void decode_general(Te& o) {
+        if (!decode_fast(o)) decode(o);
+    }
 
     rt::TraceReader r_;
     RecordType type_{};
@@ -1441,7 +1863,7 @@ public:
             && rt::fits_unsigned(o.formatId, 4)
             && rt::fits_unsigned(o.oid, 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(4, 8, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(4, 8, offset);
             rt::store_native<4>(p + 0, o.formatId);
             rt::store_native<4>(p + 4, o.oid);
             w_.end_record();
@@ -1457,7 +1879,7 @@ public:
             && rt::fits_unsigned(o.containerOid, 4)
             && rt::fits_unsigned(o.numberOfElements, 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(5, 16, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(5, 16, offset);
             rt::store_native<4>(p + 0, o.formatId);
             rt::store_native<4>(p + 4, o.oid);
             rt::store_native<4>(p + 8, o.containerOid);
@@ -1473,7 +1895,7 @@ public:
             && rt::fits_unsigned(o.formatId, 4)
             && rt::fits_unsigned(o.oid, 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(6, 8, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(6, 8, offset);
             rt::store_native<4>(p + 0, o.formatId);
             rt::store_native<4>(p + 4, o.oid);
             w_.end_record();
@@ -1487,7 +1909,7 @@ public:
             && rt::fits_unsigned(o.formatId, 4)
             && rt::fits_unsigned(o.oid, 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(7, 8, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(7, 8, offset);
             rt::store_native<4>(p + 0, o.formatId);
             rt::store_native<4>(p + 4, o.oid);
             w_.end_record();
@@ -1499,7 +1921,7 @@ public:
     METATF_INLINE std::uint64_t write([[maybe_unused]] const Gr& o) {
         if (w_.initial(8)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(8, 0, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(8, 0, offset);
             w_.end_record();
             return offset;
         }
@@ -1512,7 +1934,7 @@ public:
             && rt::fits_unsigned(o.oid, 4)
             && rt::fits_unsigned(o.offset, 2)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(9, 10, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(9, 10, offset);
             rt::store_native<4>(p + 0, o.formatId);
             rt::store_native<4>(p + 4, o.oid);
             rt::store_native<2>(p + 8, o.offset);
@@ -1528,7 +1950,7 @@ public:
             && rt::fits_unsigned(o.oid, 4)
             && rt::fits_unsigned(o.offset, 2)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(10, 10, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(10, 10, offset);
             rt::store_native<4>(p + 0, o.formatId);
             rt::store_native<4>(p + 4, o.oid);
             rt::store_native<2>(p + 8, o.offset);
@@ -1546,7 +1968,7 @@ public:
             && rt::fits_unsigned(o.index, 4)
             && rt::fits_unsigned(o.length, 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(11, 18, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(11, 18, offset);
             rt::store_native<4>(p + 0, o.formatId);
             rt::store_native<4>(p + 4, o.oid);
             rt::store_native<2>(p + 8, static_cast<std::uint64_t>(o.offset));
@@ -1566,7 +1988,7 @@ public:
             && rt::fits_unsigned(o.index, 4)
             && rt::fits_unsigned(o.length, 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(12, 18, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(12, 18, offset);
             rt::store_native<4>(p + 0, o.formatId);
             rt::store_native<4>(p + 4, o.oid);
             rt::store_native<2>(p + 8, static_cast<std::uint64_t>(o.offset));
@@ -1584,7 +2006,7 @@ public:
             && rt::fits_unsigned(o.fromOid, 4)
             && rt::fits_unsigned(o.edge, 2)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(13, 10, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(13, 10, offset);
             rt::store_native<4>(p + 0, o.formatId);
             rt::store_native<4>(p + 4, o.fromOid);
             rt::store_native<2>(p + 8, o.edge);
@@ -1601,7 +2023,7 @@ public:
             && rt::fits_unsigned(o.edge, 2)
             && rt::fits_unsigned(o.toOid, 4)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(14, 14, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(14, 14, offset);
             rt::store_native<4>(p + 0, o.formatId);
             rt::store_native<4>(p + 4, o.fromOid);
             rt::store_native<2>(p + 8, o.edge);
@@ -1615,7 +2037,7 @@ public:
     METATF_INLINE std::uint64_t write([[maybe_unused]] const Ts& o) {
         if (w_.initial(15)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(15, 0, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(15, 0, offset);
             w_.end_record();
             return offset;
         }
@@ -1625,7 +2047,7 @@ public:
     METATF_INLINE std::uint64_t write([[maybe_unused]] const Te& o) {
         if (w_.initial(16)) {  // the DTD's own layout: constant widths
             std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record(16, 0, offset);
+            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(16, 0, offset);
             w_.end_record();
             return offset;
         }

@@ -261,7 +261,8 @@ inline constexpr rt::DtdDesc dtd = {"spc", detail::text, 1, nullptr, 0, detail::
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().
 class Reader {
 public:
-    explicit Reader(const std::string& path) : r_(path, dtd) {}
+    explicit Reader(const std::string& path) : r_(path, dtd) {
+    }
 
     // Moves to the next record; false at the end of the trace. Throws rt::TraceError.
     METATF_INLINE bool next() {
@@ -287,8 +288,11 @@ public:
     // Reads the rest of the trace, calling v(record) for every record.
     template <typename Visitor>
     void visit(Visitor&& v) {
-        while (step(v)) {
-        }
+        do {
+            std::uint64_t records = 0;
+            const rt::TraceReader::Run stop = visit_fast(v, records);
+            r_.advance(stop.pos, records);
+        } while (step_general(v));
     }
 
     // Reads the record at `offset` of table section `section` (the target of a
@@ -311,10 +315,49 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`: one switch per record for
-    // next() and visit() alike.
+    // Reads one record and hands it to `then`. A record in its initial layout
+    // is read from a copy of the cursor (one load of each, one store back),
+    // another user record by take_general(); step_general() reads the rest.
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
+        const rt::TraceReader::Run run = r_.run();
+        if (run.pos != run.end) {
+            const std::uint64_t tag = rt::load_native<1>(run.pos);
+            switch (tag < run.tag_count ? run.tags[tag] : -1) {
+                case 3:
+                    return take_general(std::get<Spc>(records_), run, then);
+                default: break;
+            }
+        }
+        return step_general(then);
+    }
+
+    template <typename Record, typename Then>
+    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
+        load_fast(record, run.pos + 1);
+        r_.advance(run.pos + size, 1);
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
+    // The user record at run.pos when it is not in its initial layout (or not
+    // whole in the chunk: the runtime reports it): the runtime reads its fields
+    // under the encodings metadata has set. Out of line, and without a second
+    // dispatch on the record type.
+    template <typename Record, typename Then>
+    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
+        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
+        decode_general(record);
+        r_.end_record();
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
+    // Any record, through the runtime's primitives.
+    template <typename Then>
+    bool step_general(Then&& then) {
         if (!r_.begin_record()) return false;
         switch (r_.slot()) {
             case 0: {
@@ -353,6 +396,31 @@ private:
         return true;
     }
 
+    // Reads records in the DTD's own layout straight from the chunk, with the
+    // cursor and the record in locals (registers); user records in other
+    // layouts go through take_general() on the way. Stops at what only
+    // step_general() reads (a predefined record, the chunk's end, an unknown
+    // tag) and returns where that is; `records` counts the records read since
+    // the cursor was last handed back.
+    template <typename Visitor>
+    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
+        rt::TraceReader::Run run = r_.run();
+        while (run.pos != run.end) {
+            const std::uint64_t tag = rt::load_native<1>(run.pos);
+            if (tag >= run.tag_count) return run;
+            switch (run.tags[tag]) {
+                case 3:
+                    r_.advance(run.pos, records);
+                    records = 0;
+                    take_general(std::get<Spc>(records_), run, v);
+                    run = r_.run();
+                    break;
+                default: return run;
+            }
+        }
+        return run;
+    }
+
     void read_metadata(Metadata& record) {
         const rt::MetadataChange m = r_.read_metadata();
         record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
@@ -371,6 +439,9 @@ private:
             e1.optional_optionalLength = r_.read_int(s[7]);
             e1.optional_optionalText = r_.read_bytes(s[8], e1.optional_optionalLength);
         }
+    }
+    void decode_general(Spc& o) {
+        decode(o);
     }
 
     rt::TraceReader r_;

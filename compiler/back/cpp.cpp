@@ -185,15 +185,73 @@ public:
 
     bool has_fast_path() const { return fast_; }
 
-    // The record in the DTD's own layout, inline in the reader's dispatch:
-    // constant widths at constant offsets, one bounds check.
+    // The record in the DTD's own layout: constant widths at constant offsets,
+    // one bounds check. The fields that store nothing are the DTD's constants;
+    // set_defaults() assigns them once per struct, not once per record.
     void emit_decode_fast(std::ostream& o) const {
         if (!fast_) return;
         o << "    METATF_INLINE bool decode_fast(" << unused() << struct_ << "& o) {\n"
           << "        if (!r_.initial(" << slot_ << ")) return false;\n"
-          << "        [[maybe_unused]] const std::byte* p = r_.fixed(" << fast_size_ << ");\n";
-        for (const FastField& f : fast_fields_) o << "        o." << member_[f.index] << " = " << fast_load(f) << ";\n";
-        o << "        return true;\n    }\n";
+          << "        load_fast(o, r_.fixed(" << fast_size_ << "));\n"
+          << "        return true;\n    }\n";
+        o << "    // The stored fields, from p: the first byte after the tag.\n"
+          << "    static METATF_INLINE void load_fast([[maybe_unused]] " << struct_ << "& o, [[maybe_unused]] const std::byte* p) {\n";
+        for (const FastField& f : fast_fields_) {
+            if (!constant(f)) o << "        o." << member_[f.index] << " = " << fast_load(f) << ";\n";
+        }
+        o << "    }\n";
+        o << "    static void set_defaults([[maybe_unused]] " << struct_ << "& o) {\n";
+        for (const FastField& f : fast_fields_) {
+            if (constant(f)) o << "        o." << member_[f.index] << " = " << fast_load(f) << ";\n";
+        }
+        o << "    }\n";
+    }
+
+    // The constructor's part: the constants of the fast path in the reader's struct.
+    void emit_set_defaults_call(std::ostream& o) const {
+        if (fast_) o << "        set_defaults(std::get<" << struct_ << ">(records_));\n";
+    }
+
+    // A case of step()'s switch: the record in its initial layout, or through
+    // the runtime's primitives, into the reader's struct.
+    void emit_step_case(std::ostream& o, unsigned tag_width) const {
+        const std::string record = "std::get<" + struct_ + ">(records_)";
+        o << "                case " << slot_ << ":\n";
+        if (fast_ && slot_ < 64) {
+            const std::string size = std::to_string(tag_width + fast_size_);
+            o << "                    if (run.fast(" << slot_ << ", " << size << ")) return take_fast(" << record
+              << ", run, " << size << ", then);\n";
+        }
+        o << "                    return take_general(" << record << ", run, then);\n";
+    }
+
+    // A case of visit_fast(): the record straight from the chunk into a local,
+    // or through the runtime's primitives into the reader's struct.
+    void emit_visit_case(std::ostream& o, unsigned tag_width) const {
+        o << "                case " << slot_ << ":\n";
+        if (fast_ && slot_ < 64) {
+            const std::string size = std::to_string(tag_width + fast_size_);
+            o << "                    if (run.fast(" << slot_ << ", " << size << ")) {\n"
+              << "                        " << struct_ << " record;\n"
+              << "                        set_defaults(record);\n"
+              << "                        load_fast(record, run.pos + " << tag_width << ");\n"
+              << "                        run.pos += " << size << ";\n"
+              << "                        ++records;\n"
+              << "                        v(record);\n"
+              << "                        break;\n"
+              << "                    }\n";
+        }
+        o << "                    r_.advance(run.pos, records);\n"
+          << "                    records = 0;\n"
+          << "                    take_general(std::get<" << struct_ << ">(records_), run, v);\n"
+          << "                    run = r_.run();\n"
+          << "                    break;\n";
+    }
+
+    // take_general()'s decoding: the fast path when the layout is the DTD's.
+    void emit_decode_general(std::ostream& o) const {
+        o << "    void decode_general(" << struct_ << "& o) {\n"
+          << (fast_ ? "        if (!decode_fast(o)) decode(o);\n" : "        decode(o);\n") << "    }\n";
     }
 
     // Field by field, under the encodings metadata has set.
@@ -205,7 +263,7 @@ public:
         o << "    }\n";
     }
 
-    void emit_write(std::ostream& o) const {
+    void emit_write(std::ostream& o, unsigned tag_width) const {
         o << "    // Writes one record; returns its byte offset within its section.\n";
         o << "    METATF_INLINE std::uint64_t write(" << unused() << "const " << struct_ << "& o) {\n";
         if (fast_) {
@@ -215,7 +273,7 @@ public:
             }
             o << ") {  // the DTD's own layout: constant widths\n"
               << "            std::uint64_t offset = 0;\n"
-              << "            [[maybe_unused]] std::byte* p = w_.reserve_record(" << slot_ << ", " << fast_size_ << ", offset);\n";
+              << "            [[maybe_unused]] std::byte* p = w_.reserve_record<" << tag_width << ">(" << slot_ << ", " << fast_size_ << ", offset);\n";
             for (const FastField& f : fast_fields_) {
                 if (const std::string st = fast_store(f); !st.empty()) o << "            " << st << ";\n";
             }
@@ -283,6 +341,11 @@ private:
 
     std::string at(const FastField& f) const { return "p + " + std::to_string(f.offset); }
 
+    // A fast field whose value does not depend on the record's bytes.
+    bool constant(const FastField& f) const {
+        return !f.stored || (f.width == 0 && record_.fields[f.index].type == ir::Type::bytes);
+    }
+
     std::string fast_load(const FastField& f) const {
         const ir::Field& d = record_.fields[f.index];
         const std::string w = std::to_string(f.width);
@@ -298,7 +361,9 @@ private:
                            ? "static_cast<std::int64_t>(" + raw + ")"
                            : "static_cast<std::int64_t>(rt::sign_extend(" + raw + ", " + w + "))";
             case ir::Type::floating: return "rt::float_from_bits(" + raw + ", " + w + ")";
-            case ir::Type::bytes: return "std::span<const std::byte>(" + at(f) + ", " + w + ")";
+            case ir::Type::bytes:
+                return f.width == 0 ? "std::span<const std::byte>()"
+                                    : "std::span<const std::byte>(" + at(f) + ", " + w + ")";
         }
         return raw;
     }
@@ -608,7 +673,11 @@ std::string generate_cpp(const ir::Schema& schema) {
     // ---- the reader
     o << "// Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().\n"
       << "class Reader {\npublic:\n"
-      << "    explicit Reader(const std::string& path) : r_(path, dtd) {}\n\n"
+      << "    explicit Reader(const std::string& path) : r_(path, dtd) {\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_set_defaults_call(o);
+    }
+    o << "    }\n\n"
       << "    // Moves to the next record; false at the end of the trace. Throws rt::TraceError.\n"
       << "    METATF_INLINE bool next() {\n        return step([](const auto&) {});\n    }\n\n"
       << "    RecordType type() const { return type_; }\n"
@@ -621,7 +690,11 @@ std::string generate_cpp(const ir::Schema& schema) {
     }
     o << "        }\n    }\n\n"
       << "    // Reads the rest of the trace, calling v(record) for every record.\n"
-      << "    template <typename Visitor>\n    void visit(Visitor&& v) {\n        while (step(v)) {\n        }\n    }\n\n"
+      << "    template <typename Visitor>\n    void visit(Visitor&& v) {\n"
+      << "        do {\n            std::uint64_t records = 0;\n"
+      << "            const rt::TraceReader::Run stop = visit_fast(v, records);\n"
+      << "            r_.advance(stop.pos, records);\n"
+      << "        } while (step_general(v));\n    }\n\n"
       << "    // Reads the record at `offset` of table section `section` (the target of a\n"
       << "    // sectionOffset field) with the DTD's initial encodings, and calls v(record).\n"
       << "    template <typename Visitor>\n    void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {\n"
@@ -635,9 +708,39 @@ std::string generate_cpp(const ir::Schema& schema) {
     o << "                default: r.fail(rt::ErrorKind::unknown_tag, \"a table holds no predefined records\");\n"
       << "            }\n        });\n    }\n\n"
       << "    rt::TraceReader& runtime() { return r_; }\n\nprivate:\n"
-      << "    // Reads one record and hands it to `then`: one switch per record for\n"
-      << "    // next() and visit() alike.\n"
+      << "    // Reads one record and hands it to `then`. A record in its initial layout\n"
+      << "    // is read from a copy of the cursor (one load of each, one store back),\n"
+      << "    // another user record by take_general(); step_general() reads the rest.\n"
       << "    template <typename Then>\n    METATF_INLINE bool step(Then&& then) {\n"
+      << "        const rt::TraceReader::Run run = r_.run();\n"
+      << "        if (run.pos != run.end) {\n"
+      << "            const std::uint64_t tag = rt::load_native<" << schema.tag_width << ">(run.pos);\n"
+      << "            switch (tag < run.tag_count ? run.tags[tag] : -1) {\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_step_case(o, schema.tag_width);
+    }
+    o << "                default: break;\n            }\n        }\n        return step_general(then);\n    }\n\n"
+      << "    template <typename Record, typename Then>\n"
+      << "    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {\n"
+      << "        load_fast(record, run.pos + " << schema.tag_width << ");\n"
+      << "        r_.advance(run.pos + size, 1);\n"
+      << "        type_ = Record::type;\n"
+      << "        then(record);\n"
+      << "        return true;\n    }\n\n"
+      << "    // The user record at run.pos when it is not in its initial layout (or not\n"
+      << "    // whole in the chunk: the runtime reports it): the runtime reads its fields\n"
+      << "    // under the encodings metadata has set. Out of line, and without a second\n"
+      << "    // dispatch on the record type.\n"
+      << "    template <typename Record, typename Then>\n"
+      << "    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {\n"
+      << "        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));\n"
+      << "        decode_general(record);\n"
+      << "        r_.end_record();\n"
+      << "        type_ = Record::type;\n"
+      << "        then(record);\n"
+      << "        return true;\n    }\n\n"
+      << "    // Any record, through the runtime's primitives.\n"
+      << "    template <typename Then>\n    bool step_general(Then&& then) {\n"
       << "        if (!r_.begin_record()) return false;\n        switch (r_.slot()) {\n";
     for (const auto& c : records) {
         o << "            case " << c.slot() << ": {\n                auto& record = std::get<" << c.name()
@@ -654,7 +757,24 @@ std::string generate_cpp(const ir::Schema& schema) {
         o << "                type_ = RecordType::" << c.name() << ";\n                r_.end_record();\n"
           << "                then(record);\n                return true;\n            }\n";
     }
-    o << "        }\n        return true;\n    }\n\n"
+    o << "        }\n        return true;\n    }\n\n";
+    o << "    // Reads records in the DTD's own layout straight from the chunk, with the\n"
+      << "    // cursor and the record in locals (registers); user records in other\n"
+      << "    // layouts go through take_general() on the way. Stops at what only\n"
+      << "    // step_general() reads (a predefined record, the chunk's end, an unknown\n"
+      << "    // tag) and returns where that is; `records` counts the records read since\n"
+      << "    // the cursor was last handed back.\n"
+      << "    template <typename Visitor>\n"
+      << "    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {\n"
+      << "        rt::TraceReader::Run run = r_.run();\n"
+      << "        while (run.pos != run.end) {\n"
+      << "            const std::uint64_t tag = rt::load_native<" << schema.tag_width << ">(run.pos);\n"
+      << "            if (tag >= run.tag_count) return run;\n"
+      << "            switch (run.tags[tag]) {\n";
+    for (const auto& c : records) {
+        if (user(c)) c.emit_visit_case(o, schema.tag_width);
+    }
+    o << "                default: return run;\n            }\n        }\n        return run;\n    }\n\n"
       << "    void read_metadata(Metadata& record) {\n        const rt::MetadataChange m = r_.read_metadata();\n"
       << "        record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};\n"
       << "    }\n\n";
@@ -664,6 +784,9 @@ std::string generate_cpp(const ir::Schema& schema) {
     for (const auto& c : records) {
         if (user(c)) c.emit_decode(o);
     }
+    for (const auto& c : records) {
+        if (user(c)) c.emit_decode_general(o);
+    }
     o << "\n    rt::TraceReader r_;\n    RecordType type_{};\n    Records records_;\n};\n\n";
 
     // ---- the writer
@@ -671,7 +794,7 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "class Writer {\npublic:\n"
       << "    explicit Writer(const std::string& path, rt::WriterOptions options = {}) : w_(path, dtd, options) {}\n\n";
     for (const auto& c : records) {
-        if (user(c)) c.emit_write(o);
+        if (user(c)) c.emit_write(o, schema.tag_width);
     }
     o << "\n    void comment(std::string_view text) { w_.comment(text); }\n"
       << "    // Starts section `number`: the records that follow belong to it.\n"

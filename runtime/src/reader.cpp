@@ -37,6 +37,7 @@ struct TraceReader::Saved {
     int current;
     std::vector<std::vector<FieldState>> states;
     std::vector<char> initial;
+    std::uint64_t initial_mask;
 };
 
 TraceReader::TraceReader(const std::string& path) : file_(path, "rb") {
@@ -107,7 +108,8 @@ void TraceReader::attach(const DtdDesc& dtd) {
         streams_[c.section]->chunks.push_back(i);
     }
     streams_[0]->mode = Stream::Mode::records;
-    initial_.assign(dtd.record_count, native_order());
+    initial_.assign(dtd.record_count, 0);
+    reset_initial();
     tag_width_ = dtd.tag_width;
     enter_section(0);
 }
@@ -130,6 +132,18 @@ void TraceReader::overrun(std::uint64_t wanted) const {
 
 char TraceReader::native_order() const {
     return (header_.order == ByteOrder::little) == (std::endian::native == std::endian::little);
+}
+
+void TraceReader::set_initial(std::uint32_t slot, bool on) {
+    initial_[slot] = on;
+    if (slot < 64) {
+        const std::uint64_t bit = std::uint64_t(1) << slot;
+        initial_mask_ = on ? initial_mask_ | bit : initial_mask_ & ~bit;
+    }
+}
+
+void TraceReader::reset_initial() {
+    for (std::uint32_t slot = 0; slot < initial_.size(); ++slot) set_initial(slot, native_order());
 }
 
 void TraceReader::fail_at(const std::byte* at, ErrorKind kind, const std::string& message) {
@@ -314,7 +328,7 @@ MetadataChange TraceReader::read_metadata() {
     FieldState& s = states_[m.slot][m.field];
     // A signed field's 4-byte value in a 32-bit trace is sign-extended.
     if (s.desc->type == Type::signed_int && m.op != MetaOp::width) m.a = sign_extend(m.a, header_.word());
-    initial_[m.slot] = 0;
+    set_initial(m.slot, false);
     if (auto problem = apply_metadata(s, m.op, m.a, m.b, *dtd_)) {
         fail_at(property_at, ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" + r.name +
                                           "': " + *problem);
@@ -347,8 +361,8 @@ void TraceReader::enter_table(std::uint8_t section, std::uint64_t offset) {
     if (offset >= content.size()) {
         fail(ErrorKind::bad_value, "offset " + std::to_string(offset) + " is past the end of section " + std::to_string(section));
     }
-    saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_, initial_});
-    initial_.assign(initial_.size(), native_order());
+    saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_, initial_, initial_mask_});
+    reset_initial();
     for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
         for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
     }
@@ -371,6 +385,7 @@ void TraceReader::leave_table() {
     current_ = saved_->current;
     states_ = std::move(saved_->states);
     initial_ = std::move(saved_->initial);
+    initial_mask_ = saved_->initial_mask;
     saved_.reset();
 }
 

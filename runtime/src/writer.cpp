@@ -1,5 +1,6 @@
 #include "metatf/writer.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <cstring>
@@ -9,11 +10,32 @@ namespace metatf::rt {
 
 struct TraceWriter::SectionOut {
     enum class Mode { unused, records, values } mode = Mode::unused;
-    std::vector<std::byte> buffer;
+    ByteBuffer buffer;
     std::uint64_t flushed = 0;  // bytes of the section already in chunks
     std::uint64_t cursor = 0;   // values: section offset of the next element
 };
 
+
+void ByteBuffer::grow(std::size_t n) {
+    const std::size_t capacity = std::max(capacity_ * 2, std::max<std::size_t>(size_ + n, 4096));
+    auto bigger = std::make_unique_for_overwrite<std::byte[]>(capacity);
+    if (size_ != 0) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    capacity_ = capacity;
+}
+
+void ByteBuffer::append(std::span<const std::byte> bytes) {
+    if (!bytes.empty()) std::memcpy(extend(bytes.size()), bytes.data(), bytes.size());
+}
+
+void ByteBuffer::resize(std::size_t n, std::byte fill) {
+    if (n <= size_) {
+        size_ = n;
+        return;
+    }
+    const std::size_t more = n - size_;
+    std::memset(extend(more), std::to_integer<int>(fill), more);
+}
 
 TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOptions options)
     : path_(path), temporary_(path + ".partial"), dtd_(dtd), options_(options) {
@@ -80,7 +102,7 @@ void TraceWriter::write_bytes(FieldState& s, std::span<const std::byte> data, st
         fail(ErrorKind::bad_value, "field '" + std::string(s.desc->path) + "' takes " + std::to_string(want) +
                                        " bytes, not " + std::to_string(data.size()));
     }
-    buffer_->insert(buffer_->end(), data.begin(), data.end());
+    buffer_->append(data);
 }
 
 void TraceWriter::put_strided(FieldState& s, std::uint64_t value) {
@@ -125,7 +147,7 @@ void TraceWriter::comment(std::string_view text) {
     }
     begin_record(predefined_slot_[static_cast<int>(Predefined::comment)]);
     append_raw(text.size(), 1);
-    buffer_->insert(buffer_->end(), as_bytes(text).begin(), as_bytes(text).end());
+    buffer_->append(as_bytes(text));
     end_record();
 }
 

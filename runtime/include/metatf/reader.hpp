@@ -75,6 +75,35 @@ public:
         return p;
     }
 
+    // ---- the fast loop of generated code (visit())
+    // The rest of the current chunk and what decoding it needs, copied out so
+    // that a loop over many records keeps them in registers, not in members.
+    struct Run {
+        const std::byte* pos;      // the next record's tag
+        const std::byte* end;      // the end of its chunk
+        const std::int32_t* tags;  // the current section's tag -> slot table, -1 if none
+        std::size_t tag_count;
+        std::uint64_t initial;     // bit `slot` (below 64): initial(slot)
+
+        // Whether the record of `slot` at pos is in its initial layout and
+        // its `size` bytes (tag included) are all in the chunk.
+        bool fast(std::uint32_t slot, std::size_t size) const {
+            return slot < 64 && (initial >> slot & 1) != 0 && static_cast<std::size_t>(end - pos) >= size;
+        }
+    };
+    Run run() const { return {pos_, end_, tag_table_, tag_table_size_, initial_mask_}; }
+    // Begins the record at run.pos, whose tag the caller has looked up in
+    // run.tags: `slot`. The field primitives then read its fields.
+    void begin_record(const Run& run, std::uint32_t slot) {
+        pos_ = run.pos + tag_width_;
+        slot_ = slot;
+    }
+    // Hands back how far a loop over run() got: `records` whole records up to `pos`.
+    void advance(const std::byte* pos, std::uint64_t records) {
+        pos_ = pos;
+        record_index_ += records;
+    }
+
     // ---- field primitives, in layout order
     METATF_INLINE std::uint64_t read_int(FieldState& s) {
         switch (s.kind) {
@@ -141,6 +170,9 @@ private:
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot
     std::vector<char> initial_;                    // per slot: see initial()
+    std::uint64_t initial_mask_ = 0;               // the same for the first 64 slots, for run()
+    void set_initial(std::uint32_t slot, bool on);
+    void reset_initial();  // every slot initial if the byte order is the machine's
     std::int32_t slot_for(int section, std::uint64_t tag) const;
     std::vector<std::vector<std::int32_t>> slot_of_tag_;  // per section: tag -> slot, -1 if none
     std::vector<std::map<std::uint64_t, std::int32_t>> large_tags_;  // per section: tags past the table

@@ -23,6 +23,32 @@ struct WriterOptions {
     std::size_t chunk_bytes = std::size_t(1) << 20;  // a section's buffer is flushed past this size
 };
 
+// A growable byte buffer that, unlike std::vector, hands out uninitialized
+// room: a record is reserved with one capacity test and filled by plain stores,
+// without a library call per field.
+class ByteBuffer {
+public:
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    std::byte* data() { return data_.get(); }
+    void clear() { size_ = 0; }
+    // n more bytes at the end, uninitialized; returns where they start.
+    METATF_INLINE std::byte* extend(std::size_t n) {
+        if (capacity_ - size_ < n) grow(n);
+        std::byte* p = data_.get() + size_;
+        size_ += n;
+        return p;
+    }
+    void append(std::span<const std::byte> bytes);
+    // Grows to n bytes, the new ones set to `fill`.
+    void resize(std::size_t n, std::byte fill);
+
+private:
+    void grow(std::size_t n);
+    std::unique_ptr<std::byte[]> data_;
+    std::size_t size_ = 0, capacity_ = 0;
+};
+
 class TraceWriter {
 public:
     TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOptions options = {});
@@ -36,13 +62,17 @@ public:
 
     // ---- the fast path of generated code (see TraceReader::initial())
     bool initial(std::uint32_t slot) const { return initial_[slot] != 0; }
-    // Begins a record and returns room for its n bytes after the tag; `offset`
-    // gets the record's offset within its section.
+    // Begins a record of `slot`, which is initial(), and returns room for its n
+    // bytes after the tag, written in one piece: one capacity test for the
+    // whole record. `offset` gets the record's offset within its section.
+    // TagWidth is the DTD's tag width.
+    template <unsigned TagWidth>
     METATF_INLINE std::byte* reserve_record(std::uint32_t slot, std::size_t n, std::uint64_t& offset) {
-        offset = begin_record(slot);
-        const std::size_t at = buffer_->size();
-        buffer_->resize(at + n);
-        return buffer_->data() + at;
+        const RecordDesc& r = open_record(slot);
+        offset = flushed_ + buffer_->size();
+        std::byte* p = buffer_->extend(TagWidth + n);
+        store_native<TagWidth>(p, r.tag);  // initial() implies the machine's byte order
+        return p + TagWidth;
     }
     int current_section() const { return current_; }
     std::uint64_t record_count() const { return record_count_; }
@@ -50,9 +80,7 @@ public:
     // ---- one record: begin, its fields in layout order, end
     // Returns the record's byte offset within its section (what a sectionOffset field stores).
     std::uint64_t begin_record(std::uint32_t slot) {
-        const RecordDesc& r = dtd_.records[slot];
-        if (closed_ || failed_ || (r.section != 0 && r.section != current_)) refuse_record(r);
-        in_record_ = true;
+        const RecordDesc& r = open_record(slot);
         const std::uint64_t offset = flushed_ + buffer_->size();
         append_raw(r.tag, dtd_.tag_width);
         return offset;
@@ -101,15 +129,18 @@ public:
 
 private:
     struct SectionOut;
+    // Checks that a record of `slot` may begin here, and begins it.
+    METATF_INLINE const RecordDesc& open_record(std::uint32_t slot) {
+        const RecordDesc& r = dtd_.records[slot];
+        if (closed_ || failed_ || (r.section != 0 && r.section != current_)) refuse_record(r);
+        in_record_ = true;
+        return r;
+    }
     void put(FieldState& s, std::uint64_t raw, bool fits) {
         if (!fits) reject(s, raw, "does not fit in " + std::to_string(s.width) + " bytes");
         append_raw(raw, s.width);
     }
-    void append_raw(std::uint64_t value, unsigned width) {
-        std::byte bytes[8];
-        store_uint(bytes, value, width, options_.order);
-        buffer_->insert(buffer_->end(), bytes, bytes + width);
-    }
+    void append_raw(std::uint64_t value, unsigned width) { store_uint(buffer_->extend(width), value, width, options_.order); }
     [[noreturn]] void refuse_record(const RecordDesc& r);
     void put_strided(FieldState& s, std::uint64_t value);
     [[noreturn]] void reject(const FieldState& s, std::uint64_t value, const std::string& why);
@@ -126,7 +157,7 @@ private:
     std::vector<char> initial_;  // per slot: see initial()
     std::uint32_t predefined_slot_[4] = {};  // by Predefined: the slots of comment, section, metadata
     std::vector<std::unique_ptr<SectionOut>> sections_;  // per section number
-    std::vector<std::byte>* buffer_ = nullptr;           // the current section's buffer
+    ByteBuffer* buffer_ = nullptr;                       // the current section's buffer
     std::uint64_t flushed_ = 0;                          // the current section's bytes already in chunks
     int current_ = 0;
     std::uint64_t record_count_ = 0;
