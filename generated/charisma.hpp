@@ -1480,61 +1480,79 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`. A record in its initial layout
-    // is read from a copy of the cursor (one load of each, one store back),
-    // another user record by take_general(); step_general() reads the rest.
+    // Reads one record and hands it to `then`. The switch is on the tag itself:
+    // a record in its initial layout is read from a copy of the cursor (one
+    // load of each, one store back), another user record by take_general();
+    // step_general() reads the rest (and any tag that several records share).
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
         const rt::TraceReader::Run run = r_.run();
         if (run.pos != run.end) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag < run.tag_count ? run.tags[tag] : -1) {
-                case 3:
-                    if (run.fast(3, 146)) return take_fast(std::get<Header>(records_), run, 146, then);
-                    return take_general(std::get<Header>(records_), run, then);
-                case 4:
-                    return take_general(std::get<AppLoad>(records_), run, then);
-                case 5:
-                    if (run.fast(5, 13)) return take_fast(std::get<AppExit>(records_), run, 13, then);
-                    return take_general(std::get<AppExit>(records_), run, then);
-                case 6:
-                    if (run.fast(6, 17)) return take_fast(std::get<ClientJoin>(records_), run, 17, then);
-                    return take_general(std::get<ClientJoin>(records_), run, then);
-                case 7:
-                    if (run.fast(7, 17)) return take_fast(std::get<ClientLeave>(records_), run, 17, then);
-                    return take_general(std::get<ClientLeave>(records_), run, then);
-                case 8:
-                    return take_general(std::get<AppOpen>(records_), run, then);
-                case 9:
-                    return take_general(std::get<ClientOpen>(records_), run, then);
-                case 10:
-                    if (run.fast(10, 25)) return take_fast(std::get<AppClose>(records_), run, 25, then);
-                    return take_general(std::get<AppClose>(records_), run, then);
-                case 11:
-                    if (run.fast(11, 25)) return take_fast(std::get<ClientClose>(records_), run, 25, then);
-                    return take_general(std::get<ClientClose>(records_), run, then);
-                case 12:
-                    return take_general(std::get<ReadWrite>(records_), run, then);
-                case 13:
-                    if (run.fast(13, 37)) return take_fast(std::get<Extend>(records_), run, 37, then);
-                    return take_general(std::get<Extend>(records_), run, then);
-                case 14:
-                    if (run.fast(14, 37)) return take_fast(std::get<Truncate>(records_), run, 37, then);
-                    return take_general(std::get<Truncate>(records_), run, then);
-                case 15:
-                    if (run.fast(15, 23)) return take_fast(std::get<Link>(records_), run, 23, then);
-                    return take_general(std::get<Link>(records_), run, then);
-                case 16:
-                    if (run.fast(16, 23)) return take_fast(std::get<Unlink>(records_), run, 23, then);
-                    return take_general(std::get<Unlink>(records_), run, then);
-                case 17:
-                    if (run.fast(17, 29)) return take_fast(std::get<AsynchEnd>(records_), run, 29, then);
-                    return take_general(std::get<AsynchEnd>(records_), run, then);
-                case 18:
-                    if (run.fast(18, 29)) return take_fast(std::get<Fcntl>(records_), run, 29, then);
-                    return take_general(std::get<Fcntl>(records_), run, then);
-                case 19:
-                    return take_general(std::get<CompressedReadWrite>(records_), run, then);
+            switch (tag) {
+                case 4u:
+                    if (run.fast(4u, 146)) return take_fast(std::get<Header>(records_), run, 146, then);
+                    if (run.slot_of(tag) == 3) return take_general(std::get<Header>(records_), run, then);
+                    break;
+                case 5u:
+                    if (run.slot_of(tag) == 4) return take_general(std::get<AppLoad>(records_), run, then);
+                    break;
+                case 6u:
+                    if (run.fast(6u, 13)) return take_fast(std::get<AppExit>(records_), run, 13, then);
+                    if (run.slot_of(tag) == 5) return take_general(std::get<AppExit>(records_), run, then);
+                    break;
+                case 7u:
+                    if (run.fast(7u, 17)) return take_fast(std::get<ClientJoin>(records_), run, 17, then);
+                    if (run.slot_of(tag) == 6) return take_general(std::get<ClientJoin>(records_), run, then);
+                    break;
+                case 8u:
+                    if (run.fast(8u, 17)) return take_fast(std::get<ClientLeave>(records_), run, 17, then);
+                    if (run.slot_of(tag) == 7) return take_general(std::get<ClientLeave>(records_), run, then);
+                    break;
+                case 9u:
+                    if (run.slot_of(tag) == 8) return take_general(std::get<AppOpen>(records_), run, then);
+                    break;
+                case 10u:
+                    if (run.slot_of(tag) == 9) return take_general(std::get<ClientOpen>(records_), run, then);
+                    break;
+                case 11u:
+                    if (run.fast(11u, 25)) return take_fast(std::get<AppClose>(records_), run, 25, then);
+                    if (run.slot_of(tag) == 10) return take_general(std::get<AppClose>(records_), run, then);
+                    break;
+                case 12u:
+                    if (run.fast(12u, 25)) return take_fast(std::get<ClientClose>(records_), run, 25, then);
+                    if (run.slot_of(tag) == 11) return take_general(std::get<ClientClose>(records_), run, then);
+                    break;
+                case 13u:
+                    if (run.slot_of(tag) == 12) return take_general(std::get<ReadWrite>(records_), run, then);
+                    break;
+                case 14u:
+                    if (run.fast(14u, 37)) return take_fast(std::get<Extend>(records_), run, 37, then);
+                    if (run.slot_of(tag) == 13) return take_general(std::get<Extend>(records_), run, then);
+                    break;
+                case 15u:
+                    if (run.fast(15u, 37)) return take_fast(std::get<Truncate>(records_), run, 37, then);
+                    if (run.slot_of(tag) == 14) return take_general(std::get<Truncate>(records_), run, then);
+                    break;
+                case 16u:
+                    if (run.fast(16u, 23)) return take_fast(std::get<Link>(records_), run, 23, then);
+                    if (run.slot_of(tag) == 15) return take_general(std::get<Link>(records_), run, then);
+                    break;
+                case 17u:
+                    if (run.fast(17u, 23)) return take_fast(std::get<Unlink>(records_), run, 23, then);
+                    if (run.slot_of(tag) == 16) return take_general(std::get<Unlink>(records_), run, then);
+                    break;
+                case 18u:
+                    if (run.fast(18u, 29)) return take_fast(std::get<AsynchEnd>(records_), run, 29, then);
+                    if (run.slot_of(tag) == 17) return take_general(std::get<AsynchEnd>(records_), run, then);
+                    break;
+                case 19u:
+                    if (run.fast(19u, 29)) return take_fast(std::get<Fcntl>(records_), run, 29, then);
+                    if (run.slot_of(tag) == 18) return take_general(std::get<Fcntl>(records_), run, then);
+                    break;
+                case 20u:
+                    if (run.slot_of(tag) == 19) return take_general(std::get<CompressedReadWrite>(records_), run, then);
+                    break;
                 default: break;
             }
         }
@@ -1744,10 +1762,9 @@ private:
         rt::TraceReader::Run run = r_.run();
         while (run.pos != run.end) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
-            if (tag >= run.tag_count) return run;
-            switch (run.tags[tag]) {
-                case 3:
-                    if (run.fast(3, 146)) {
+            switch (tag) {
+                case 4u:
+                    if (run.fast(4u, 146)) {
                         Header record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1756,19 +1773,21 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 3) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Header>(records_), run, v);
                     run = r_.run();
                     break;
-                case 4:
+                case 5u:
+                    if (run.slot_of(tag) != 4) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<AppLoad>(records_), run, v);
                     run = r_.run();
                     break;
-                case 5:
-                    if (run.fast(5, 13)) {
+                case 6u:
+                    if (run.fast(6u, 13)) {
                         AppExit record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1777,13 +1796,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 5) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<AppExit>(records_), run, v);
                     run = r_.run();
                     break;
-                case 6:
-                    if (run.fast(6, 17)) {
+                case 7u:
+                    if (run.fast(7u, 17)) {
                         ClientJoin record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1792,13 +1812,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 6) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<ClientJoin>(records_), run, v);
                     run = r_.run();
                     break;
-                case 7:
-                    if (run.fast(7, 17)) {
+                case 8u:
+                    if (run.fast(8u, 17)) {
                         ClientLeave record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1807,25 +1828,28 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 7) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<ClientLeave>(records_), run, v);
                     run = r_.run();
                     break;
-                case 8:
+                case 9u:
+                    if (run.slot_of(tag) != 8) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<AppOpen>(records_), run, v);
                     run = r_.run();
                     break;
-                case 9:
+                case 10u:
+                    if (run.slot_of(tag) != 9) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<ClientOpen>(records_), run, v);
                     run = r_.run();
                     break;
-                case 10:
-                    if (run.fast(10, 25)) {
+                case 11u:
+                    if (run.fast(11u, 25)) {
                         AppClose record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1834,13 +1858,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 10) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<AppClose>(records_), run, v);
                     run = r_.run();
                     break;
-                case 11:
-                    if (run.fast(11, 25)) {
+                case 12u:
+                    if (run.fast(12u, 25)) {
                         ClientClose record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1849,19 +1874,21 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 11) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<ClientClose>(records_), run, v);
                     run = r_.run();
                     break;
-                case 12:
+                case 13u:
+                    if (run.slot_of(tag) != 12) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<ReadWrite>(records_), run, v);
                     run = r_.run();
                     break;
-                case 13:
-                    if (run.fast(13, 37)) {
+                case 14u:
+                    if (run.fast(14u, 37)) {
                         Extend record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1870,13 +1897,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 13) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Extend>(records_), run, v);
                     run = r_.run();
                     break;
-                case 14:
-                    if (run.fast(14, 37)) {
+                case 15u:
+                    if (run.fast(15u, 37)) {
                         Truncate record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1885,13 +1913,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 14) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Truncate>(records_), run, v);
                     run = r_.run();
                     break;
-                case 15:
-                    if (run.fast(15, 23)) {
+                case 16u:
+                    if (run.fast(16u, 23)) {
                         Link record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1900,13 +1929,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 15) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Link>(records_), run, v);
                     run = r_.run();
                     break;
-                case 16:
-                    if (run.fast(16, 23)) {
+                case 17u:
+                    if (run.fast(17u, 23)) {
                         Unlink record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1915,13 +1945,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 16) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Unlink>(records_), run, v);
                     run = r_.run();
                     break;
-                case 17:
-                    if (run.fast(17, 29)) {
+                case 18u:
+                    if (run.fast(18u, 29)) {
                         AsynchEnd record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1930,13 +1961,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 17) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<AsynchEnd>(records_), run, v);
                     run = r_.run();
                     break;
-                case 18:
-                    if (run.fast(18, 29)) {
+                case 19u:
+                    if (run.fast(19u, 29)) {
                         Fcntl record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1945,12 +1977,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 18) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Fcntl>(records_), run, v);
                     run = r_.run();
                     break;
-                case 19:
+                case 20u:
+                    if (run.slot_of(tag) != 19) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<CompressedReadWrite>(records_), run, v);

@@ -850,45 +850,56 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`. A record in its initial layout
-    // is read from a copy of the cursor (one load of each, one store back),
-    // another user record by take_general(); step_general() reads the rest.
+    // Reads one record and hands it to `then`. The switch is on the tag itself:
+    // a record in its initial layout is read from a copy of the cursor (one
+    // load of each, one store back), another user record by take_general();
+    // step_general() reads the rest (and any tag that several records share).
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
         const rt::TraceReader::Run run = r_.run();
         if (run.pos != run.end) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag < run.tag_count ? run.tags[tag] : -1) {
-                case 3:
-                    if (run.fast(3, 9)) return take_fast(std::get<Alloc>(records_), run, 9, then);
-                    return take_general(std::get<Alloc>(records_), run, then);
-                case 4:
-                    if (run.fast(4, 5)) return take_fast(std::get<Free>(records_), run, 5, then);
-                    return take_general(std::get<Free>(records_), run, then);
-                case 5:
-                    if (run.fast(5, 13)) return take_fast(std::get<ReallocNoAlloc>(records_), run, 13, then);
-                    return take_general(std::get<ReallocNoAlloc>(records_), run, then);
-                case 6:
-                    if (run.fast(6, 13)) return take_fast(std::get<ReallocAllocFree>(records_), run, 13, then);
-                    return take_general(std::get<ReallocAllocFree>(records_), run, then);
-                case 7:
-                    if (run.fast(7, 13)) return take_fast(std::get<ReallocAlloc>(records_), run, 13, then);
-                    return take_general(std::get<ReallocAlloc>(records_), run, then);
-                case 8:
-                    if (run.fast(8, 13)) return take_fast(std::get<ReallocFree>(records_), run, 13, then);
-                    return take_general(std::get<ReallocFree>(records_), run, then);
-                case 9:
-                    if (run.fast(9, 1)) return take_fast(std::get<CreateHeap>(records_), run, 1, then);
-                    return take_general(std::get<CreateHeap>(records_), run, then);
-                case 10:
-                    if (run.fast(10, 1)) return take_fast(std::get<DestroyHeap>(records_), run, 1, then);
-                    return take_general(std::get<DestroyHeap>(records_), run, then);
-                case 11:
-                    if (run.fast(11, 1)) return take_fast(std::get<CreateThread>(records_), run, 1, then);
-                    return take_general(std::get<CreateThread>(records_), run, then);
-                case 12:
-                    if (run.fast(12, 1)) return take_fast(std::get<DestroyThread>(records_), run, 1, then);
-                    return take_general(std::get<DestroyThread>(records_), run, then);
+            switch (tag) {
+                case 4u:
+                    if (run.fast(4u, 9)) return take_fast(std::get<Alloc>(records_), run, 9, then);
+                    if (run.slot_of(tag) == 3) return take_general(std::get<Alloc>(records_), run, then);
+                    break;
+                case 5u:
+                    if (run.fast(5u, 5)) return take_fast(std::get<Free>(records_), run, 5, then);
+                    if (run.slot_of(tag) == 4) return take_general(std::get<Free>(records_), run, then);
+                    break;
+                case 6u:
+                    if (run.fast(6u, 13)) return take_fast(std::get<ReallocNoAlloc>(records_), run, 13, then);
+                    if (run.slot_of(tag) == 5) return take_general(std::get<ReallocNoAlloc>(records_), run, then);
+                    break;
+                case 7u:
+                    if (run.fast(7u, 13)) return take_fast(std::get<ReallocAllocFree>(records_), run, 13, then);
+                    if (run.slot_of(tag) == 6) return take_general(std::get<ReallocAllocFree>(records_), run, then);
+                    break;
+                case 8u:
+                    if (run.fast(8u, 13)) return take_fast(std::get<ReallocAlloc>(records_), run, 13, then);
+                    if (run.slot_of(tag) == 7) return take_general(std::get<ReallocAlloc>(records_), run, then);
+                    break;
+                case 9u:
+                    if (run.fast(9u, 13)) return take_fast(std::get<ReallocFree>(records_), run, 13, then);
+                    if (run.slot_of(tag) == 8) return take_general(std::get<ReallocFree>(records_), run, then);
+                    break;
+                case 10u:
+                    if (run.fast(10u, 1)) return take_fast(std::get<CreateHeap>(records_), run, 1, then);
+                    if (run.slot_of(tag) == 9) return take_general(std::get<CreateHeap>(records_), run, then);
+                    break;
+                case 11u:
+                    if (run.fast(11u, 1)) return take_fast(std::get<DestroyHeap>(records_), run, 1, then);
+                    if (run.slot_of(tag) == 10) return take_general(std::get<DestroyHeap>(records_), run, then);
+                    break;
+                case 12u:
+                    if (run.fast(12u, 1)) return take_fast(std::get<CreateThread>(records_), run, 1, then);
+                    if (run.slot_of(tag) == 11) return take_general(std::get<CreateThread>(records_), run, then);
+                    break;
+                case 13u:
+                    if (run.fast(13u, 1)) return take_fast(std::get<DestroyThread>(records_), run, 1, then);
+                    if (run.slot_of(tag) == 12) return take_general(std::get<DestroyThread>(records_), run, then);
+                    break;
                 default: break;
             }
         }
@@ -1042,10 +1053,9 @@ private:
         rt::TraceReader::Run run = r_.run();
         while (run.pos != run.end) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
-            if (tag >= run.tag_count) return run;
-            switch (run.tags[tag]) {
-                case 3:
-                    if (run.fast(3, 9)) {
+            switch (tag) {
+                case 4u:
+                    if (run.fast(4u, 9)) {
                         Alloc record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1054,13 +1064,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 3) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Alloc>(records_), run, v);
                     run = r_.run();
                     break;
-                case 4:
-                    if (run.fast(4, 5)) {
+                case 5u:
+                    if (run.fast(5u, 5)) {
                         Free record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1069,13 +1080,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 4) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Free>(records_), run, v);
                     run = r_.run();
                     break;
-                case 5:
-                    if (run.fast(5, 13)) {
+                case 6u:
+                    if (run.fast(6u, 13)) {
                         ReallocNoAlloc record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1084,13 +1096,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 5) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<ReallocNoAlloc>(records_), run, v);
                     run = r_.run();
                     break;
-                case 6:
-                    if (run.fast(6, 13)) {
+                case 7u:
+                    if (run.fast(7u, 13)) {
                         ReallocAllocFree record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1099,13 +1112,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 6) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<ReallocAllocFree>(records_), run, v);
                     run = r_.run();
                     break;
-                case 7:
-                    if (run.fast(7, 13)) {
+                case 8u:
+                    if (run.fast(8u, 13)) {
                         ReallocAlloc record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1114,13 +1128,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 7) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<ReallocAlloc>(records_), run, v);
                     run = r_.run();
                     break;
-                case 8:
-                    if (run.fast(8, 13)) {
+                case 9u:
+                    if (run.fast(9u, 13)) {
                         ReallocFree record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1129,13 +1144,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 8) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<ReallocFree>(records_), run, v);
                     run = r_.run();
                     break;
-                case 9:
-                    if (run.fast(9, 1)) {
+                case 10u:
+                    if (run.fast(10u, 1)) {
                         CreateHeap record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1144,13 +1160,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 9) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<CreateHeap>(records_), run, v);
                     run = r_.run();
                     break;
-                case 10:
-                    if (run.fast(10, 1)) {
+                case 11u:
+                    if (run.fast(11u, 1)) {
                         DestroyHeap record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1159,13 +1176,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 10) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<DestroyHeap>(records_), run, v);
                     run = r_.run();
                     break;
-                case 11:
-                    if (run.fast(11, 1)) {
+                case 12u:
+                    if (run.fast(12u, 1)) {
                         CreateThread record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1174,13 +1192,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 11) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<CreateThread>(records_), run, v);
                     run = r_.run();
                     break;
-                case 12:
-                    if (run.fast(12, 1)) {
+                case 13u:
+                    if (run.fast(13u, 1)) {
                         DestroyThread record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1189,6 +1208,7 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 12) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<DestroyThread>(records_), run, v);

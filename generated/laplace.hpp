@@ -762,31 +762,40 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`. A record in its initial layout
-    // is read from a copy of the cursor (one load of each, one store back),
-    // another user record by take_general(); step_general() reads the rest.
+    // Reads one record and hands it to `then`. The switch is on the tag itself:
+    // a record in its initial layout is read from a copy of the cursor (one
+    // load of each, one store back), another user record by take_general();
+    // step_general() reads the rest (and any tag that several records share).
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
         const rt::TraceReader::Run run = r_.run();
         if (run.pos != run.end) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag < run.tag_count ? run.tags[tag] : -1) {
-                case 3:
-                    return take_general(std::get<KernelEventF>(records_), run, then);
-                case 4:
-                    return take_general(std::get<KernelFetch>(records_), run, then);
-                case 5:
-                    return take_general(std::get<KernelEventM>(records_), run, then);
-                case 6:
-                    return take_general(std::get<KernelRead>(records_), run, then);
-                case 7:
-                    return take_general(std::get<KernelWrite>(records_), run, then);
-                case 8:
-                    return take_general(std::get<UserFetch>(records_), run, then);
-                case 9:
-                    return take_general(std::get<UserRead>(records_), run, then);
-                case 10:
-                    return take_general(std::get<UserWrite>(records_), run, then);
+            switch (tag) {
+                case 70u:
+                    if (run.slot_of(tag) == 3) return take_general(std::get<KernelEventF>(records_), run, then);
+                    break;
+                case 73u:
+                    if (run.slot_of(tag) == 4) return take_general(std::get<KernelFetch>(records_), run, then);
+                    break;
+                case 77u:
+                    if (run.slot_of(tag) == 5) return take_general(std::get<KernelEventM>(records_), run, then);
+                    break;
+                case 82u:
+                    if (run.slot_of(tag) == 6) return take_general(std::get<KernelRead>(records_), run, then);
+                    break;
+                case 87u:
+                    if (run.slot_of(tag) == 7) return take_general(std::get<KernelWrite>(records_), run, then);
+                    break;
+                case 105u:
+                    if (run.slot_of(tag) == 8) return take_general(std::get<UserFetch>(records_), run, then);
+                    break;
+                case 114u:
+                    if (run.slot_of(tag) == 9) return take_general(std::get<UserRead>(records_), run, then);
+                    break;
+                case 119u:
+                    if (run.slot_of(tag) == 10) return take_general(std::get<UserWrite>(records_), run, then);
+                    break;
                 default: break;
             }
         }
@@ -924,51 +933,58 @@ private:
         rt::TraceReader::Run run = r_.run();
         while (run.pos != run.end) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
-            if (tag >= run.tag_count) return run;
-            switch (run.tags[tag]) {
-                case 3:
+            switch (tag) {
+                case 70u:
+                    if (run.slot_of(tag) != 3) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<KernelEventF>(records_), run, v);
                     run = r_.run();
                     break;
-                case 4:
+                case 73u:
+                    if (run.slot_of(tag) != 4) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<KernelFetch>(records_), run, v);
                     run = r_.run();
                     break;
-                case 5:
+                case 77u:
+                    if (run.slot_of(tag) != 5) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<KernelEventM>(records_), run, v);
                     run = r_.run();
                     break;
-                case 6:
+                case 82u:
+                    if (run.slot_of(tag) != 6) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<KernelRead>(records_), run, v);
                     run = r_.run();
                     break;
-                case 7:
+                case 87u:
+                    if (run.slot_of(tag) != 7) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<KernelWrite>(records_), run, v);
                     run = r_.run();
                     break;
-                case 8:
+                case 105u:
+                    if (run.slot_of(tag) != 8) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<UserFetch>(records_), run, v);
                     run = r_.run();
                     break;
-                case 9:
+                case 114u:
+                    if (run.slot_of(tag) != 9) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<UserRead>(records_), run, v);
                     run = r_.run();
                     break;
-                case 10:
+                case 119u:
+                    if (run.slot_of(tag) != 10) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<UserWrite>(records_), run, v);

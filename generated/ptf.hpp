@@ -1097,56 +1097,71 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`. A record in its initial layout
-    // is read from a copy of the cursor (one load of each, one store back),
-    // another user record by take_general(); step_general() reads the rest.
+    // Reads one record and hands it to `then`. The switch is on the tag itself:
+    // a record in its initial layout is read from a copy of the cursor (one
+    // load of each, one store back), another user record by take_general();
+    // step_general() reads the rest (and any tag that several records share).
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
         const rt::TraceReader::Run run = r_.run();
         if (run.pos != run.end) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag < run.tag_count ? run.tags[tag] : -1) {
-                case 3:
-                    return take_general(std::get<Fo>(records_), run, then);
-                case 4:
-                    if (run.fast(4, 9)) return take_fast(std::get<Co>(records_), run, 9, then);
-                    return take_general(std::get<Co>(records_), run, then);
-                case 5:
-                    if (run.fast(5, 17)) return take_fast(std::get<Cao>(records_), run, 17, then);
-                    return take_general(std::get<Cao>(records_), run, then);
-                case 6:
-                    if (run.fast(6, 9)) return take_fast(std::get<Do_>(records_), run, 9, then);
-                    return take_general(std::get<Do_>(records_), run, then);
-                case 7:
-                    if (run.fast(7, 9)) return take_fast(std::get<Sr>(records_), run, 9, then);
-                    return take_general(std::get<Sr>(records_), run, then);
-                case 8:
-                    if (run.fast(8, 1)) return take_fast(std::get<Gr>(records_), run, 1, then);
-                    return take_general(std::get<Gr>(records_), run, then);
-                case 9:
-                    if (run.fast(9, 11)) return take_fast(std::get<Dr>(records_), run, 11, then);
-                    return take_general(std::get<Dr>(records_), run, then);
-                case 10:
-                    if (run.fast(10, 11)) return take_fast(std::get<Dw>(records_), run, 11, then);
-                    return take_general(std::get<Dw>(records_), run, then);
-                case 11:
-                    if (run.fast(11, 19)) return take_fast(std::get<Adr>(records_), run, 19, then);
-                    return take_general(std::get<Adr>(records_), run, then);
-                case 12:
-                    if (run.fast(12, 19)) return take_fast(std::get<Adw>(records_), run, 19, then);
-                    return take_general(std::get<Adw>(records_), run, then);
-                case 13:
-                    if (run.fast(13, 11)) return take_fast(std::get<Er>(records_), run, 11, then);
-                    return take_general(std::get<Er>(records_), run, then);
-                case 14:
-                    if (run.fast(14, 15)) return take_fast(std::get<Ew>(records_), run, 15, then);
-                    return take_general(std::get<Ew>(records_), run, then);
-                case 15:
-                    if (run.fast(15, 1)) return take_fast(std::get<Ts>(records_), run, 1, then);
-                    return take_general(std::get<Ts>(records_), run, then);
-                case 16:
-                    if (run.fast(16, 1)) return take_fast(std::get<Te>(records_), run, 1, then);
-                    return take_general(std::get<Te>(records_), run, then);
+            switch (tag) {
+                case 4u:
+                    if (run.slot_of(tag) == 3) return take_general(std::get<Fo>(records_), run, then);
+                    break;
+                case 5u:
+                    if (run.fast(5u, 9)) return take_fast(std::get<Co>(records_), run, 9, then);
+                    if (run.slot_of(tag) == 4) return take_general(std::get<Co>(records_), run, then);
+                    break;
+                case 6u:
+                    if (run.fast(6u, 17)) return take_fast(std::get<Cao>(records_), run, 17, then);
+                    if (run.slot_of(tag) == 5) return take_general(std::get<Cao>(records_), run, then);
+                    break;
+                case 7u:
+                    if (run.fast(7u, 9)) return take_fast(std::get<Do_>(records_), run, 9, then);
+                    if (run.slot_of(tag) == 6) return take_general(std::get<Do_>(records_), run, then);
+                    break;
+                case 8u:
+                    if (run.fast(8u, 9)) return take_fast(std::get<Sr>(records_), run, 9, then);
+                    if (run.slot_of(tag) == 7) return take_general(std::get<Sr>(records_), run, then);
+                    break;
+                case 9u:
+                    if (run.fast(9u, 1)) return take_fast(std::get<Gr>(records_), run, 1, then);
+                    if (run.slot_of(tag) == 8) return take_general(std::get<Gr>(records_), run, then);
+                    break;
+                case 10u:
+                    if (run.fast(10u, 11)) return take_fast(std::get<Dr>(records_), run, 11, then);
+                    if (run.slot_of(tag) == 9) return take_general(std::get<Dr>(records_), run, then);
+                    break;
+                case 11u:
+                    if (run.fast(11u, 11)) return take_fast(std::get<Dw>(records_), run, 11, then);
+                    if (run.slot_of(tag) == 10) return take_general(std::get<Dw>(records_), run, then);
+                    break;
+                case 12u:
+                    if (run.fast(12u, 19)) return take_fast(std::get<Adr>(records_), run, 19, then);
+                    if (run.slot_of(tag) == 11) return take_general(std::get<Adr>(records_), run, then);
+                    break;
+                case 13u:
+                    if (run.fast(13u, 19)) return take_fast(std::get<Adw>(records_), run, 19, then);
+                    if (run.slot_of(tag) == 12) return take_general(std::get<Adw>(records_), run, then);
+                    break;
+                case 14u:
+                    if (run.fast(14u, 11)) return take_fast(std::get<Er>(records_), run, 11, then);
+                    if (run.slot_of(tag) == 13) return take_general(std::get<Er>(records_), run, then);
+                    break;
+                case 15u:
+                    if (run.fast(15u, 15)) return take_fast(std::get<Ew>(records_), run, 15, then);
+                    if (run.slot_of(tag) == 14) return take_general(std::get<Ew>(records_), run, then);
+                    break;
+                case 16u:
+                    if (run.fast(16u, 1)) return take_fast(std::get<Ts>(records_), run, 1, then);
+                    if (run.slot_of(tag) == 15) return take_general(std::get<Ts>(records_), run, then);
+                    break;
+                case 17u:
+                    if (run.fast(17u, 1)) return take_fast(std::get<Te>(records_), run, 1, then);
+                    if (run.slot_of(tag) == 16) return take_general(std::get<Te>(records_), run, then);
+                    break;
                 default: break;
             }
         }
@@ -1332,16 +1347,16 @@ private:
         rt::TraceReader::Run run = r_.run();
         while (run.pos != run.end) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
-            if (tag >= run.tag_count) return run;
-            switch (run.tags[tag]) {
-                case 3:
+            switch (tag) {
+                case 4u:
+                    if (run.slot_of(tag) != 3) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Fo>(records_), run, v);
                     run = r_.run();
                     break;
-                case 4:
-                    if (run.fast(4, 9)) {
+                case 5u:
+                    if (run.fast(5u, 9)) {
                         Co record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1350,13 +1365,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 4) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Co>(records_), run, v);
                     run = r_.run();
                     break;
-                case 5:
-                    if (run.fast(5, 17)) {
+                case 6u:
+                    if (run.fast(6u, 17)) {
                         Cao record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1365,13 +1381,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 5) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Cao>(records_), run, v);
                     run = r_.run();
                     break;
-                case 6:
-                    if (run.fast(6, 9)) {
+                case 7u:
+                    if (run.fast(7u, 9)) {
                         Do_ record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1380,13 +1397,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 6) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Do_>(records_), run, v);
                     run = r_.run();
                     break;
-                case 7:
-                    if (run.fast(7, 9)) {
+                case 8u:
+                    if (run.fast(8u, 9)) {
                         Sr record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1395,13 +1413,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 7) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Sr>(records_), run, v);
                     run = r_.run();
                     break;
-                case 8:
-                    if (run.fast(8, 1)) {
+                case 9u:
+                    if (run.fast(9u, 1)) {
                         Gr record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1410,13 +1429,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 8) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Gr>(records_), run, v);
                     run = r_.run();
                     break;
-                case 9:
-                    if (run.fast(9, 11)) {
+                case 10u:
+                    if (run.fast(10u, 11)) {
                         Dr record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1425,13 +1445,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 9) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Dr>(records_), run, v);
                     run = r_.run();
                     break;
-                case 10:
-                    if (run.fast(10, 11)) {
+                case 11u:
+                    if (run.fast(11u, 11)) {
                         Dw record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1440,13 +1461,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 10) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Dw>(records_), run, v);
                     run = r_.run();
                     break;
-                case 11:
-                    if (run.fast(11, 19)) {
+                case 12u:
+                    if (run.fast(12u, 19)) {
                         Adr record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1455,13 +1477,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 11) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Adr>(records_), run, v);
                     run = r_.run();
                     break;
-                case 12:
-                    if (run.fast(12, 19)) {
+                case 13u:
+                    if (run.fast(13u, 19)) {
                         Adw record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1470,13 +1493,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 12) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Adw>(records_), run, v);
                     run = r_.run();
                     break;
-                case 13:
-                    if (run.fast(13, 11)) {
+                case 14u:
+                    if (run.fast(14u, 11)) {
                         Er record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1485,13 +1509,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 13) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Er>(records_), run, v);
                     run = r_.run();
                     break;
-                case 14:
-                    if (run.fast(14, 15)) {
+                case 15u:
+                    if (run.fast(15u, 15)) {
                         Ew record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1500,13 +1525,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 14) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Ew>(records_), run, v);
                     run = r_.run();
                     break;
-                case 15:
-                    if (run.fast(15, 1)) {
+                case 16u:
+                    if (run.fast(16u, 1)) {
                         Ts record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1515,13 +1541,14 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 15) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Ts>(records_), run, v);
                     run = r_.run();
                     break;
-                case 16:
-                    if (run.fast(16, 1)) {
+                case 17u:
+                    if (run.fast(17u, 1)) {
                         Te record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1530,6 +1557,7 @@ private:
                         v(record);
                         break;
                     }
+                    if (run.slot_of(tag) != 16) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Te>(records_), run, v);

@@ -315,17 +315,19 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`. A record in its initial layout
-    // is read from a copy of the cursor (one load of each, one store back),
-    // another user record by take_general(); step_general() reads the rest.
+    // Reads one record and hands it to `then`. The switch is on the tag itself:
+    // a record in its initial layout is read from a copy of the cursor (one
+    // load of each, one store back), another user record by take_general();
+    // step_general() reads the rest (and any tag that several records share).
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
         const rt::TraceReader::Run run = r_.run();
         if (run.pos != run.end) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag < run.tag_count ? run.tags[tag] : -1) {
-                case 3:
-                    return take_general(std::get<Spc>(records_), run, then);
+            switch (tag) {
+                case 4u:
+                    if (run.slot_of(tag) == 3) return take_general(std::get<Spc>(records_), run, then);
+                    break;
                 default: break;
             }
         }
@@ -407,9 +409,9 @@ private:
         rt::TraceReader::Run run = r_.run();
         while (run.pos != run.end) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
-            if (tag >= run.tag_count) return run;
-            switch (run.tags[tag]) {
-                case 3:
+            switch (tag) {
+                case 4u:
+                    if (run.slot_of(tag) != 3) return run;
                     r_.advance(run.pos, records);
                     records = 0;
                     take_general(std::get<Spc>(records_), run, v);

@@ -37,7 +37,7 @@ struct TraceReader::Saved {
     int current;
     std::vector<std::vector<FieldState>> states;
     std::vector<char> initial;
-    std::uint64_t initial_mask;
+    std::uint64_t fast_tags;
 };
 
 TraceReader::TraceReader(const std::string& path) : file_(path, "rb") {
@@ -135,15 +135,27 @@ char TraceReader::native_order() const {
 }
 
 void TraceReader::set_initial(std::uint32_t slot, bool on) {
+    if (initial_[slot] == on) return;
     initial_[slot] = on;
-    if (slot < 64) {
-        const std::uint64_t bit = std::uint64_t(1) << slot;
-        initial_mask_ = on ? initial_mask_ | bit : initial_mask_ & ~bit;
-    }
+    update_fast_tags();
 }
 
 void TraceReader::reset_initial() {
-    for (std::uint32_t slot = 0; slot < initial_.size(); ++slot) set_initial(slot, native_order());
+    std::fill(initial_.begin(), initial_.end(), native_order());
+    update_fast_tags();
+}
+
+// Run::fast() in one mask test: the tags of the current section (below 64)
+// whose record is a user record still in its initial layout.
+void TraceReader::update_fast_tags() {
+    fast_tags_ = 0;
+    for (std::size_t tag = 0; tag < std::min<std::size_t>(64, tag_table_size_); ++tag) {
+        const std::int32_t slot = tag_table_[tag];
+        if (slot >= 0 && initial_[static_cast<std::size_t>(slot)] &&
+            dtd_->records[slot].predefined == Predefined::none) {
+            fast_tags_ |= std::uint64_t(1) << tag;
+        }
+    }
 }
 
 void TraceReader::fail_at(const std::byte* at, ErrorKind kind, const std::string& message) {
@@ -197,6 +209,7 @@ void TraceReader::enter_section(int section) {
     const auto& table = slot_of_tag_[static_cast<std::size_t>(section)];
     tag_table_ = table.data();
     tag_table_size_ = table.size();
+    update_fast_tags();
     pos_ = stream_->buffer.data() + stream_->read;
     end_ = stream_->buffer.data() + stream_->buffer.size();
 }
@@ -361,7 +374,7 @@ void TraceReader::enter_table(std::uint8_t section, std::uint64_t offset) {
     if (offset >= content.size()) {
         fail(ErrorKind::bad_value, "offset " + std::to_string(offset) + " is past the end of section " + std::to_string(section));
     }
-    saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_, initial_, initial_mask_});
+    saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_, initial_, fast_tags_});
     reset_initial();
     for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
         for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
@@ -385,7 +398,7 @@ void TraceReader::leave_table() {
     current_ = saved_->current;
     states_ = std::move(saved_->states);
     initial_ = std::move(saved_->initial);
-    initial_mask_ = saved_->initial_mask;
+    fast_tags_ = saved_->fast_tags;
     saved_.reset();
 }
 

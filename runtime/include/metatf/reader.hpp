@@ -83,17 +83,22 @@ public:
         const std::byte* end;      // the end of its chunk
         const std::int32_t* tags;  // the current section's tag -> slot table, -1 if none
         std::size_t tag_count;
-        std::uint64_t initial;     // bit `slot` (below 64): initial(slot)
+        std::uint64_t fast_tags;   // bit `tag` (below 64): see fast()
 
-        // Whether the record of `slot` at pos is in its initial layout and
-        // its `size` bytes (tag included) are all in the chunk.
-        bool fast(std::uint32_t slot, std::size_t size) const {
-            return slot < 64 && (initial >> slot & 1) != 0 && static_cast<std::size_t>(end - pos) >= size;
+        // Whether the record at pos, whose tag is `tag`, can be read in the
+        // DTD's initial layout: the tag names a user record of the current
+        // section that metadata has not changed, and its `size` bytes (tag
+        // included) are all in the chunk. Generated code switches on the tag
+        // itself, so this is one mask test and one length test.
+        bool fast(std::uint64_t tag, std::size_t size) const {
+            return (fast_tags >> tag & 1) != 0 && static_cast<std::size_t>(end - pos) >= size;
         }
+        // The slot of `tag` in the current section, -1 if none (or too large for the table).
+        std::int64_t slot_of(std::uint64_t tag) const { return tag < tag_count ? tags[tag] : -1; }
     };
-    Run run() const { return {pos_, end_, tag_table_, tag_table_size_, initial_mask_}; }
-    // Begins the record at run.pos, whose tag the caller has looked up in
-    // run.tags: `slot`. The field primitives then read its fields.
+    Run run() const { return {pos_, end_, tag_table_, tag_table_size_, fast_tags_}; }
+    // Begins the record at run.pos, whose tag the caller has looked up with
+    // run.slot_of(): `slot`. The field primitives then read its fields.
     void begin_record(const Run& run, std::uint32_t slot) {
         pos_ = run.pos + tag_width_;
         slot_ = slot;
@@ -170,9 +175,10 @@ private:
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot
     std::vector<char> initial_;                    // per slot: see initial()
-    std::uint64_t initial_mask_ = 0;               // the same for the first 64 slots, for run()
+    std::uint64_t fast_tags_ = 0;                  // for run(): tags below 64 whose slot is initial here
     void set_initial(std::uint32_t slot, bool on);
     void reset_initial();  // every slot initial if the byte order is the machine's
+    void update_fast_tags();
     std::int32_t slot_for(int section, std::uint64_t tag) const;
     std::vector<std::vector<std::int32_t>> slot_of_tag_;  // per section: tag -> slot, -1 if none
     std::vector<std::map<std::uint64_t, std::int32_t>> large_tags_;  // per section: tags past the table
