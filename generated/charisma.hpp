@@ -1303,6 +1303,7 @@ inline constexpr rt::DtdDesc dtd = {"charisma", detail::text, 1, nullptr, 0, det
 class Reader {
 public:
     explicit Reader(const std::string& path) : r_(path, dtd) {
+        r_.set_fast_window(146);  // the longest record the fast loops read
         set_defaults(std::get<Header>(records_));
         set_defaults(std::get<AppExit>(records_));
         set_defaults(std::get<ClientJoin>(records_));
@@ -1480,33 +1481,34 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`. The switch is on the tag itself:
-    // a record in its initial layout is read from a copy of the cursor (one
-    // load of each, one store back), another user record by take_general();
-    // step_general() reads the rest (and any tag that several records share).
+    // Reads one record and hands it to `then`. Before run.limit every fast
+    // record fits in the chunk, so a record in its initial layout needs no
+    // length test: the switch on its tag, one mask test, loads at constant
+    // offsets. Another user record goes to take_general(); step_general()
+    // reads the rest (the chunk's tail, predefined records, shared tags).
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
         const rt::TraceReader::Run run = r_.run();
-        if (run.pos != run.end) {
+        if (run.pos < run.limit) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
             switch (tag) {
                 case 4u:
-                    if (run.fast(4u, 146)) return take_fast(std::get<Header>(records_), run, 146, then);
+                    if (run.fast(4u)) return take_fast(std::get<Header>(records_), run, 146, then);
                     if (run.slot_of(tag) == 3) return take_general(std::get<Header>(records_), run, then);
                     break;
                 case 5u:
                     if (run.slot_of(tag) == 4) return take_general(std::get<AppLoad>(records_), run, then);
                     break;
                 case 6u:
-                    if (run.fast(6u, 13)) return take_fast(std::get<AppExit>(records_), run, 13, then);
+                    if (run.fast(6u)) return take_fast(std::get<AppExit>(records_), run, 13, then);
                     if (run.slot_of(tag) == 5) return take_general(std::get<AppExit>(records_), run, then);
                     break;
                 case 7u:
-                    if (run.fast(7u, 17)) return take_fast(std::get<ClientJoin>(records_), run, 17, then);
+                    if (run.fast(7u)) return take_fast(std::get<ClientJoin>(records_), run, 17, then);
                     if (run.slot_of(tag) == 6) return take_general(std::get<ClientJoin>(records_), run, then);
                     break;
                 case 8u:
-                    if (run.fast(8u, 17)) return take_fast(std::get<ClientLeave>(records_), run, 17, then);
+                    if (run.fast(8u)) return take_fast(std::get<ClientLeave>(records_), run, 17, then);
                     if (run.slot_of(tag) == 7) return take_general(std::get<ClientLeave>(records_), run, then);
                     break;
                 case 9u:
@@ -1516,38 +1518,38 @@ private:
                     if (run.slot_of(tag) == 9) return take_general(std::get<ClientOpen>(records_), run, then);
                     break;
                 case 11u:
-                    if (run.fast(11u, 25)) return take_fast(std::get<AppClose>(records_), run, 25, then);
+                    if (run.fast(11u)) return take_fast(std::get<AppClose>(records_), run, 25, then);
                     if (run.slot_of(tag) == 10) return take_general(std::get<AppClose>(records_), run, then);
                     break;
                 case 12u:
-                    if (run.fast(12u, 25)) return take_fast(std::get<ClientClose>(records_), run, 25, then);
+                    if (run.fast(12u)) return take_fast(std::get<ClientClose>(records_), run, 25, then);
                     if (run.slot_of(tag) == 11) return take_general(std::get<ClientClose>(records_), run, then);
                     break;
                 case 13u:
                     if (run.slot_of(tag) == 12) return take_general(std::get<ReadWrite>(records_), run, then);
                     break;
                 case 14u:
-                    if (run.fast(14u, 37)) return take_fast(std::get<Extend>(records_), run, 37, then);
+                    if (run.fast(14u)) return take_fast(std::get<Extend>(records_), run, 37, then);
                     if (run.slot_of(tag) == 13) return take_general(std::get<Extend>(records_), run, then);
                     break;
                 case 15u:
-                    if (run.fast(15u, 37)) return take_fast(std::get<Truncate>(records_), run, 37, then);
+                    if (run.fast(15u)) return take_fast(std::get<Truncate>(records_), run, 37, then);
                     if (run.slot_of(tag) == 14) return take_general(std::get<Truncate>(records_), run, then);
                     break;
                 case 16u:
-                    if (run.fast(16u, 23)) return take_fast(std::get<Link>(records_), run, 23, then);
+                    if (run.fast(16u)) return take_fast(std::get<Link>(records_), run, 23, then);
                     if (run.slot_of(tag) == 15) return take_general(std::get<Link>(records_), run, then);
                     break;
                 case 17u:
-                    if (run.fast(17u, 23)) return take_fast(std::get<Unlink>(records_), run, 23, then);
+                    if (run.fast(17u)) return take_fast(std::get<Unlink>(records_), run, 23, then);
                     if (run.slot_of(tag) == 16) return take_general(std::get<Unlink>(records_), run, then);
                     break;
                 case 18u:
-                    if (run.fast(18u, 29)) return take_fast(std::get<AsynchEnd>(records_), run, 29, then);
+                    if (run.fast(18u)) return take_fast(std::get<AsynchEnd>(records_), run, 29, then);
                     if (run.slot_of(tag) == 17) return take_general(std::get<AsynchEnd>(records_), run, then);
                     break;
                 case 19u:
-                    if (run.fast(19u, 29)) return take_fast(std::get<Fcntl>(records_), run, 29, then);
+                    if (run.fast(19u)) return take_fast(std::get<Fcntl>(records_), run, 29, then);
                     if (run.slot_of(tag) == 18) return take_general(std::get<Fcntl>(records_), run, then);
                     break;
                 case 20u:
@@ -1568,18 +1570,23 @@ private:
         return true;
     }
 
-    // The user record at run.pos when it is not in its initial layout (or not
-    // whole in the chunk: the runtime reports it): the runtime reads its fields
-    // under the encodings metadata has set. Out of line, and without a second
-    // dispatch on the record type.
+    // The user record at run.pos when it is not in its initial layout: the
+    // runtime reads its fields under the encodings metadata has set, out of
+    // line. The record type stays visible here, so the caller's switch on
+    // type() or its visitor needs no second dispatch.
     template <typename Record, typename Then>
-    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
-        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
-        decode_general(record);
-        r_.end_record();
+    METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
+        read_at(record, run);
         type_ = Record::type;
         then(record);
         return true;
+    }
+
+    template <typename Record>
+    [[gnu::noinline]] void read_at(Record& record, const rt::TraceReader::Run& run) {
+        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
+        decode_general(record);
+        r_.end_record();
     }
 
     // Any record, through the runtime's primitives.
@@ -1754,17 +1761,17 @@ private:
     // Reads records in the DTD's own layout straight from the chunk, with the
     // cursor and the record in locals (registers); user records in other
     // layouts go through take_general() on the way. Stops at what only
-    // step_general() reads (a predefined record, the chunk's end, an unknown
+    // step_general() reads (a predefined record, the chunk's tail, an unknown
     // tag) and returns where that is; `records` counts the records read since
     // the cursor was last handed back.
     template <typename Visitor>
     METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
         rt::TraceReader::Run run = r_.run();
-        while (run.pos != run.end) {
+        while (run.pos < run.limit) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
             switch (tag) {
                 case 4u:
-                    if (run.fast(4u, 146)) {
+                    if (run.fast(4u)) {
                         Header record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1787,7 +1794,7 @@ private:
                     run = r_.run();
                     break;
                 case 6u:
-                    if (run.fast(6u, 13)) {
+                    if (run.fast(6u)) {
                         AppExit record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1803,7 +1810,7 @@ private:
                     run = r_.run();
                     break;
                 case 7u:
-                    if (run.fast(7u, 17)) {
+                    if (run.fast(7u)) {
                         ClientJoin record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1819,7 +1826,7 @@ private:
                     run = r_.run();
                     break;
                 case 8u:
-                    if (run.fast(8u, 17)) {
+                    if (run.fast(8u)) {
                         ClientLeave record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1849,7 +1856,7 @@ private:
                     run = r_.run();
                     break;
                 case 11u:
-                    if (run.fast(11u, 25)) {
+                    if (run.fast(11u)) {
                         AppClose record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1865,7 +1872,7 @@ private:
                     run = r_.run();
                     break;
                 case 12u:
-                    if (run.fast(12u, 25)) {
+                    if (run.fast(12u)) {
                         ClientClose record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1888,7 +1895,7 @@ private:
                     run = r_.run();
                     break;
                 case 14u:
-                    if (run.fast(14u, 37)) {
+                    if (run.fast(14u)) {
                         Extend record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1904,7 +1911,7 @@ private:
                     run = r_.run();
                     break;
                 case 15u:
-                    if (run.fast(15u, 37)) {
+                    if (run.fast(15u)) {
                         Truncate record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1920,7 +1927,7 @@ private:
                     run = r_.run();
                     break;
                 case 16u:
-                    if (run.fast(16u, 23)) {
+                    if (run.fast(16u)) {
                         Link record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1936,7 +1943,7 @@ private:
                     run = r_.run();
                     break;
                 case 17u:
-                    if (run.fast(17u, 23)) {
+                    if (run.fast(17u)) {
                         Unlink record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1952,7 +1959,7 @@ private:
                     run = r_.run();
                     break;
                 case 18u:
-                    if (run.fast(18u, 29)) {
+                    if (run.fast(18u)) {
                         AsynchEnd record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1968,7 +1975,7 @@ private:
                     run = r_.run();
                     break;
                 case 19u:
-                    if (run.fast(19u, 29)) {
+                    if (run.fast(19u)) {
                         Fcntl record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);

@@ -724,6 +724,7 @@ inline constexpr rt::DtdDesc dtd = {"hatf10", detail::text, 1, nullptr, 0, detai
 class Reader {
 public:
     explicit Reader(const std::string& path) : r_(path, dtd) {
+        r_.set_fast_window(13);  // the longest record the fast loops read
         set_defaults(std::get<Alloc>(records_));
         set_defaults(std::get<Free>(records_));
         set_defaults(std::get<ReallocNoAlloc>(records_));
@@ -850,54 +851,55 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`. The switch is on the tag itself:
-    // a record in its initial layout is read from a copy of the cursor (one
-    // load of each, one store back), another user record by take_general();
-    // step_general() reads the rest (and any tag that several records share).
+    // Reads one record and hands it to `then`. Before run.limit every fast
+    // record fits in the chunk, so a record in its initial layout needs no
+    // length test: the switch on its tag, one mask test, loads at constant
+    // offsets. Another user record goes to take_general(); step_general()
+    // reads the rest (the chunk's tail, predefined records, shared tags).
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
         const rt::TraceReader::Run run = r_.run();
-        if (run.pos != run.end) {
+        if (run.pos < run.limit) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
             switch (tag) {
                 case 4u:
-                    if (run.fast(4u, 9)) return take_fast(std::get<Alloc>(records_), run, 9, then);
+                    if (run.fast(4u)) return take_fast(std::get<Alloc>(records_), run, 9, then);
                     if (run.slot_of(tag) == 3) return take_general(std::get<Alloc>(records_), run, then);
                     break;
                 case 5u:
-                    if (run.fast(5u, 5)) return take_fast(std::get<Free>(records_), run, 5, then);
+                    if (run.fast(5u)) return take_fast(std::get<Free>(records_), run, 5, then);
                     if (run.slot_of(tag) == 4) return take_general(std::get<Free>(records_), run, then);
                     break;
                 case 6u:
-                    if (run.fast(6u, 13)) return take_fast(std::get<ReallocNoAlloc>(records_), run, 13, then);
+                    if (run.fast(6u)) return take_fast(std::get<ReallocNoAlloc>(records_), run, 13, then);
                     if (run.slot_of(tag) == 5) return take_general(std::get<ReallocNoAlloc>(records_), run, then);
                     break;
                 case 7u:
-                    if (run.fast(7u, 13)) return take_fast(std::get<ReallocAllocFree>(records_), run, 13, then);
+                    if (run.fast(7u)) return take_fast(std::get<ReallocAllocFree>(records_), run, 13, then);
                     if (run.slot_of(tag) == 6) return take_general(std::get<ReallocAllocFree>(records_), run, then);
                     break;
                 case 8u:
-                    if (run.fast(8u, 13)) return take_fast(std::get<ReallocAlloc>(records_), run, 13, then);
+                    if (run.fast(8u)) return take_fast(std::get<ReallocAlloc>(records_), run, 13, then);
                     if (run.slot_of(tag) == 7) return take_general(std::get<ReallocAlloc>(records_), run, then);
                     break;
                 case 9u:
-                    if (run.fast(9u, 13)) return take_fast(std::get<ReallocFree>(records_), run, 13, then);
+                    if (run.fast(9u)) return take_fast(std::get<ReallocFree>(records_), run, 13, then);
                     if (run.slot_of(tag) == 8) return take_general(std::get<ReallocFree>(records_), run, then);
                     break;
                 case 10u:
-                    if (run.fast(10u, 1)) return take_fast(std::get<CreateHeap>(records_), run, 1, then);
+                    if (run.fast(10u)) return take_fast(std::get<CreateHeap>(records_), run, 1, then);
                     if (run.slot_of(tag) == 9) return take_general(std::get<CreateHeap>(records_), run, then);
                     break;
                 case 11u:
-                    if (run.fast(11u, 1)) return take_fast(std::get<DestroyHeap>(records_), run, 1, then);
+                    if (run.fast(11u)) return take_fast(std::get<DestroyHeap>(records_), run, 1, then);
                     if (run.slot_of(tag) == 10) return take_general(std::get<DestroyHeap>(records_), run, then);
                     break;
                 case 12u:
-                    if (run.fast(12u, 1)) return take_fast(std::get<CreateThread>(records_), run, 1, then);
+                    if (run.fast(12u)) return take_fast(std::get<CreateThread>(records_), run, 1, then);
                     if (run.slot_of(tag) == 11) return take_general(std::get<CreateThread>(records_), run, then);
                     break;
                 case 13u:
-                    if (run.fast(13u, 1)) return take_fast(std::get<DestroyThread>(records_), run, 1, then);
+                    if (run.fast(13u)) return take_fast(std::get<DestroyThread>(records_), run, 1, then);
                     if (run.slot_of(tag) == 12) return take_general(std::get<DestroyThread>(records_), run, then);
                     break;
                 default: break;
@@ -915,18 +917,23 @@ private:
         return true;
     }
 
-    // The user record at run.pos when it is not in its initial layout (or not
-    // whole in the chunk: the runtime reports it): the runtime reads its fields
-    // under the encodings metadata has set. Out of line, and without a second
-    // dispatch on the record type.
+    // The user record at run.pos when it is not in its initial layout: the
+    // runtime reads its fields under the encodings metadata has set, out of
+    // line. The record type stays visible here, so the caller's switch on
+    // type() or its visitor needs no second dispatch.
     template <typename Record, typename Then>
-    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
-        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
-        decode_general(record);
-        r_.end_record();
+    METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
+        read_at(record, run);
         type_ = Record::type;
         then(record);
         return true;
+    }
+
+    template <typename Record>
+    [[gnu::noinline]] void read_at(Record& record, const rt::TraceReader::Run& run) {
+        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
+        decode_general(record);
+        r_.end_record();
     }
 
     // Any record, through the runtime's primitives.
@@ -1045,17 +1052,17 @@ private:
     // Reads records in the DTD's own layout straight from the chunk, with the
     // cursor and the record in locals (registers); user records in other
     // layouts go through take_general() on the way. Stops at what only
-    // step_general() reads (a predefined record, the chunk's end, an unknown
+    // step_general() reads (a predefined record, the chunk's tail, an unknown
     // tag) and returns where that is; `records` counts the records read since
     // the cursor was last handed back.
     template <typename Visitor>
     METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
         rt::TraceReader::Run run = r_.run();
-        while (run.pos != run.end) {
+        while (run.pos < run.limit) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
             switch (tag) {
                 case 4u:
-                    if (run.fast(4u, 9)) {
+                    if (run.fast(4u)) {
                         Alloc record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1071,7 +1078,7 @@ private:
                     run = r_.run();
                     break;
                 case 5u:
-                    if (run.fast(5u, 5)) {
+                    if (run.fast(5u)) {
                         Free record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1087,7 +1094,7 @@ private:
                     run = r_.run();
                     break;
                 case 6u:
-                    if (run.fast(6u, 13)) {
+                    if (run.fast(6u)) {
                         ReallocNoAlloc record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1103,7 +1110,7 @@ private:
                     run = r_.run();
                     break;
                 case 7u:
-                    if (run.fast(7u, 13)) {
+                    if (run.fast(7u)) {
                         ReallocAllocFree record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1119,7 +1126,7 @@ private:
                     run = r_.run();
                     break;
                 case 8u:
-                    if (run.fast(8u, 13)) {
+                    if (run.fast(8u)) {
                         ReallocAlloc record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1135,7 +1142,7 @@ private:
                     run = r_.run();
                     break;
                 case 9u:
-                    if (run.fast(9u, 13)) {
+                    if (run.fast(9u)) {
                         ReallocFree record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1151,7 +1158,7 @@ private:
                     run = r_.run();
                     break;
                 case 10u:
-                    if (run.fast(10u, 1)) {
+                    if (run.fast(10u)) {
                         CreateHeap record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1167,7 +1174,7 @@ private:
                     run = r_.run();
                     break;
                 case 11u:
-                    if (run.fast(11u, 1)) {
+                    if (run.fast(11u)) {
                         DestroyHeap record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1183,7 +1190,7 @@ private:
                     run = r_.run();
                     break;
                 case 12u:
-                    if (run.fast(12u, 1)) {
+                    if (run.fast(12u)) {
                         CreateThread record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1199,7 +1206,7 @@ private:
                     run = r_.run();
                     break;
                 case 13u:
-                    if (run.fast(13u, 1)) {
+                    if (run.fast(13u)) {
                         DestroyThread record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);

@@ -940,6 +940,7 @@ inline constexpr rt::DtdDesc dtd = {"ptf", detail::text, 1, nullptr, 0, detail::
 class Reader {
 public:
     explicit Reader(const std::string& path) : r_(path, dtd) {
+        r_.set_fast_window(19);  // the longest record the fast loops read
         set_defaults(std::get<Co>(records_));
         set_defaults(std::get<Cao>(records_));
         set_defaults(std::get<Do_>(records_));
@@ -1097,69 +1098,70 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`. The switch is on the tag itself:
-    // a record in its initial layout is read from a copy of the cursor (one
-    // load of each, one store back), another user record by take_general();
-    // step_general() reads the rest (and any tag that several records share).
+    // Reads one record and hands it to `then`. Before run.limit every fast
+    // record fits in the chunk, so a record in its initial layout needs no
+    // length test: the switch on its tag, one mask test, loads at constant
+    // offsets. Another user record goes to take_general(); step_general()
+    // reads the rest (the chunk's tail, predefined records, shared tags).
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
         const rt::TraceReader::Run run = r_.run();
-        if (run.pos != run.end) {
+        if (run.pos < run.limit) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
             switch (tag) {
                 case 4u:
                     if (run.slot_of(tag) == 3) return take_general(std::get<Fo>(records_), run, then);
                     break;
                 case 5u:
-                    if (run.fast(5u, 9)) return take_fast(std::get<Co>(records_), run, 9, then);
+                    if (run.fast(5u)) return take_fast(std::get<Co>(records_), run, 9, then);
                     if (run.slot_of(tag) == 4) return take_general(std::get<Co>(records_), run, then);
                     break;
                 case 6u:
-                    if (run.fast(6u, 17)) return take_fast(std::get<Cao>(records_), run, 17, then);
+                    if (run.fast(6u)) return take_fast(std::get<Cao>(records_), run, 17, then);
                     if (run.slot_of(tag) == 5) return take_general(std::get<Cao>(records_), run, then);
                     break;
                 case 7u:
-                    if (run.fast(7u, 9)) return take_fast(std::get<Do_>(records_), run, 9, then);
+                    if (run.fast(7u)) return take_fast(std::get<Do_>(records_), run, 9, then);
                     if (run.slot_of(tag) == 6) return take_general(std::get<Do_>(records_), run, then);
                     break;
                 case 8u:
-                    if (run.fast(8u, 9)) return take_fast(std::get<Sr>(records_), run, 9, then);
+                    if (run.fast(8u)) return take_fast(std::get<Sr>(records_), run, 9, then);
                     if (run.slot_of(tag) == 7) return take_general(std::get<Sr>(records_), run, then);
                     break;
                 case 9u:
-                    if (run.fast(9u, 1)) return take_fast(std::get<Gr>(records_), run, 1, then);
+                    if (run.fast(9u)) return take_fast(std::get<Gr>(records_), run, 1, then);
                     if (run.slot_of(tag) == 8) return take_general(std::get<Gr>(records_), run, then);
                     break;
                 case 10u:
-                    if (run.fast(10u, 11)) return take_fast(std::get<Dr>(records_), run, 11, then);
+                    if (run.fast(10u)) return take_fast(std::get<Dr>(records_), run, 11, then);
                     if (run.slot_of(tag) == 9) return take_general(std::get<Dr>(records_), run, then);
                     break;
                 case 11u:
-                    if (run.fast(11u, 11)) return take_fast(std::get<Dw>(records_), run, 11, then);
+                    if (run.fast(11u)) return take_fast(std::get<Dw>(records_), run, 11, then);
                     if (run.slot_of(tag) == 10) return take_general(std::get<Dw>(records_), run, then);
                     break;
                 case 12u:
-                    if (run.fast(12u, 19)) return take_fast(std::get<Adr>(records_), run, 19, then);
+                    if (run.fast(12u)) return take_fast(std::get<Adr>(records_), run, 19, then);
                     if (run.slot_of(tag) == 11) return take_general(std::get<Adr>(records_), run, then);
                     break;
                 case 13u:
-                    if (run.fast(13u, 19)) return take_fast(std::get<Adw>(records_), run, 19, then);
+                    if (run.fast(13u)) return take_fast(std::get<Adw>(records_), run, 19, then);
                     if (run.slot_of(tag) == 12) return take_general(std::get<Adw>(records_), run, then);
                     break;
                 case 14u:
-                    if (run.fast(14u, 11)) return take_fast(std::get<Er>(records_), run, 11, then);
+                    if (run.fast(14u)) return take_fast(std::get<Er>(records_), run, 11, then);
                     if (run.slot_of(tag) == 13) return take_general(std::get<Er>(records_), run, then);
                     break;
                 case 15u:
-                    if (run.fast(15u, 15)) return take_fast(std::get<Ew>(records_), run, 15, then);
+                    if (run.fast(15u)) return take_fast(std::get<Ew>(records_), run, 15, then);
                     if (run.slot_of(tag) == 14) return take_general(std::get<Ew>(records_), run, then);
                     break;
                 case 16u:
-                    if (run.fast(16u, 1)) return take_fast(std::get<Ts>(records_), run, 1, then);
+                    if (run.fast(16u)) return take_fast(std::get<Ts>(records_), run, 1, then);
                     if (run.slot_of(tag) == 15) return take_general(std::get<Ts>(records_), run, then);
                     break;
                 case 17u:
-                    if (run.fast(17u, 1)) return take_fast(std::get<Te>(records_), run, 1, then);
+                    if (run.fast(17u)) return take_fast(std::get<Te>(records_), run, 1, then);
                     if (run.slot_of(tag) == 16) return take_general(std::get<Te>(records_), run, then);
                     break;
                 default: break;
@@ -1177,18 +1179,23 @@ private:
         return true;
     }
 
-    // The user record at run.pos when it is not in its initial layout (or not
-    // whole in the chunk: the runtime reports it): the runtime reads its fields
-    // under the encodings metadata has set. Out of line, and without a second
-    // dispatch on the record type.
+    // The user record at run.pos when it is not in its initial layout: the
+    // runtime reads its fields under the encodings metadata has set, out of
+    // line. The record type stays visible here, so the caller's switch on
+    // type() or its visitor needs no second dispatch.
     template <typename Record, typename Then>
-    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
-        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
-        decode_general(record);
-        r_.end_record();
+    METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
+        read_at(record, run);
         type_ = Record::type;
         then(record);
         return true;
+    }
+
+    template <typename Record>
+    [[gnu::noinline]] void read_at(Record& record, const rt::TraceReader::Run& run) {
+        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
+        decode_general(record);
+        r_.end_record();
     }
 
     // Any record, through the runtime's primitives.
@@ -1339,13 +1346,13 @@ private:
     // Reads records in the DTD's own layout straight from the chunk, with the
     // cursor and the record in locals (registers); user records in other
     // layouts go through take_general() on the way. Stops at what only
-    // step_general() reads (a predefined record, the chunk's end, an unknown
+    // step_general() reads (a predefined record, the chunk's tail, an unknown
     // tag) and returns where that is; `records` counts the records read since
     // the cursor was last handed back.
     template <typename Visitor>
     METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
         rt::TraceReader::Run run = r_.run();
-        while (run.pos != run.end) {
+        while (run.pos < run.limit) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
             switch (tag) {
                 case 4u:
@@ -1356,7 +1363,7 @@ private:
                     run = r_.run();
                     break;
                 case 5u:
-                    if (run.fast(5u, 9)) {
+                    if (run.fast(5u)) {
                         Co record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1372,7 +1379,7 @@ private:
                     run = r_.run();
                     break;
                 case 6u:
-                    if (run.fast(6u, 17)) {
+                    if (run.fast(6u)) {
                         Cao record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1388,7 +1395,7 @@ private:
                     run = r_.run();
                     break;
                 case 7u:
-                    if (run.fast(7u, 9)) {
+                    if (run.fast(7u)) {
                         Do_ record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1404,7 +1411,7 @@ private:
                     run = r_.run();
                     break;
                 case 8u:
-                    if (run.fast(8u, 9)) {
+                    if (run.fast(8u)) {
                         Sr record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1420,7 +1427,7 @@ private:
                     run = r_.run();
                     break;
                 case 9u:
-                    if (run.fast(9u, 1)) {
+                    if (run.fast(9u)) {
                         Gr record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1436,7 +1443,7 @@ private:
                     run = r_.run();
                     break;
                 case 10u:
-                    if (run.fast(10u, 11)) {
+                    if (run.fast(10u)) {
                         Dr record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1452,7 +1459,7 @@ private:
                     run = r_.run();
                     break;
                 case 11u:
-                    if (run.fast(11u, 11)) {
+                    if (run.fast(11u)) {
                         Dw record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1468,7 +1475,7 @@ private:
                     run = r_.run();
                     break;
                 case 12u:
-                    if (run.fast(12u, 19)) {
+                    if (run.fast(12u)) {
                         Adr record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1484,7 +1491,7 @@ private:
                     run = r_.run();
                     break;
                 case 13u:
-                    if (run.fast(13u, 19)) {
+                    if (run.fast(13u)) {
                         Adw record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1500,7 +1507,7 @@ private:
                     run = r_.run();
                     break;
                 case 14u:
-                    if (run.fast(14u, 11)) {
+                    if (run.fast(14u)) {
                         Er record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1516,7 +1523,7 @@ private:
                     run = r_.run();
                     break;
                 case 15u:
-                    if (run.fast(15u, 15)) {
+                    if (run.fast(15u)) {
                         Ew record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1532,7 +1539,7 @@ private:
                     run = r_.run();
                     break;
                 case 16u:
-                    if (run.fast(16u, 1)) {
+                    if (run.fast(16u)) {
                         Ts record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);
@@ -1548,7 +1555,7 @@ private:
                     run = r_.run();
                     break;
                 case 17u:
-                    if (run.fast(17u, 1)) {
+                    if (run.fast(17u)) {
                         Te record;
                         set_defaults(record);
                         load_fast(record, run.pos + 1);

@@ -262,6 +262,7 @@ inline constexpr rt::DtdDesc dtd = {"spc", detail::text, 1, nullptr, 0, detail::
 class Reader {
 public:
     explicit Reader(const std::string& path) : r_(path, dtd) {
+        r_.set_fast_window(1);  // the longest record the fast loops read
     }
 
     // Moves to the next record; false at the end of the trace. Throws rt::TraceError.
@@ -315,14 +316,15 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
-    // Reads one record and hands it to `then`. The switch is on the tag itself:
-    // a record in its initial layout is read from a copy of the cursor (one
-    // load of each, one store back), another user record by take_general();
-    // step_general() reads the rest (and any tag that several records share).
+    // Reads one record and hands it to `then`. Before run.limit every fast
+    // record fits in the chunk, so a record in its initial layout needs no
+    // length test: the switch on its tag, one mask test, loads at constant
+    // offsets. Another user record goes to take_general(); step_general()
+    // reads the rest (the chunk's tail, predefined records, shared tags).
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
         const rt::TraceReader::Run run = r_.run();
-        if (run.pos != run.end) {
+        if (run.pos < run.limit) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
             switch (tag) {
                 case 4u:
@@ -343,18 +345,23 @@ private:
         return true;
     }
 
-    // The user record at run.pos when it is not in its initial layout (or not
-    // whole in the chunk: the runtime reports it): the runtime reads its fields
-    // under the encodings metadata has set. Out of line, and without a second
-    // dispatch on the record type.
+    // The user record at run.pos when it is not in its initial layout: the
+    // runtime reads its fields under the encodings metadata has set, out of
+    // line. The record type stays visible here, so the caller's switch on
+    // type() or its visitor needs no second dispatch.
     template <typename Record, typename Then>
-    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
-        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
-        decode_general(record);
-        r_.end_record();
+    METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
+        read_at(record, run);
         type_ = Record::type;
         then(record);
         return true;
+    }
+
+    template <typename Record>
+    [[gnu::noinline]] void read_at(Record& record, const rt::TraceReader::Run& run) {
+        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
+        decode_general(record);
+        r_.end_record();
     }
 
     // Any record, through the runtime's primitives.
@@ -401,13 +408,13 @@ private:
     // Reads records in the DTD's own layout straight from the chunk, with the
     // cursor and the record in locals (registers); user records in other
     // layouts go through take_general() on the way. Stops at what only
-    // step_general() reads (a predefined record, the chunk's end, an unknown
+    // step_general() reads (a predefined record, the chunk's tail, an unknown
     // tag) and returns where that is; `records` counts the records read since
     // the cursor was last handed back.
     template <typename Visitor>
     METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
         rt::TraceReader::Run run = r_.run();
-        while (run.pos != run.end) {
+        while (run.pos < run.limit) {
             const std::uint64_t tag = rt::load_native<1>(run.pos);
             switch (tag) {
                 case 4u:

@@ -186,6 +186,7 @@ public:
     bool has_fast_path() const { return fast_; }
     // Run::fast() covers the tags below 64.
     bool fast_by_tag() const { return fast_ && record_.tag < 64; }
+    std::uint32_t fast_size() const { return fast_size_; }
 
     // The record in the DTD's own layout: constant widths at constant offsets,
     // one bounds check. The fields that store nothing are the DTD's constants;
@@ -222,8 +223,8 @@ public:
         o << "                case " << record_.tag << "u:\n";
         if (fast_by_tag()) {
             const std::string size = std::to_string(tag_width + fast_size_);
-            o << "                    if (run.fast(" << record_.tag << "u, " << size << ")) return take_fast(" << record
-              << ", run, " << size << ", then);\n";
+            o << "                    if (run.fast(" << record_.tag << "u)) return take_fast(" << record << ", run, " << size
+              << ", then);\n";
         }
         o << "                    if (run.slot_of(tag) == " << slot_ << ") return take_general(" << record
           << ", run, then);\n"
@@ -236,7 +237,7 @@ public:
         o << "                case " << record_.tag << "u:\n";
         if (fast_by_tag()) {
             const std::string size = std::to_string(tag_width + fast_size_);
-            o << "                    if (run.fast(" << record_.tag << "u, " << size << ")) {\n"
+            o << "                    if (run.fast(" << record_.tag << "u)) {\n"
               << "                        " << struct_ << " record;\n"
               << "                        set_defaults(record);\n"
               << "                        load_fast(record, run.pos + " << tag_width << ");\n"
@@ -684,6 +685,11 @@ std::string generate_cpp(const ir::Schema& schema) {
     o << "// Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().\n"
       << "class Reader {\npublic:\n"
       << "    explicit Reader(const std::string& path) : r_(path, dtd) {\n";
+    std::uint32_t window = schema.tag_width;
+    for (const auto& c : records) {
+        if (by_tag(c) && c.fast_by_tag()) window = std::max(window, schema.tag_width + c.fast_size());
+    }
+    o << "        r_.set_fast_window(" << window << ");  // the longest record the fast loops read\n";
     for (const auto& c : records) {
         if (user(c)) c.emit_set_defaults_call(o);
     }
@@ -718,13 +724,14 @@ std::string generate_cpp(const ir::Schema& schema) {
     o << "                default: r.fail(rt::ErrorKind::unknown_tag, \"a table holds no predefined records\");\n"
       << "            }\n        });\n    }\n\n"
       << "    rt::TraceReader& runtime() { return r_; }\n\nprivate:\n"
-      << "    // Reads one record and hands it to `then`. The switch is on the tag itself:\n"
-      << "    // a record in its initial layout is read from a copy of the cursor (one\n"
-      << "    // load of each, one store back), another user record by take_general();\n"
-      << "    // step_general() reads the rest (and any tag that several records share).\n"
+      << "    // Reads one record and hands it to `then`. Before run.limit every fast\n"
+      << "    // record fits in the chunk, so a record in its initial layout needs no\n"
+      << "    // length test: the switch on its tag, one mask test, loads at constant\n"
+      << "    // offsets. Another user record goes to take_general(); step_general()\n"
+      << "    // reads the rest (the chunk's tail, predefined records, shared tags).\n"
       << "    template <typename Then>\n    METATF_INLINE bool step(Then&& then) {\n"
       << "        const rt::TraceReader::Run run = r_.run();\n"
-      << "        if (run.pos != run.end) {\n"
+      << "        if (run.pos < run.limit) {\n"
       << "            const std::uint64_t tag = rt::load_native<" << schema.tag_width << ">(run.pos);\n"
       << "            switch (tag) {\n";
     for (const auto& c : records) {
@@ -738,18 +745,21 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "        type_ = Record::type;\n"
       << "        then(record);\n"
       << "        return true;\n    }\n\n"
-      << "    // The user record at run.pos when it is not in its initial layout (or not\n"
-      << "    // whole in the chunk: the runtime reports it): the runtime reads its fields\n"
-      << "    // under the encodings metadata has set. Out of line, and without a second\n"
-      << "    // dispatch on the record type.\n"
+      << "    // The user record at run.pos when it is not in its initial layout: the\n"
+      << "    // runtime reads its fields under the encodings metadata has set, out of\n"
+      << "    // line. The record type stays visible here, so the caller's switch on\n"
+      << "    // type() or its visitor needs no second dispatch.\n"
       << "    template <typename Record, typename Then>\n"
-      << "    [[gnu::noinline]] bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {\n"
-      << "        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));\n"
-      << "        decode_general(record);\n"
-      << "        r_.end_record();\n"
+      << "    METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {\n"
+      << "        read_at(record, run);\n"
       << "        type_ = Record::type;\n"
       << "        then(record);\n"
       << "        return true;\n    }\n\n"
+      << "    template <typename Record>\n"
+      << "    [[gnu::noinline]] void read_at(Record& record, const rt::TraceReader::Run& run) {\n"
+      << "        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));\n"
+      << "        decode_general(record);\n"
+      << "        r_.end_record();\n    }\n\n"
       << "    // Any record, through the runtime's primitives.\n"
       << "    template <typename Then>\n    bool step_general(Then&& then) {\n"
       << "        if (!r_.begin_record()) return false;\n        switch (r_.slot()) {\n";
@@ -772,13 +782,13 @@ std::string generate_cpp(const ir::Schema& schema) {
     o << "    // Reads records in the DTD's own layout straight from the chunk, with the\n"
       << "    // cursor and the record in locals (registers); user records in other\n"
       << "    // layouts go through take_general() on the way. Stops at what only\n"
-      << "    // step_general() reads (a predefined record, the chunk's end, an unknown\n"
+      << "    // step_general() reads (a predefined record, the chunk's tail, an unknown\n"
       << "    // tag) and returns where that is; `records` counts the records read since\n"
       << "    // the cursor was last handed back.\n"
       << "    template <typename Visitor>\n"
       << "    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {\n"
       << "        rt::TraceReader::Run run = r_.run();\n"
-      << "        while (run.pos != run.end) {\n"
+      << "        while (run.pos < run.limit) {\n"
       << "            const std::uint64_t tag = rt::load_native<" << schema.tag_width << ">(run.pos);\n"
       << "            switch (tag) {\n";
     for (const auto& c : records) {

@@ -186,7 +186,7 @@ bool TraceReader::next_chunk() {
         }
     }
     pos_ = s.buffer.data() + s.read;
-    end_ = s.buffer.data() + s.buffer.size();
+    set_end(s.buffer.data() + s.buffer.size());
     return true;
 }
 
@@ -202,6 +202,19 @@ bool TraceReader::large_tag(std::uint64_t tag) {
     return true;
 }
 
+void TraceReader::set_fast_window(std::size_t bytes) {
+    fast_window_ = std::max<std::size_t>(bytes, 1);
+    set_end(end_);
+}
+
+// A new chunk (or the same one again): Run::limit for it. Where the chunk
+// holds less than the fast window, limit is pos_ and the fast loops stand aside.
+void TraceReader::set_end(const std::byte* end) {
+    end_ = end;
+    const auto left = static_cast<std::size_t>(end_ - pos_);
+    limit_ = fast_window_ != 0 && left >= fast_window_ ? end_ - (fast_window_ - 1) : pos_;
+}
+
 // Makes `section` the current one, its stream resuming where it stopped.
 void TraceReader::enter_section(int section) {
     current_ = section;
@@ -211,7 +224,7 @@ void TraceReader::enter_section(int section) {
     tag_table_size_ = table.size();
     update_fast_tags();
     pos_ = stream_->buffer.data() + stream_->read;
-    end_ = stream_->buffer.data() + stream_->buffer.size();
+    set_end(stream_->buffer.data() + stream_->buffer.size());
 }
 
 std::int32_t TraceReader::slot_for(int section, std::uint64_t tag) const {
@@ -380,7 +393,7 @@ void TraceReader::enter_table(std::uint8_t section, std::uint64_t offset) {
         for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
     }
     pos_ = content.data() + offset;
-    end_ = content.data() + content.size();
+    set_end(content.data() + content.size());
     const std::uint64_t tag = take(dtd_->tag_width);
     const std::int32_t slot = slot_for(section, tag);
     if (slot < 0) {
@@ -393,7 +406,7 @@ void TraceReader::enter_table(std::uint8_t section, std::uint64_t offset) {
 void TraceReader::leave_table() {
     if (!saved_) return;
     pos_ = saved_->pos;
-    end_ = saved_->end;
+    set_end(saved_->end);
     slot_ = saved_->slot;
     current_ = saved_->current;
     states_ = std::move(saved_->states);

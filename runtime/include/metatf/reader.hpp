@@ -75,28 +75,28 @@ public:
         return p;
     }
 
-    // ---- the fast loop of generated code (visit())
+    // ---- the fast loops of generated code (next() and visit())
+    // Generated code reads records of at most `bytes` bytes (tag included)
+    // without a length test of its own while pos < Run::limit.
+    void set_fast_window(std::size_t bytes);
     // The rest of the current chunk and what decoding it needs, copied out so
     // that a loop over many records keeps them in registers, not in members.
     struct Run {
         const std::byte* pos;      // the next record's tag
-        const std::byte* end;      // the end of its chunk
+        const std::byte* limit;    // while pos < limit, the fast window fits in the chunk
         const std::int32_t* tags;  // the current section's tag -> slot table, -1 if none
         std::size_t tag_count;
         std::uint64_t fast_tags;   // bit `tag` (below 64): see fast()
 
-        // Whether the record at pos, whose tag is `tag`, can be read in the
-        // DTD's initial layout: the tag names a user record of the current
-        // section that metadata has not changed, and its `size` bytes (tag
-        // included) are all in the chunk. Generated code switches on the tag
-        // itself, so this is one mask test and one length test.
-        bool fast(std::uint64_t tag, std::size_t size) const {
-            return (fast_tags >> tag & 1) != 0 && static_cast<std::size_t>(end - pos) >= size;
-        }
+        // Whether the record at pos (before limit), whose tag is `tag`, can be
+        // read in the DTD's initial layout: the tag names a user record of the
+        // current section that metadata has not changed. Generated code
+        // switches on the tag itself, so this is a single mask test.
+        bool fast(std::uint64_t tag) const { return (fast_tags >> tag & 1) != 0; }
         // The slot of `tag` in the current section, -1 if none (or too large for the table).
         std::int64_t slot_of(std::uint64_t tag) const { return tag < tag_count ? tags[tag] : -1; }
     };
-    Run run() const { return {pos_, end_, tag_table_, tag_table_size_, fast_tags_}; }
+    Run run() const { return {pos_, limit_, tag_table_, tag_table_size_, fast_tags_}; }
     // Begins the record at run.pos, whose tag the caller has looked up with
     // run.slot_of(): `slot`. The field primitives then read its fields.
     void begin_record(const Run& run, std::uint32_t slot) {
@@ -190,6 +190,9 @@ private:
     std::size_t tag_table_size_ = 0;
     const std::byte* pos_ = nullptr;  // the current record's next byte
     const std::byte* end_ = nullptr;  // the end of the chunk holding it
+    const std::byte* limit_ = nullptr;  // see Run::limit
+    std::size_t fast_window_ = 0;
+    void set_end(const std::byte* end);
     std::uint32_t slot_ = 0;
     std::uint64_t record_index_ = 0;
     bool ended_ = false;
