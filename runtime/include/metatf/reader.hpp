@@ -88,7 +88,7 @@ public:
         std::size_t tag_count;
         std::uint64_t fast_tags;   // bit `tag` (below 64): see fast()
 
-        // Whether the record at pos (before limit), whose tag is `tag`, can be
+        // Whether the record at pos (before limit), whose tag is `tag` (below 64), can be
         // read in the DTD's initial layout: the tag names a user record of the
         // current section that metadata has not changed. Generated code
         // switches on the tag itself, so this is a single mask test.
