@@ -1371,108 +1371,23 @@ public:
     void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {
         r_.table_record(section, offset, [&](rt::TraceReader& r) {
             switch (r.slot()) {
-                case 3: {
-                    Header record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 4: {
-                    AppLoad record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 5: {
-                    AppExit record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 6: {
-                    ClientJoin record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 7: {
-                    ClientLeave record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 8: {
-                    AppOpen record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 9: {
-                    ClientOpen record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 10: {
-                    AppClose record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 11: {
-                    ClientClose record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 12: {
-                    ReadWrite record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 13: {
-                    Extend record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 14: {
-                    Truncate record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 15: {
-                    Link record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 16: {
-                    Unlink record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 17: {
-                    AsynchEnd record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 18: {
-                    Fcntl record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 19: {
-                    CompressedReadWrite record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
+                case 3: visit_decoded<Header>(v); break;
+                case 4: visit_decoded<AppLoad>(v); break;
+                case 5: visit_decoded<AppExit>(v); break;
+                case 6: visit_decoded<ClientJoin>(v); break;
+                case 7: visit_decoded<ClientLeave>(v); break;
+                case 8: visit_decoded<AppOpen>(v); break;
+                case 9: visit_decoded<ClientOpen>(v); break;
+                case 10: visit_decoded<AppClose>(v); break;
+                case 11: visit_decoded<ClientClose>(v); break;
+                case 12: visit_decoded<ReadWrite>(v); break;
+                case 13: visit_decoded<Extend>(v); break;
+                case 14: visit_decoded<Truncate>(v); break;
+                case 15: visit_decoded<Link>(v); break;
+                case 16: visit_decoded<Unlink>(v); break;
+                case 17: visit_decoded<AsynchEnd>(v); break;
+                case 18: visit_decoded<Fcntl>(v); break;
+                case 19: visit_decoded<CompressedReadWrite>(v); break;
                 default: r.fail(rt::ErrorKind::unknown_tag, "a table holds no predefined records");
             }
         });
@@ -1481,6 +1396,14 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
+    // Hands the record just read to `then` as the current one.
+    template <typename Record, typename Then>
+    METATF_INLINE bool deliver(Record& record, Then& then) {
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
     // Reads one record and hands it to `then`. Before run.limit every fast
     // record fits in the chunk, so a record in its initial layout needs no
     // length test: the switch on its tag, one mask test, loads at constant
@@ -1565,9 +1488,7 @@ private:
     METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
         load_fast(record, run.pos + 1);
         r_.advance(run.pos + size, 1);
-        type_ = Record::type;
-        then(record);
-        return true;
+        return deliver(record, then);
     }
 
     // The user record at run.pos when it is not in its initial layout: the
@@ -1577,9 +1498,7 @@ private:
     template <typename Record, typename Then>
     METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
         read_at(record, run);
-        type_ = Record::type;
-        then(record);
-        return true;
+        return deliver(record, then);
     }
 
     template <typename Record>
@@ -1597,162 +1516,122 @@ private:
             case 0: {
                 auto& record = std::get<Comment>(records_);
                 record.text = r_.read_comment();
-                type_ = RecordType::Comment;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 1: {
                 auto& record = std::get<Section>(records_);
                 record.number = r_.read_section();
-                type_ = RecordType::Section;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 2: {
                 auto& record = std::get<Metadata>(records_);
                 read_metadata(record);
-                type_ = RecordType::Metadata;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 3: {
                 auto& record = std::get<Header>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Header;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 4: {
                 auto& record = std::get<AppLoad>(records_);
-                decode(record);
-                type_ = RecordType::AppLoad;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 5: {
                 auto& record = std::get<AppExit>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::AppExit;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 6: {
                 auto& record = std::get<ClientJoin>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::ClientJoin;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 7: {
                 auto& record = std::get<ClientLeave>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::ClientLeave;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 8: {
                 auto& record = std::get<AppOpen>(records_);
-                decode(record);
-                type_ = RecordType::AppOpen;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 9: {
                 auto& record = std::get<ClientOpen>(records_);
-                decode(record);
-                type_ = RecordType::ClientOpen;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 10: {
                 auto& record = std::get<AppClose>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::AppClose;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 11: {
                 auto& record = std::get<ClientClose>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::ClientClose;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 12: {
                 auto& record = std::get<ReadWrite>(records_);
-                decode(record);
-                type_ = RecordType::ReadWrite;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 13: {
                 auto& record = std::get<Extend>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Extend;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 14: {
                 auto& record = std::get<Truncate>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Truncate;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 15: {
                 auto& record = std::get<Link>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Link;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 16: {
                 auto& record = std::get<Unlink>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Unlink;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 17: {
                 auto& record = std::get<AsynchEnd>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::AsynchEnd;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 18: {
                 auto& record = std::get<Fcntl>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Fcntl;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 19: {
                 auto& record = std::get<CompressedReadWrite>(records_);
-                decode(record);
-                type_ = RecordType::CompressedReadWrite;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
         }
         return true;
@@ -1772,235 +1651,154 @@ private:
             switch (tag) {
                 case 4u:
                     if (run.fast(4u)) {
-                        Header record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 146;
-                        ++records;
-                        v(record);
+                        visit_local<Header>(run, 146, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 3) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Header>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Header>(records_), run, v, records);
                     break;
                 case 5u:
                     if (run.slot_of(tag) != 4) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<AppLoad>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<AppLoad>(records_), run, v, records);
                     break;
                 case 6u:
                     if (run.fast(6u)) {
-                        AppExit record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 13;
-                        ++records;
-                        v(record);
+                        visit_local<AppExit>(run, 13, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 5) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<AppExit>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<AppExit>(records_), run, v, records);
                     break;
                 case 7u:
                     if (run.fast(7u)) {
-                        ClientJoin record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 17;
-                        ++records;
-                        v(record);
+                        visit_local<ClientJoin>(run, 17, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 6) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<ClientJoin>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<ClientJoin>(records_), run, v, records);
                     break;
                 case 8u:
                     if (run.fast(8u)) {
-                        ClientLeave record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 17;
-                        ++records;
-                        v(record);
+                        visit_local<ClientLeave>(run, 17, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 7) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<ClientLeave>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<ClientLeave>(records_), run, v, records);
                     break;
                 case 9u:
                     if (run.slot_of(tag) != 8) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<AppOpen>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<AppOpen>(records_), run, v, records);
                     break;
                 case 10u:
                     if (run.slot_of(tag) != 9) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<ClientOpen>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<ClientOpen>(records_), run, v, records);
                     break;
                 case 11u:
                     if (run.fast(11u)) {
-                        AppClose record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 25;
-                        ++records;
-                        v(record);
+                        visit_local<AppClose>(run, 25, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 10) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<AppClose>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<AppClose>(records_), run, v, records);
                     break;
                 case 12u:
                     if (run.fast(12u)) {
-                        ClientClose record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 25;
-                        ++records;
-                        v(record);
+                        visit_local<ClientClose>(run, 25, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 11) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<ClientClose>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<ClientClose>(records_), run, v, records);
                     break;
                 case 13u:
                     if (run.slot_of(tag) != 12) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<ReadWrite>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<ReadWrite>(records_), run, v, records);
                     break;
                 case 14u:
                     if (run.fast(14u)) {
-                        Extend record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 37;
-                        ++records;
-                        v(record);
+                        visit_local<Extend>(run, 37, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 13) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Extend>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Extend>(records_), run, v, records);
                     break;
                 case 15u:
                     if (run.fast(15u)) {
-                        Truncate record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 37;
-                        ++records;
-                        v(record);
+                        visit_local<Truncate>(run, 37, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 14) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Truncate>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Truncate>(records_), run, v, records);
                     break;
                 case 16u:
                     if (run.fast(16u)) {
-                        Link record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 23;
-                        ++records;
-                        v(record);
+                        visit_local<Link>(run, 23, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 15) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Link>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Link>(records_), run, v, records);
                     break;
                 case 17u:
                     if (run.fast(17u)) {
-                        Unlink record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 23;
-                        ++records;
-                        v(record);
+                        visit_local<Unlink>(run, 23, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 16) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Unlink>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Unlink>(records_), run, v, records);
                     break;
                 case 18u:
                     if (run.fast(18u)) {
-                        AsynchEnd record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 29;
-                        ++records;
-                        v(record);
+                        visit_local<AsynchEnd>(run, 29, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 17) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<AsynchEnd>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<AsynchEnd>(records_), run, v, records);
                     break;
                 case 19u:
                     if (run.fast(19u)) {
-                        Fcntl record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 29;
-                        ++records;
-                        v(record);
+                        visit_local<Fcntl>(run, 29, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 18) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Fcntl>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Fcntl>(records_), run, v, records);
                     break;
                 case 20u:
                     if (run.slot_of(tag) != 19) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<CompressedReadWrite>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<CompressedReadWrite>(records_), run, v, records);
                     break;
                 default: return run;
             }
         }
         return run;
+    }
+
+    // visit_fast()'s record in its initial layout, built in a local so that
+    // its fields stay in registers.
+    template <typename Record, typename Visitor>
+    METATF_INLINE void visit_local(rt::TraceReader::Run& run, std::size_t size, Visitor& v, std::uint64_t& records) {
+        Record record;
+        set_defaults(record);
+        load_fast(record, run.pos + 1);
+        run.pos += size;
+        ++records;
+        v(record);
+    }
+
+    // visit_fast()'s record in another layout: the runtime gets the cursor
+    // back to read it, and the loop copies it out again.
+    template <typename Record, typename Visitor>
+    METATF_INLINE void visit_general(Record& record, rt::TraceReader::Run& run, Visitor& v, std::uint64_t& records) {
+        r_.advance(run.pos, records);
+        records = 0;
+        take_general(record, run, v);
+        run = r_.run();
+    }
+
+    // visit_table_record()'s record, decoded with the initial encodings.
+    template <typename Record, typename Visitor>
+    void visit_decoded(Visitor& v) {
+        Record record;
+        decode(record);
+        v(record);
     }
 
     void read_metadata(Metadata& record) {

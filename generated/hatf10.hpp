@@ -783,66 +783,16 @@ public:
     void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {
         r_.table_record(section, offset, [&](rt::TraceReader& r) {
             switch (r.slot()) {
-                case 3: {
-                    Alloc record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 4: {
-                    Free record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 5: {
-                    ReallocNoAlloc record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 6: {
-                    ReallocAllocFree record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 7: {
-                    ReallocAlloc record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 8: {
-                    ReallocFree record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 9: {
-                    CreateHeap record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 10: {
-                    DestroyHeap record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 11: {
-                    CreateThread record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 12: {
-                    DestroyThread record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
+                case 3: visit_decoded<Alloc>(v); break;
+                case 4: visit_decoded<Free>(v); break;
+                case 5: visit_decoded<ReallocNoAlloc>(v); break;
+                case 6: visit_decoded<ReallocAllocFree>(v); break;
+                case 7: visit_decoded<ReallocAlloc>(v); break;
+                case 8: visit_decoded<ReallocFree>(v); break;
+                case 9: visit_decoded<CreateHeap>(v); break;
+                case 10: visit_decoded<DestroyHeap>(v); break;
+                case 11: visit_decoded<CreateThread>(v); break;
+                case 12: visit_decoded<DestroyThread>(v); break;
                 default: r.fail(rt::ErrorKind::unknown_tag, "a table holds no predefined records");
             }
         });
@@ -851,6 +801,14 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
+    // Hands the record just read to `then` as the current one.
+    template <typename Record, typename Then>
+    METATF_INLINE bool deliver(Record& record, Then& then) {
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
     // Reads one record and hands it to `then`. Before run.limit every fast
     // record fits in the chunk, so a record in its initial layout needs no
     // length test: the switch on its tag, one mask test, loads at constant
@@ -912,9 +870,7 @@ private:
     METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
         load_fast(record, run.pos + 1);
         r_.advance(run.pos + size, 1);
-        type_ = Record::type;
-        then(record);
-        return true;
+        return deliver(record, then);
     }
 
     // The user record at run.pos when it is not in its initial layout: the
@@ -924,9 +880,7 @@ private:
     template <typename Record, typename Then>
     METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
         read_at(record, run);
-        type_ = Record::type;
-        then(record);
-        return true;
+        return deliver(record, then);
     }
 
     template <typename Record>
@@ -944,106 +898,80 @@ private:
             case 0: {
                 auto& record = std::get<Comment>(records_);
                 record.text = r_.read_comment();
-                type_ = RecordType::Comment;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 1: {
                 auto& record = std::get<Section>(records_);
                 record.number = r_.read_section();
-                type_ = RecordType::Section;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 2: {
                 auto& record = std::get<Metadata>(records_);
                 read_metadata(record);
-                type_ = RecordType::Metadata;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 3: {
                 auto& record = std::get<Alloc>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Alloc;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 4: {
                 auto& record = std::get<Free>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Free;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 5: {
                 auto& record = std::get<ReallocNoAlloc>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::ReallocNoAlloc;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 6: {
                 auto& record = std::get<ReallocAllocFree>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::ReallocAllocFree;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 7: {
                 auto& record = std::get<ReallocAlloc>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::ReallocAlloc;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 8: {
                 auto& record = std::get<ReallocFree>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::ReallocFree;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 9: {
                 auto& record = std::get<CreateHeap>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::CreateHeap;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 10: {
                 auto& record = std::get<DestroyHeap>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::DestroyHeap;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 11: {
                 auto& record = std::get<CreateThread>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::CreateThread;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 12: {
                 auto& record = std::get<DestroyThread>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::DestroyThread;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
         }
         return true;
@@ -1063,168 +991,118 @@ private:
             switch (tag) {
                 case 4u:
                     if (run.fast(4u)) {
-                        Alloc record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 9;
-                        ++records;
-                        v(record);
+                        visit_local<Alloc>(run, 9, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 3) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Alloc>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Alloc>(records_), run, v, records);
                     break;
                 case 5u:
                     if (run.fast(5u)) {
-                        Free record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 5;
-                        ++records;
-                        v(record);
+                        visit_local<Free>(run, 5, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 4) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Free>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Free>(records_), run, v, records);
                     break;
                 case 6u:
                     if (run.fast(6u)) {
-                        ReallocNoAlloc record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 13;
-                        ++records;
-                        v(record);
+                        visit_local<ReallocNoAlloc>(run, 13, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 5) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<ReallocNoAlloc>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<ReallocNoAlloc>(records_), run, v, records);
                     break;
                 case 7u:
                     if (run.fast(7u)) {
-                        ReallocAllocFree record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 13;
-                        ++records;
-                        v(record);
+                        visit_local<ReallocAllocFree>(run, 13, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 6) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<ReallocAllocFree>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<ReallocAllocFree>(records_), run, v, records);
                     break;
                 case 8u:
                     if (run.fast(8u)) {
-                        ReallocAlloc record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 13;
-                        ++records;
-                        v(record);
+                        visit_local<ReallocAlloc>(run, 13, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 7) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<ReallocAlloc>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<ReallocAlloc>(records_), run, v, records);
                     break;
                 case 9u:
                     if (run.fast(9u)) {
-                        ReallocFree record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 13;
-                        ++records;
-                        v(record);
+                        visit_local<ReallocFree>(run, 13, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 8) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<ReallocFree>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<ReallocFree>(records_), run, v, records);
                     break;
                 case 10u:
                     if (run.fast(10u)) {
-                        CreateHeap record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 1;
-                        ++records;
-                        v(record);
+                        visit_local<CreateHeap>(run, 1, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 9) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<CreateHeap>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<CreateHeap>(records_), run, v, records);
                     break;
                 case 11u:
                     if (run.fast(11u)) {
-                        DestroyHeap record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 1;
-                        ++records;
-                        v(record);
+                        visit_local<DestroyHeap>(run, 1, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 10) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<DestroyHeap>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<DestroyHeap>(records_), run, v, records);
                     break;
                 case 12u:
                     if (run.fast(12u)) {
-                        CreateThread record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 1;
-                        ++records;
-                        v(record);
+                        visit_local<CreateThread>(run, 1, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 11) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<CreateThread>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<CreateThread>(records_), run, v, records);
                     break;
                 case 13u:
                     if (run.fast(13u)) {
-                        DestroyThread record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 1;
-                        ++records;
-                        v(record);
+                        visit_local<DestroyThread>(run, 1, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 12) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<DestroyThread>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<DestroyThread>(records_), run, v, records);
                     break;
                 default: return run;
             }
         }
         return run;
+    }
+
+    // visit_fast()'s record in its initial layout, built in a local so that
+    // its fields stay in registers.
+    template <typename Record, typename Visitor>
+    METATF_INLINE void visit_local(rt::TraceReader::Run& run, std::size_t size, Visitor& v, std::uint64_t& records) {
+        Record record;
+        set_defaults(record);
+        load_fast(record, run.pos + 1);
+        run.pos += size;
+        ++records;
+        v(record);
+    }
+
+    // visit_fast()'s record in another layout: the runtime gets the cursor
+    // back to read it, and the loop copies it out again.
+    template <typename Record, typename Visitor>
+    METATF_INLINE void visit_general(Record& record, rt::TraceReader::Run& run, Visitor& v, std::uint64_t& records) {
+        r_.advance(run.pos, records);
+        records = 0;
+        take_general(record, run, v);
+        run = r_.run();
+    }
+
+    // visit_table_record()'s record, decoded with the initial encodings.
+    template <typename Record, typename Visitor>
+    void visit_decoded(Visitor& v) {
+        Record record;
+        decode(record);
+        v(record);
     }
 
     void read_metadata(Metadata& record) {

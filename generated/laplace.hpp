@@ -707,54 +707,14 @@ public:
     void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {
         r_.table_record(section, offset, [&](rt::TraceReader& r) {
             switch (r.slot()) {
-                case 3: {
-                    KernelEventF record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 4: {
-                    KernelFetch record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 5: {
-                    KernelEventM record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 6: {
-                    KernelRead record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 7: {
-                    KernelWrite record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 8: {
-                    UserFetch record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 9: {
-                    UserRead record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 10: {
-                    UserWrite record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
+                case 3: visit_decoded<KernelEventF>(v); break;
+                case 4: visit_decoded<KernelFetch>(v); break;
+                case 5: visit_decoded<KernelEventM>(v); break;
+                case 6: visit_decoded<KernelRead>(v); break;
+                case 7: visit_decoded<KernelWrite>(v); break;
+                case 8: visit_decoded<UserFetch>(v); break;
+                case 9: visit_decoded<UserRead>(v); break;
+                case 10: visit_decoded<UserWrite>(v); break;
                 default: r.fail(rt::ErrorKind::unknown_tag, "a table holds no predefined records");
             }
         });
@@ -763,6 +723,14 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
+    // Hands the record just read to `then` as the current one.
+    template <typename Record, typename Then>
+    METATF_INLINE bool deliver(Record& record, Then& then) {
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
     // Reads one record and hands it to `then`. Before run.limit every fast
     // record fits in the chunk, so a record in its initial layout needs no
     // length test: the switch on its tag, one mask test, loads at constant
@@ -808,9 +776,7 @@ private:
     METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
         load_fast(record, run.pos + 1);
         r_.advance(run.pos + size, 1);
-        type_ = Record::type;
-        then(record);
-        return true;
+        return deliver(record, then);
     }
 
     // The user record at run.pos when it is not in its initial layout: the
@@ -820,9 +786,7 @@ private:
     template <typename Record, typename Then>
     METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
         read_at(record, run);
-        type_ = Record::type;
-        then(record);
-        return true;
+        return deliver(record, then);
     }
 
     template <typename Record>
@@ -840,90 +804,68 @@ private:
             case 0: {
                 auto& record = std::get<Comment>(records_);
                 record.text = r_.read_comment();
-                type_ = RecordType::Comment;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 1: {
                 auto& record = std::get<Section>(records_);
                 record.number = r_.read_section();
-                type_ = RecordType::Section;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 2: {
                 auto& record = std::get<Metadata>(records_);
                 read_metadata(record);
-                type_ = RecordType::Metadata;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 3: {
                 auto& record = std::get<KernelEventF>(records_);
-                decode(record);
-                type_ = RecordType::KernelEventF;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 4: {
                 auto& record = std::get<KernelFetch>(records_);
-                decode(record);
-                type_ = RecordType::KernelFetch;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 5: {
                 auto& record = std::get<KernelEventM>(records_);
-                decode(record);
-                type_ = RecordType::KernelEventM;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 6: {
                 auto& record = std::get<KernelRead>(records_);
-                decode(record);
-                type_ = RecordType::KernelRead;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 7: {
                 auto& record = std::get<KernelWrite>(records_);
-                decode(record);
-                type_ = RecordType::KernelWrite;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 8: {
                 auto& record = std::get<UserFetch>(records_);
-                decode(record);
-                type_ = RecordType::UserFetch;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 9: {
                 auto& record = std::get<UserRead>(records_);
-                decode(record);
-                type_ = RecordType::UserRead;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 10: {
                 auto& record = std::get<UserWrite>(records_);
-                decode(record);
-                type_ = RecordType::UserWrite;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
         }
         return true;
@@ -943,64 +885,70 @@ private:
             switch (tag) {
                 case 70u:
                     if (run.slot_of(tag) != 3) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<KernelEventF>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<KernelEventF>(records_), run, v, records);
                     break;
                 case 73u:
                     if (run.slot_of(tag) != 4) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<KernelFetch>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<KernelFetch>(records_), run, v, records);
                     break;
                 case 77u:
                     if (run.slot_of(tag) != 5) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<KernelEventM>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<KernelEventM>(records_), run, v, records);
                     break;
                 case 82u:
                     if (run.slot_of(tag) != 6) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<KernelRead>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<KernelRead>(records_), run, v, records);
                     break;
                 case 87u:
                     if (run.slot_of(tag) != 7) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<KernelWrite>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<KernelWrite>(records_), run, v, records);
                     break;
                 case 105u:
                     if (run.slot_of(tag) != 8) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<UserFetch>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<UserFetch>(records_), run, v, records);
                     break;
                 case 114u:
                     if (run.slot_of(tag) != 9) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<UserRead>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<UserRead>(records_), run, v, records);
                     break;
                 case 119u:
                     if (run.slot_of(tag) != 10) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<UserWrite>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<UserWrite>(records_), run, v, records);
                     break;
                 default: return run;
             }
         }
         return run;
+    }
+
+    // visit_fast()'s record in its initial layout, built in a local so that
+    // its fields stay in registers.
+    template <typename Record, typename Visitor>
+    METATF_INLINE void visit_local(rt::TraceReader::Run& run, std::size_t size, Visitor& v, std::uint64_t& records) {
+        Record record;
+        set_defaults(record);
+        load_fast(record, run.pos + 1);
+        run.pos += size;
+        ++records;
+        v(record);
+    }
+
+    // visit_fast()'s record in another layout: the runtime gets the cursor
+    // back to read it, and the loop copies it out again.
+    template <typename Record, typename Visitor>
+    METATF_INLINE void visit_general(Record& record, rt::TraceReader::Run& run, Visitor& v, std::uint64_t& records) {
+        r_.advance(run.pos, records);
+        records = 0;
+        take_general(record, run, v);
+        run = r_.run();
+    }
+
+    // visit_table_record()'s record, decoded with the initial encodings.
+    template <typename Record, typename Visitor>
+    void visit_decoded(Visitor& v) {
+        Record record;
+        decode(record);
+        v(record);
     }
 
     void read_metadata(Metadata& record) {

@@ -1006,90 +1006,20 @@ public:
     void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {
         r_.table_record(section, offset, [&](rt::TraceReader& r) {
             switch (r.slot()) {
-                case 3: {
-                    Fo record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 4: {
-                    Co record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 5: {
-                    Cao record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 6: {
-                    Do_ record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 7: {
-                    Sr record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 8: {
-                    Gr record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 9: {
-                    Dr record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 10: {
-                    Dw record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 11: {
-                    Adr record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 12: {
-                    Adw record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 13: {
-                    Er record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 14: {
-                    Ew record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 15: {
-                    Ts record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
-                case 16: {
-                    Te record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
+                case 3: visit_decoded<Fo>(v); break;
+                case 4: visit_decoded<Co>(v); break;
+                case 5: visit_decoded<Cao>(v); break;
+                case 6: visit_decoded<Do_>(v); break;
+                case 7: visit_decoded<Sr>(v); break;
+                case 8: visit_decoded<Gr>(v); break;
+                case 9: visit_decoded<Dr>(v); break;
+                case 10: visit_decoded<Dw>(v); break;
+                case 11: visit_decoded<Adr>(v); break;
+                case 12: visit_decoded<Adw>(v); break;
+                case 13: visit_decoded<Er>(v); break;
+                case 14: visit_decoded<Ew>(v); break;
+                case 15: visit_decoded<Ts>(v); break;
+                case 16: visit_decoded<Te>(v); break;
                 default: r.fail(rt::ErrorKind::unknown_tag, "a table holds no predefined records");
             }
         });
@@ -1098,6 +1028,14 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
+    // Hands the record just read to `then` as the current one.
+    template <typename Record, typename Then>
+    METATF_INLINE bool deliver(Record& record, Then& then) {
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
     // Reads one record and hands it to `then`. Before run.limit every fast
     // record fits in the chunk, so a record in its initial layout needs no
     // length test: the switch on its tag, one mask test, loads at constant
@@ -1174,9 +1112,7 @@ private:
     METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
         load_fast(record, run.pos + 1);
         r_.advance(run.pos + size, 1);
-        type_ = Record::type;
-        then(record);
-        return true;
+        return deliver(record, then);
     }
 
     // The user record at run.pos when it is not in its initial layout: the
@@ -1186,9 +1122,7 @@ private:
     template <typename Record, typename Then>
     METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
         read_at(record, run);
-        type_ = Record::type;
-        then(record);
-        return true;
+        return deliver(record, then);
     }
 
     template <typename Record>
@@ -1206,138 +1140,104 @@ private:
             case 0: {
                 auto& record = std::get<Comment>(records_);
                 record.text = r_.read_comment();
-                type_ = RecordType::Comment;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 1: {
                 auto& record = std::get<Section>(records_);
                 record.number = r_.read_section();
-                type_ = RecordType::Section;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 2: {
                 auto& record = std::get<Metadata>(records_);
                 read_metadata(record);
-                type_ = RecordType::Metadata;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 3: {
                 auto& record = std::get<Fo>(records_);
-                decode(record);
-                type_ = RecordType::Fo;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 4: {
                 auto& record = std::get<Co>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Co;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 5: {
                 auto& record = std::get<Cao>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Cao;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 6: {
                 auto& record = std::get<Do_>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Do_;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 7: {
                 auto& record = std::get<Sr>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Sr;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 8: {
                 auto& record = std::get<Gr>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Gr;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 9: {
                 auto& record = std::get<Dr>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Dr;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 10: {
                 auto& record = std::get<Dw>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Dw;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 11: {
                 auto& record = std::get<Adr>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Adr;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 12: {
                 auto& record = std::get<Adw>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Adw;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 13: {
                 auto& record = std::get<Er>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Er;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 14: {
                 auto& record = std::get<Ew>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Ew;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 15: {
                 auto& record = std::get<Ts>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Ts;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 16: {
                 auto& record = std::get<Te>(records_);
-                if (!decode_fast(record)) decode(record);
-                type_ = RecordType::Te;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
         }
         return true;
@@ -1357,223 +1257,146 @@ private:
             switch (tag) {
                 case 4u:
                     if (run.slot_of(tag) != 3) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Fo>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Fo>(records_), run, v, records);
                     break;
                 case 5u:
                     if (run.fast(5u)) {
-                        Co record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 9;
-                        ++records;
-                        v(record);
+                        visit_local<Co>(run, 9, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 4) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Co>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Co>(records_), run, v, records);
                     break;
                 case 6u:
                     if (run.fast(6u)) {
-                        Cao record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 17;
-                        ++records;
-                        v(record);
+                        visit_local<Cao>(run, 17, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 5) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Cao>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Cao>(records_), run, v, records);
                     break;
                 case 7u:
                     if (run.fast(7u)) {
-                        Do_ record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 9;
-                        ++records;
-                        v(record);
+                        visit_local<Do_>(run, 9, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 6) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Do_>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Do_>(records_), run, v, records);
                     break;
                 case 8u:
                     if (run.fast(8u)) {
-                        Sr record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 9;
-                        ++records;
-                        v(record);
+                        visit_local<Sr>(run, 9, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 7) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Sr>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Sr>(records_), run, v, records);
                     break;
                 case 9u:
                     if (run.fast(9u)) {
-                        Gr record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 1;
-                        ++records;
-                        v(record);
+                        visit_local<Gr>(run, 1, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 8) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Gr>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Gr>(records_), run, v, records);
                     break;
                 case 10u:
                     if (run.fast(10u)) {
-                        Dr record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 11;
-                        ++records;
-                        v(record);
+                        visit_local<Dr>(run, 11, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 9) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Dr>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Dr>(records_), run, v, records);
                     break;
                 case 11u:
                     if (run.fast(11u)) {
-                        Dw record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 11;
-                        ++records;
-                        v(record);
+                        visit_local<Dw>(run, 11, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 10) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Dw>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Dw>(records_), run, v, records);
                     break;
                 case 12u:
                     if (run.fast(12u)) {
-                        Adr record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 19;
-                        ++records;
-                        v(record);
+                        visit_local<Adr>(run, 19, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 11) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Adr>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Adr>(records_), run, v, records);
                     break;
                 case 13u:
                     if (run.fast(13u)) {
-                        Adw record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 19;
-                        ++records;
-                        v(record);
+                        visit_local<Adw>(run, 19, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 12) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Adw>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Adw>(records_), run, v, records);
                     break;
                 case 14u:
                     if (run.fast(14u)) {
-                        Er record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 11;
-                        ++records;
-                        v(record);
+                        visit_local<Er>(run, 11, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 13) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Er>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Er>(records_), run, v, records);
                     break;
                 case 15u:
                     if (run.fast(15u)) {
-                        Ew record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 15;
-                        ++records;
-                        v(record);
+                        visit_local<Ew>(run, 15, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 14) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Ew>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Ew>(records_), run, v, records);
                     break;
                 case 16u:
                     if (run.fast(16u)) {
-                        Ts record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 1;
-                        ++records;
-                        v(record);
+                        visit_local<Ts>(run, 1, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 15) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Ts>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Ts>(records_), run, v, records);
                     break;
                 case 17u:
                     if (run.fast(17u)) {
-                        Te record;
-                        set_defaults(record);
-                        load_fast(record, run.pos + 1);
-                        run.pos += 1;
-                        ++records;
-                        v(record);
+                        visit_local<Te>(run, 1, v, records);
                         break;
                     }
                     if (run.slot_of(tag) != 16) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Te>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Te>(records_), run, v, records);
                     break;
                 default: return run;
             }
         }
         return run;
+    }
+
+    // visit_fast()'s record in its initial layout, built in a local so that
+    // its fields stay in registers.
+    template <typename Record, typename Visitor>
+    METATF_INLINE void visit_local(rt::TraceReader::Run& run, std::size_t size, Visitor& v, std::uint64_t& records) {
+        Record record;
+        set_defaults(record);
+        load_fast(record, run.pos + 1);
+        run.pos += size;
+        ++records;
+        v(record);
+    }
+
+    // visit_fast()'s record in another layout: the runtime gets the cursor
+    // back to read it, and the loop copies it out again.
+    template <typename Record, typename Visitor>
+    METATF_INLINE void visit_general(Record& record, rt::TraceReader::Run& run, Visitor& v, std::uint64_t& records) {
+        r_.advance(run.pos, records);
+        records = 0;
+        take_general(record, run, v);
+        run = r_.run();
+    }
+
+    // visit_table_record()'s record, decoded with the initial encodings.
+    template <typename Record, typename Visitor>
+    void visit_decoded(Visitor& v) {
+        Record record;
+        decode(record);
+        v(record);
     }
 
     void read_metadata(Metadata& record) {

@@ -302,12 +302,7 @@ public:
     void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {
         r_.table_record(section, offset, [&](rt::TraceReader& r) {
             switch (r.slot()) {
-                case 3: {
-                    Spc record;
-                    decode(record);
-                    v(record);
-                    break;
-                }
+                case 3: visit_decoded<Spc>(v); break;
                 default: r.fail(rt::ErrorKind::unknown_tag, "a table holds no predefined records");
             }
         });
@@ -316,6 +311,14 @@ public:
     rt::TraceReader& runtime() { return r_; }
 
 private:
+    // Hands the record just read to `then` as the current one.
+    template <typename Record, typename Then>
+    METATF_INLINE bool deliver(Record& record, Then& then) {
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
     // Reads one record and hands it to `then`. Before run.limit every fast
     // record fits in the chunk, so a record in its initial layout needs no
     // length test: the switch on its tag, one mask test, loads at constant
@@ -340,9 +343,7 @@ private:
     METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
         load_fast(record, run.pos + 1);
         r_.advance(run.pos + size, 1);
-        type_ = Record::type;
-        then(record);
-        return true;
+        return deliver(record, then);
     }
 
     // The user record at run.pos when it is not in its initial layout: the
@@ -352,9 +353,7 @@ private:
     template <typename Record, typename Then>
     METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
         read_at(record, run);
-        type_ = Record::type;
-        then(record);
-        return true;
+        return deliver(record, then);
     }
 
     template <typename Record>
@@ -372,34 +371,26 @@ private:
             case 0: {
                 auto& record = std::get<Comment>(records_);
                 record.text = r_.read_comment();
-                type_ = RecordType::Comment;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 1: {
                 auto& record = std::get<Section>(records_);
                 record.number = r_.read_section();
-                type_ = RecordType::Section;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 2: {
                 auto& record = std::get<Metadata>(records_);
                 read_metadata(record);
-                type_ = RecordType::Metadata;
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
             case 3: {
                 auto& record = std::get<Spc>(records_);
-                decode(record);
-                type_ = RecordType::Spc;
+                decode_general(record);
                 r_.end_record();
-                then(record);
-                return true;
+                return deliver(record, then);
             }
         }
         return true;
@@ -419,15 +410,42 @@ private:
             switch (tag) {
                 case 4u:
                     if (run.slot_of(tag) != 3) return run;
-                    r_.advance(run.pos, records);
-                    records = 0;
-                    take_general(std::get<Spc>(records_), run, v);
-                    run = r_.run();
+                    visit_general(std::get<Spc>(records_), run, v, records);
                     break;
                 default: return run;
             }
         }
         return run;
+    }
+
+    // visit_fast()'s record in its initial layout, built in a local so that
+    // its fields stay in registers.
+    template <typename Record, typename Visitor>
+    METATF_INLINE void visit_local(rt::TraceReader::Run& run, std::size_t size, Visitor& v, std::uint64_t& records) {
+        Record record;
+        set_defaults(record);
+        load_fast(record, run.pos + 1);
+        run.pos += size;
+        ++records;
+        v(record);
+    }
+
+    // visit_fast()'s record in another layout: the runtime gets the cursor
+    // back to read it, and the loop copies it out again.
+    template <typename Record, typename Visitor>
+    METATF_INLINE void visit_general(Record& record, rt::TraceReader::Run& run, Visitor& v, std::uint64_t& records) {
+        r_.advance(run.pos, records);
+        records = 0;
+        take_general(record, run, v);
+        run = r_.run();
+    }
+
+    // visit_table_record()'s record, decoded with the initial encodings.
+    template <typename Record, typename Visitor>
+    void visit_decoded(Visitor& v) {
+        Record record;
+        decode(record);
+        v(record);
     }
 
     void read_metadata(Metadata& record) {

@@ -236,22 +236,13 @@ public:
     void emit_visit_case(std::ostream& o, unsigned tag_width) const {
         o << "                case " << record_.tag << "u:\n";
         if (fast_by_tag()) {
-            const std::string size = std::to_string(tag_width + fast_size_);
             o << "                    if (run.fast(" << record_.tag << "u)) {\n"
-              << "                        " << struct_ << " record;\n"
-              << "                        set_defaults(record);\n"
-              << "                        load_fast(record, run.pos + " << tag_width << ");\n"
-              << "                        run.pos += " << size << ";\n"
-              << "                        ++records;\n"
-              << "                        v(record);\n"
+              << "                        visit_local<" << struct_ << ">(run, " << tag_width + fast_size_ << ", v, records);\n"
               << "                        break;\n"
               << "                    }\n";
         }
         o << "                    if (run.slot_of(tag) != " << slot_ << ") return run;\n"
-          << "                    r_.advance(run.pos, records);\n"
-          << "                    records = 0;\n"
-          << "                    take_general(std::get<" << struct_ << ">(records_), run, v);\n"
-          << "                    run = r_.run();\n"
+          << "                    visit_general(std::get<" << struct_ << ">(records_), run, v, records);\n"
           << "                    break;\n";
     }
 
@@ -717,13 +708,17 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "        r_.table_record(section, offset, [&](rt::TraceReader& r) {\n            switch (r.slot()) {\n";
     for (const auto& c : records) {
         if (!user(c)) continue;
-        o << "                case " << c.slot() << ": {\n                    " << c.name()
-          << " record;\n                    decode(record);\n                    v(record);\n                    break;\n"
-          << "                }\n";
+        o << "                case " << c.slot() << ": visit_decoded<" << c.name() << ">(v); break;\n";
     }
     o << "                default: r.fail(rt::ErrorKind::unknown_tag, \"a table holds no predefined records\");\n"
       << "            }\n        });\n    }\n\n"
       << "    rt::TraceReader& runtime() { return r_; }\n\nprivate:\n"
+      << "    // Hands the record just read to `then` as the current one.\n"
+      << "    template <typename Record, typename Then>\n"
+      << "    METATF_INLINE bool deliver(Record& record, Then& then) {\n"
+      << "        type_ = Record::type;\n"
+      << "        then(record);\n"
+      << "        return true;\n    }\n\n"
       << "    // Reads one record and hands it to `then`. Before run.limit every fast\n"
       << "    // record fits in the chunk, so a record in its initial layout needs no\n"
       << "    // length test: the switch on its tag, one mask test, loads at constant\n"
@@ -742,9 +737,7 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {\n"
       << "        load_fast(record, run.pos + " << schema.tag_width << ");\n"
       << "        r_.advance(run.pos + size, 1);\n"
-      << "        type_ = Record::type;\n"
-      << "        then(record);\n"
-      << "        return true;\n    }\n\n"
+      << "        return deliver(record, then);\n    }\n\n"
       << "    // The user record at run.pos when it is not in its initial layout: the\n"
       << "    // runtime reads its fields under the encodings metadata has set, out of\n"
       << "    // line. The record type stays visible here, so the caller's switch on\n"
@@ -752,9 +745,7 @@ std::string generate_cpp(const ir::Schema& schema) {
       << "    template <typename Record, typename Then>\n"
       << "    METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {\n"
       << "        read_at(record, run);\n"
-      << "        type_ = Record::type;\n"
-      << "        then(record);\n"
-      << "        return true;\n    }\n\n"
+      << "        return deliver(record, then);\n    }\n\n"
       << "    template <typename Record>\n"
       << "    [[gnu::noinline]] void read_at(Record& record, const rt::TraceReader::Run& run) {\n"
       << "        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));\n"
@@ -770,13 +761,9 @@ std::string generate_cpp(const ir::Schema& schema) {
             case ir::Predefined::comment: o << "                record.text = r_.read_comment();\n"; break;
             case ir::Predefined::section: o << "                record.number = r_.read_section();\n"; break;
             case ir::Predefined::metadata: o << "                read_metadata(record);\n"; break;
-            case ir::Predefined::none:
-                o << (c.has_fast_path() ? "                if (!decode_fast(record)) decode(record);\n"
-                                        : "                decode(record);\n");
-                break;
+            case ir::Predefined::none: o << "                decode_general(record);\n"; break;
         }
-        o << "                type_ = RecordType::" << c.name() << ";\n                r_.end_record();\n"
-          << "                then(record);\n                return true;\n            }\n";
+        o << "                r_.end_record();\n                return deliver(record, then);\n            }\n";
     }
     o << "        }\n        return true;\n    }\n\n";
     o << "    // Reads records in the DTD's own layout straight from the chunk, with the\n"
@@ -795,6 +782,30 @@ std::string generate_cpp(const ir::Schema& schema) {
         if (by_tag(c)) c.emit_visit_case(o, schema.tag_width);
     }
     o << "                default: return run;\n            }\n        }\n        return run;\n    }\n\n"
+      << "    // visit_fast()'s record in its initial layout, built in a local so that\n"
+      << "    // its fields stay in registers.\n"
+      << "    template <typename Record, typename Visitor>\n"
+      << "    METATF_INLINE void visit_local(rt::TraceReader::Run& run, std::size_t size, Visitor& v, std::uint64_t& records) {\n"
+      << "        Record record;\n"
+      << "        set_defaults(record);\n"
+      << "        load_fast(record, run.pos + " << schema.tag_width << ");\n"
+      << "        run.pos += size;\n"
+      << "        ++records;\n"
+      << "        v(record);\n    }\n\n"
+      << "    // visit_fast()'s record in another layout: the runtime gets the cursor\n"
+      << "    // back to read it, and the loop copies it out again.\n"
+      << "    template <typename Record, typename Visitor>\n"
+      << "    METATF_INLINE void visit_general(Record& record, rt::TraceReader::Run& run, Visitor& v, std::uint64_t& records) {\n"
+      << "        r_.advance(run.pos, records);\n"
+      << "        records = 0;\n"
+      << "        take_general(record, run, v);\n"
+      << "        run = r_.run();\n    }\n\n"
+      << "    // visit_table_record()'s record, decoded with the initial encodings.\n"
+      << "    template <typename Record, typename Visitor>\n"
+      << "    void visit_decoded(Visitor& v) {\n"
+      << "        Record record;\n"
+      << "        decode(record);\n"
+      << "        v(record);\n    }\n\n"
       << "    void read_metadata(Metadata& record) {\n        const rt::MetadataChange m = r_.read_metadata();\n"
       << "        record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};\n"
       << "    }\n\n";
