@@ -15,13 +15,7 @@ constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
-// Built by appending: GCC 12 at -O3 warns (-Wrestrict, a false positive) on "'" + std::string.
-std::string quote(std::string_view s) {
-    std::string out;
-    out.reserve(s.size() + 2);
-    out.append(1, '\'').append(s).append(1, '\'');
-    return out;
-}
+std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 // 10^scale; a scale is at most 19, so it fits.
 std::uint64_t power_of_ten(unsigned scale) {
