@@ -20,10 +20,8 @@ int run(const std::vector<std::string>& args) {
         for_each_record("check", trace, [&](const ReadRecord&) { ++records; });
         std::set<std::uint8_t> sections;
         for (const rt::Chunk& c : trace.header().chunks) sections.insert(c.section);
-        Output out("-");
-        out.write(trace.name() + ": ok: " + count(records, "record") + ", " + count(sections.size(), "section") +
-                  " with data, " + count(trace.file_size(), "byte") + "\n");
-        out.close();
+        print(trace.name() + ": ok: " + count(records, "record") + ", " + count(sections.size(), "section") +
+              " with data, " + count(trace.file_size(), "byte") + "\n");
         return 0;
     });
 }

@@ -178,6 +178,12 @@ void Output::close() {
     if (failed) throw InputError("cannot write '" + display_name(path_) + "': " + std::strerror(errno));
 }
 
+void print(std::string_view text) {
+    Output out("-");
+    out.write(text);
+    out.close();
+}
+
 // ---- progress
 
 Progress::Progress(const char* command, std::uint64_t total)

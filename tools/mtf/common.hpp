@@ -136,6 +136,9 @@ private:
     std::string buffer_;
 };
 
+// Writes a whole report to standard output; throws InputError if it cannot.
+void print(std::string_view text);
+
 // A `\r`-updated line on stderr for long runs, only when stderr is a terminal.
 class Progress {
 public:

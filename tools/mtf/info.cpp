@@ -54,9 +54,7 @@ int run(const std::vector<std::string>& args) {
         Trace trace(path, o.find("--dtd"));
         std::vector<std::uint64_t> counts(trace.dtd().record_count);
         for_each_record("info", trace, [&](const ReadRecord& r) { ++counts[r.record.slot]; });
-        Output out("-");
-        out.write(header_table(trace) + "\n" + section_table(trace) + "\n" + record_table(trace.dtd(), counts));
-        out.close();
+        print(header_table(trace) + "\n" + section_table(trace) + "\n" + record_table(trace.dtd(), counts));
         return 0;
     });
 }

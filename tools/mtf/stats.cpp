@@ -212,9 +212,7 @@ int run(const std::vector<std::string>& args) {
     return on_trace(path, [&] {
         Trace trace(path, o.find("--dtd"));
         const Stats st = collect(trace);
-        Output out("-");
-        out.write(o.has("--json") ? json_report(trace, st).dump(2) + "\n" : text_report(trace, st));
-        out.close();
+        print(o.has("--json") ? json_report(trace, st).dump(2) + "\n" : text_report(trace, st));
         return 0;
     });
 }
