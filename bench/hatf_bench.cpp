@@ -48,7 +48,9 @@ void announce_compact(hatf10::Writer& w) {
 
 template <Encoding E>
 void write_generated(const std::string& path, std::span<const Event> events) {
-    hatf10::Writer w(path);
+    metatf::rt::WriterOptions options;
+    options.output.replace = true;  // every iteration rewrites the same file
+    hatf10::Writer w(path, options);
     if constexpr (E == Encoding::compact) announce_compact(w);
     hatf10::Alloc a;
     hatf10::Free f;

@@ -32,7 +32,9 @@ const char* op_name(rt::MetaOp op) {
 
 void write_trace(const std::string& path) {
     using namespace hatf10;
-    Writer w(path);
+    metatf::rt::WriterOptions options;
+    options.output.replace = true;  // the example rewrites its own trace on every run
+    Writer w(path, options);
     w.comment("two blocks, then many small ones");
     // With the DTD's initial encoding: a 4-byte size and a 4-byte address.
     w.write(Alloc{.size = 4096, .address = 0x10000});

@@ -1,7 +1,8 @@
 #include "metatf/container.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 #include "metatf/error.hpp"
@@ -10,8 +11,13 @@ namespace metatf::rt {
 
 namespace {
 
-// The fixed words after the 16-byte ident, each one machine word of the class.
+// Version 1's fixed words after the ident, each one machine word of the class.
 enum Word { chunk_count, data_start, record_count, index_offset, text_length, word_count };
+
+constexpr std::byte segment_kind{'S'}, end_kind{'E'};
+constexpr char end_magic[4] = {'\177', 'E', 'N', 'D'};
+constexpr std::size_t frame_fixed = 8;  // kind, start section, chunk count (2), reserved (4)
+constexpr std::size_t chunk_fixed = 4;  // section, codec, reserved (2)
 
 [[noreturn]] void header_error(ErrorKind kind, const std::string& message, std::uint64_t offset) {
     throw TraceError(kind, message, offset, -1, 0);
@@ -23,77 +29,28 @@ void put(std::vector<std::byte>& out, std::uint64_t v, unsigned width, ByteOrder
     store_uint(out.data() + at, v, width, order);
 }
 
-}  // namespace
-
-std::uint64_t Header::prologue_size() const {
-    return ident_size + word_count * word() + dtd_name.size() + dtd_text.size();
+void put_text(std::vector<std::byte>& out, const std::string& s) {
+    for (char c : s) out.push_back(static_cast<std::byte>(c));
 }
 
-std::vector<std::byte> encode_prologue(const Header& h) {
-    std::vector<std::byte> out;
-    for (char c : magic) out.push_back(static_cast<std::byte>(c));
-    out.push_back(static_cast<std::byte>(h.cls));
-    out.push_back(static_cast<std::byte>(h.order));
-    out.push_back(static_cast<std::byte>(h.dtd_name.size()));
-    out.push_back(static_cast<std::byte>(container_version));
-    put(out, h.dtd_fingerprint, 8, h.order);
+std::uint64_t take(InputFile& in, const Header& h, unsigned width, const char* what) {
+    std::byte b[8];
+    in.read(b, width, what);
+    return load_uint(b, width, h.order);
+}
+
+std::uint64_t frame_size(const Header& h, std::size_t chunks) { return frame_fixed + 2 * h.word() + chunks * (chunk_fixed + 2 * h.word()); }
+
+// Version 1: the words, then the section index at the end of the file.
+void read_index_v1(InputFile& in, Header& h, const std::byte* words) {
     const unsigned w = h.word();
-    put(out, h.chunks.size(), w, h.order);
-    put(out, h.data_start, w, h.order);
-    put(out, h.record_count, w, h.order);
-    put(out, h.index_offset, w, h.order);
-    put(out, h.dtd_text.size(), w, h.order);
-    for (char c : h.dtd_name) out.push_back(static_cast<std::byte>(c));
-    for (char c : h.dtd_text) out.push_back(static_cast<std::byte>(c));
-    return out;
-}
-
-std::vector<std::byte> encode_index(const Header& h) {
-    std::vector<std::byte> out;
-    for (const Chunk& c : h.chunks) {
-        put(out, c.section, h.word(), h.order);
-        put(out, c.start, h.word(), h.order);
-        put(out, c.size, h.word(), h.order);
-    }
-    return out;
-}
-
-Header read_header(File& file, std::uint64_t file_size) {
-    Header h;
-    std::byte ident[ident_size];
-    if (file_size < ident_size) header_error(ErrorKind::bad_header, "the file is too short for a Meta-TF header", file_size);
-    file.read_at(0, ident, ident_size);
-    if (std::memcmp(ident, magic, sizeof magic) != 0) {
-        header_error(ErrorKind::bad_magic, "not a Meta-TF trace (the file does not start with \\177MTF)", 0);
-    }
-    const auto cls = std::to_integer<unsigned>(ident[4]);
-    const auto order = std::to_integer<unsigned>(ident[5]);
-    if (cls != 1 && cls != 2) header_error(ErrorKind::bad_header, "unknown class " + std::to_string(cls), 4);
-    if (order != 1 && order != 2) header_error(ErrorKind::bad_header, "unknown byte order " + std::to_string(order), 5);
-    if (std::to_integer<unsigned>(ident[7]) != container_version) {
-        header_error(ErrorKind::bad_header,
-                     "container version " + std::to_string(std::to_integer<unsigned>(ident[7])) + " is not supported", 7);
-    }
-    h.cls = static_cast<Class>(cls);
-    h.order = static_cast<ByteOrder>(order);
-    h.dtd_fingerprint = load_uint(ident + 8, 8, h.order);
-    const unsigned w = h.word();
-    const std::uint64_t words_end = ident_size + word_count * w;
-    if (file_size < words_end) header_error(ErrorKind::bad_header, "the header is truncated", file_size);
-    std::byte words[word_count * 8];
-    file.read_at(ident_size, words, word_count * w);
+    const std::uint64_t file_size = in.size();
     auto word = [&](Word i) { return load_uint(words + i * w, w, h.order); };
-    const std::uint64_t chunks = word(chunk_count), text = word(text_length);
-    h.data_start = word(data_start);
+    const std::uint64_t chunks = word(chunk_count);
     h.record_count = word(record_count);
     h.index_offset = word(index_offset);
-    const std::uint64_t name_length = std::to_integer<unsigned>(ident[6]);
-    const std::uint64_t prologue = words_end + name_length;
-    if (text > file_size || prologue + text > file_size) {
-        header_error(ErrorKind::bad_header, "the embedded DTD runs past the end of the file", words_end);
-    }
-    if (h.data_start != prologue + text) {
-        header_error(ErrorKind::bad_header, "data starts at byte " + std::to_string(h.data_start) +
+    if (word(Word::data_start) != h.data_start) {
+        header_error(ErrorKind::bad_header, "data starts at byte " + std::to_string(word(Word::data_start)) +
                                                 ", not right after the embedded DTD", ident_size + w);
     }
     const std::uint64_t entry = 3ull * w;
@@ -102,13 +59,8 @@ Header read_header(File& file, std::uint64_t file_size) {
         header_error(ErrorKind::bad_section, "the section index does not fit between the data and the end of the file",
                      ident_size + 3ull * w);
     }
-    h.dtd_name.resize(name_length);
-    file.read_at(words_end, reinterpret_cast<std::byte*>(h.dtd_name.data()), name_length);
-    h.dtd_text.resize(text);
-    file.read_at(prologue, reinterpret_cast<std::byte*>(h.dtd_text.data()), text);
-
     std::vector<std::byte> index(chunks * entry);
-    file.read_at(h.index_offset, index.data(), index.size());
+    in.read_at(h.index_offset, index.data(), index.size());
     std::uint64_t expected_start = h.data_start;
     for (std::uint64_t i = 0; i < chunks; ++i) {
         const std::byte* e = index.data() + i * entry;
@@ -128,55 +80,271 @@ Header read_header(File& file, std::uint64_t file_size) {
     if (expected_start != h.index_offset) {
         header_error(ErrorKind::bad_section, "the section index does not cover the data", h.index_offset);
     }
+}
+
+// Version 2 in a file: the footer must be there (the writer finished), then
+// every segment frame is read in turn, skipping the chunks' bytes.
+void read_segments_v2(InputFile& in, Header& h) {
+    const unsigned w = h.word();
+    const std::uint64_t footer = w + sizeof end_magic;
+    std::byte tail[12];
+    const bool has_footer = in.size() >= h.data_start + footer;
+    if (has_footer) in.read_at(in.size() - footer, tail, footer);
+    if (!has_footer || std::memcmp(tail + w, end_magic, sizeof end_magic) != 0) {
+        header_error(ErrorKind::truncated,
+                     "the trace has no end frame: its writer did not finish it ('mtf recover' saves its complete segments)",
+                     in.size());
+    }
+    std::vector<Segment> seen;
+    std::uint64_t records = 0;
+    in.seek(h.data_start);
+    for (Segment s; read_segment(in, h, in.position(), s);) {
+        s.first_record = records;
+        records += s.records;
+        for (const Chunk& c : s.chunks) h.chunks.push_back(c);
+        in.seek(s.end);
+        seen.push_back(std::move(s));
+    }
+    h.index_offset = in.position() - 1;
+    read_end(in, h, seen, records);
+    if (in.position() != in.size()) header_error(ErrorKind::bad_header, "bytes follow the end frame", in.position());
+    h.record_count = records;
+}
+
+}  // namespace
+
+std::vector<std::byte> encode_prologue(const Header& h) {
+    std::vector<std::byte> out;
+    put_text(out, std::string(magic, sizeof magic));
+    out.push_back(static_cast<std::byte>(h.cls));
+    out.push_back(static_cast<std::byte>(h.order));
+    out.push_back(static_cast<std::byte>(h.dtd_name.size()));
+    out.push_back(static_cast<std::byte>(h.version));
+    put(out, h.dtd_fingerprint, 8, h.order);
+    const unsigned w = h.word();
+    if (h.version == 1) {
+        put(out, h.chunks.size(), w, h.order);
+        put(out, h.data_start, w, h.order);
+        put(out, h.record_count, w, h.order);
+        put(out, h.index_offset, w, h.order);
+    }
+    put(out, h.dtd_text.size(), w, h.order);
+    put_text(out, h.dtd_name);
+    put_text(out, h.dtd_text);
+    return out;
+}
+
+std::vector<std::byte> encode_index(const Header& h) {
+    std::vector<std::byte> out;
+    for (const Chunk& c : h.chunks) {
+        put(out, c.section, h.word(), h.order);
+        put(out, c.start, h.word(), h.order);
+        put(out, c.size, h.word(), h.order);
+    }
+    return out;
+}
+
+std::vector<std::byte> encode_segment(const Header& h, const Segment& s) {
+    std::vector<std::byte> out{segment_kind, std::byte{s.start_section}};
+    put(out, s.chunks.size(), 2, h.order);
+    out.resize(frame_fixed);
+    put(out, s.records, h.word(), h.order);
+    put(out, 0, h.word(), h.order);  // the length of a state block: none yet
+    for (const Chunk& c : s.chunks) {
+        out.insert(out.end(), {std::byte{c.section}, std::byte{c.codec}, std::byte{0}, std::byte{0}});
+        put(out, c.size, h.word(), h.order);
+        put(out, c.size, h.word(), h.order);  // the size once decoded: the same, uncompressed
+    }
+    return out;
+}
+
+std::vector<std::byte> encode_end(const Header& h, const std::vector<Segment>& segments, std::uint64_t records) {
+    std::vector<std::byte> out{end_kind};
+    out.resize(frame_fixed);
+    put(out, records, h.word(), h.order);
+    put(out, segments.size(), h.word(), h.order);
+    for (const Segment& s : segments) {
+        put(out, s.offset, h.word(), h.order);
+        put(out, s.first_record, h.word(), h.order);
+    }
+    put(out, h.index_offset, h.word(), h.order);
+    put_text(out, std::string(end_magic, sizeof end_magic));
+    return out;
+}
+
+Header read_prologue(InputFile& in) {
+    Header h;
+    std::byte ident[ident_size];
+    in.read(ident, ident_size, "the Meta-TF header");
+    if (std::memcmp(ident, magic, sizeof magic) != 0) {
+        header_error(ErrorKind::bad_magic, "not a Meta-TF trace (the file does not start with \\177MTF)", 0);
+    }
+    const auto cls = std::to_integer<unsigned>(ident[4]);
+    const auto order = std::to_integer<unsigned>(ident[5]);
+    if (cls != 1 && cls != 2) header_error(ErrorKind::bad_header, "unknown class " + std::to_string(cls), 4);
+    if (order != 1 && order != 2) header_error(ErrorKind::bad_header, "unknown byte order " + std::to_string(order), 5);
+    h.version = std::to_integer<std::uint8_t>(ident[7]);
+    if (h.version != 1 && h.version != 2) {
+        header_error(ErrorKind::bad_header, "container version " + std::to_string(h.version) + " is not supported", 7);
+    }
+    if (h.version == 1 && !in.seekable()) {
+        header_error(ErrorKind::usage, "a version-1 trace keeps its index at the end; read it from a file, not a pipe", 7);
+    }
+    h.cls = static_cast<Class>(cls);
+    h.order = static_cast<ByteOrder>(order);
+    h.dtd_fingerprint = load_uint(ident + 8, 8, h.order);
+    const unsigned w = h.word();
+    const unsigned words = h.version == 1 ? word_count : 1;
+    std::byte buffer[word_count * 8];
+    in.read(buffer, words * w, "the header's words");
+    const std::uint64_t text = load_uint(buffer + (words - 1) * w, w, h.order);
+    const std::uint64_t name_length = std::to_integer<unsigned>(ident[6]);
+    const std::uint64_t prologue = ident_size + words * w + name_length;
+    if (text > max_dtd_text || (in.seekable() && prologue + text > in.size())) {
+        header_error(ErrorKind::bad_header, "the embedded DTD runs past the end of the file", ident_size + words * w);
+    }
+    h.dtd_name.resize(name_length);
+    in.read(reinterpret_cast<std::byte*>(h.dtd_name.data()), name_length, "the DTD name");
+    h.dtd_text.resize(text);
+    in.read(reinterpret_cast<std::byte*>(h.dtd_text.data()), text, "the embedded DTD");
+    h.data_start = prologue + text;
+    if (h.version == 1) read_index_v1(in, h, buffer);
     return h;
 }
 
-// ---- File --------------------------------------------------------------------------
-
-File::File(const std::string& path, const char* mode) : path_(path) {
-    stream_ = std::fopen(path.c_str(), mode);
-    if (!stream_) throw TraceError(ErrorKind::io, "cannot open '" + path + "': " + std::strerror(errno), 0, -1, 0);
+Header read_header(InputFile& in) {
+    Header h = read_prologue(in);
+    if (h.version == 2 && in.seekable()) read_segments_v2(in, h);
+    return h;
 }
 
-File::~File() {
-    if (stream_) std::fclose(static_cast<std::FILE*>(stream_));
+bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment& out) {
+    const unsigned w = h.word();
+    std::byte fixed[frame_fixed];
+    if (in.read_some(fixed, 1) == 0) {
+        header_error(ErrorKind::truncated,
+                     "the trace ends without its end frame: its writer did not finish it ('mtf recover' saves its complete segments)",
+                     offset);
+    }
+    if (fixed[0] == end_kind) return false;
+    if (fixed[0] != segment_kind) {
+        header_error(ErrorKind::bad_section, "a segment frame should start here, not byte " +
+                                                 std::to_string(std::to_integer<unsigned>(fixed[0])), offset);
+    }
+    in.read(fixed + 1, frame_fixed - 1, "a segment frame");
+    out = Segment{};
+    out.offset = offset;
+    out.start_section = std::to_integer<std::uint8_t>(fixed[1]);
+    const std::uint64_t chunks = load_uint(fixed + 2, 2, h.order);
+    if (chunks == 0 || chunks > 256) {
+        header_error(ErrorKind::bad_section, "a segment of " + std::to_string(chunks) + " chunks", offset + 2);
+    }
+    out.records = take(in, h, w, "a segment frame");
+    const std::uint64_t state = take(in, h, w, "a segment frame");
+    if (state != 0) header_error(ErrorKind::bad_section, "a segment frame with a state block, which this reader does not know", offset + frame_fixed + w);
+    std::uint64_t at = offset + frame_size(h, chunks);
+    bool present[256] = {};
+    for (std::uint64_t i = 0; i < chunks; ++i) {
+        const std::uint64_t entry = offset + frame_size(h, i);
+        std::byte head[chunk_fixed];
+        in.read(head, chunk_fixed, "a segment frame");
+        Chunk c;
+        c.section = std::to_integer<std::uint8_t>(head[0]);
+        c.codec = std::to_integer<std::uint8_t>(head[1]);
+        c.size = take(in, h, w, "a segment frame");
+        const std::uint64_t raw = take(in, h, w, "a segment frame");
+        if (present[c.section]) header_error(ErrorKind::bad_section, "a segment with two chunks of section " + std::to_string(c.section), entry);
+        present[c.section] = true;
+        if (c.codec != 0) header_error(ErrorKind::bad_section, "a chunk stored with codec " + std::to_string(c.codec) + ", which this reader does not know", entry + 1);
+        if (raw != c.size) header_error(ErrorKind::bad_section, "a stored chunk whose two sizes differ", entry + chunk_fixed);
+        if (in.seekable() && (c.size > in.size() || at > in.size() - c.size)) {
+            header_error(ErrorKind::truncated, "a chunk of " + std::to_string(c.size) + " bytes runs past the end of the file", entry + chunk_fixed);
+        }
+        c.start = at;
+        at += c.size;
+        out.chunks.push_back(c);
+    }
+    out.end = at;
+    return true;
 }
 
-std::uint64_t File::size() {
-    auto* f = static_cast<std::FILE*>(stream_);
-    if (std::fseek(f, 0, SEEK_END) != 0) throw TraceError(ErrorKind::io, "cannot seek in '" + path_ + "'", 0, -1, 0);
-    const long end = std::ftell(f);
-    if (end < 0) throw TraceError(ErrorKind::io, "cannot size '" + path_ + "'", 0, -1, 0);
-    return static_cast<std::uint64_t>(end);
-}
-
-void File::read_at(std::uint64_t offset, std::byte* out, std::size_t n) {
-    auto* f = static_cast<std::FILE*>(stream_);
-    if (std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0 || std::fread(out, 1, n, f) != n) {
-        throw TraceError(ErrorKind::truncated, "cannot read " + std::to_string(n) + " bytes", offset, -1, 0);
+void read_end(InputFile& in, const Header& h, const std::vector<Segment>& seen, std::uint64_t records) {
+    const unsigned w = h.word();
+    const std::uint64_t offset = in.position() - 1;
+    std::byte reserved[frame_fixed - 1];
+    in.read(reserved, sizeof reserved, "the end frame");
+    const std::uint64_t total = take(in, h, w, "the end frame");
+    const std::uint64_t count = take(in, h, w, "the end frame");
+    if (total != records) {
+        header_error(ErrorKind::bad_header, "the end frame counts " + std::to_string(total) + " records, but the segments hold " +
+                                                std::to_string(records), offset + frame_fixed);
+    }
+    if (count != seen.size()) {
+        header_error(ErrorKind::bad_header, "the end frame counts " + std::to_string(count) + " segments, but the trace has " +
+                                                std::to_string(seen.size()), offset + frame_fixed + w);
+    }
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        const std::uint64_t at = in.position();
+        const std::uint64_t where = take(in, h, w, "the end frame"), first = take(in, h, w, "the end frame");
+        if (where != seen[i].offset || first != seen[i].first_record) {
+            header_error(ErrorKind::bad_header, "entry " + std::to_string(i) + " of the segment index is wrong", at);
+        }
+    }
+    const std::uint64_t at = in.position();
+    std::byte tail[sizeof end_magic];
+    const std::uint64_t back = take(in, h, w, "the end frame");
+    in.read(tail, sizeof tail, "the end frame");
+    if (back != offset || std::memcmp(tail, end_magic, sizeof tail) != 0) {
+        header_error(ErrorKind::bad_header, "the footer does not point to the end frame", at);
     }
 }
 
-void File::write_at(std::uint64_t offset, const std::byte* data, std::size_t n) {
-    auto* f = static_cast<std::FILE*>(stream_);
-    if (std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0 || std::fwrite(data, 1, n, f) != n) {
-        throw TraceError(ErrorKind::io, "cannot write '" + path_ + "': " + std::strerror(errno), offset, -1, 0);
+// ---- InputFile ------------------------------------------------------------------------
+
+InputFile::InputFile(const std::string& path) : name_(path == "-" ? "stdin" : path) {
+    if (path == "-") {
+        file_ = stdin;
+    } else {
+        file_ = std::fopen(path.c_str(), "rb");
+        if (!file_) throw TraceError(ErrorKind::io, "cannot open '" + path + "': " + std::strerror(errno), 0, -1, 0);
+        owned_ = true;
     }
-    std::fseek(f, 0, SEEK_END);
+    struct stat st{};
+    if (::fstat(::fileno(file_), &st) != 0) throw TraceError(ErrorKind::io, "cannot read '" + name_ + "'", 0, -1, 0);
+    if (S_ISDIR(st.st_mode)) throw TraceError(ErrorKind::io, "'" + name_ + "' is a directory", 0, -1, 0);
+    seekable_ = S_ISREG(st.st_mode);
+    size_ = seekable_ ? static_cast<std::uint64_t>(st.st_size) : 0;
 }
 
-void File::append(const std::byte* data, std::size_t n) {
-    auto* f = static_cast<std::FILE*>(stream_);
-    if (n != 0 && std::fwrite(data, 1, n, f) != n) {
-        throw TraceError(ErrorKind::io, "cannot write '" + path_ + "': " + std::strerror(errno), position_, -1, 0);
-    }
-    position_ += n;
+InputFile::~InputFile() {
+    if (owned_) std::fclose(file_);
 }
 
-void File::flush() {
-    if (std::fflush(static_cast<std::FILE*>(stream_)) != 0) {
-        throw TraceError(ErrorKind::io, "cannot write '" + path_ + "': " + std::strerror(errno), position_, -1, 0);
+std::size_t InputFile::read_some(std::byte* out, std::size_t n) {
+    const std::size_t got = std::fread(out, 1, n, file_);
+    position_ += got;
+    if (got < n && std::ferror(file_)) {
+        throw TraceError(ErrorKind::io, "cannot read '" + name_ + "': " + std::strerror(errno), position_, -1, 0);
     }
+    return got;
+}
+
+void InputFile::read(std::byte* out, std::size_t n, const char* what) {
+    if (read_some(out, n) != n) {
+        throw TraceError(ErrorKind::truncated, std::string("the trace ends in the middle of ") + what, position_, -1, 0);
+    }
+}
+
+void InputFile::seek(std::uint64_t offset) {
+    if (offset > size_ || std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0) {
+        throw TraceError(ErrorKind::truncated, "offset " + std::to_string(offset) + " is past the end of the file", offset, -1, 0);
+    }
+    position_ = offset;
+}
+
+void InputFile::read_at(std::uint64_t offset, std::byte* out, std::size_t n) {
+    seek(offset);
+    read(out, n, "a chunk");
 }
 
 }  // namespace metatf::rt

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <deque>
 #include <map>
 
 namespace metatf::rt {
@@ -13,14 +14,17 @@ namespace {
 constexpr std::uint64_t max_chunk_bytes = std::uint64_t(1) << 28;
 // Repetitions of a group that stores nothing could otherwise run for ever.
 constexpr std::uint64_t max_repeat_count = std::uint64_t(1) << 24;
+// A pipe's chunks wait in memory until their section is read; this bounds them.
+constexpr std::uint64_t max_pending_bytes = std::uint64_t(1) << 30;
 
 }  // namespace
 
 // One section's bytes as the reader walks through them, chunk by chunk.
 struct TraceReader::Stream {
     enum class Mode { unused, records, values } mode = Mode::unused;
-    std::vector<std::size_t> chunks;  // indices into header_.chunks, in order
+    std::vector<std::size_t> chunks;  // a file: indices into header_.chunks, in order
     std::size_t next_chunk = 0;
+    std::deque<std::pair<std::uint64_t, std::vector<std::byte>>> pending;  // a pipe: chunks read, not yet used
     std::vector<std::byte> buffer;     // the current chunk
     std::uint64_t buffer_file_offset = 0;
     std::uint64_t buffer_stream_offset = 0;  // section offset of buffer[0]
@@ -40,8 +44,10 @@ struct TraceReader::Saved {
     std::uint64_t fast_tags;
 };
 
-TraceReader::TraceReader(const std::string& path) : file_(path, "rb") {
-    header_ = read_header(file_, file_.size());
+TraceReader::TraceReader(const std::string& path) : file_(path) {
+    header_ = read_header(file_);
+    streaming_ = header_.version == 2 && !file_.seekable();
+    next_segment_ = file_.position();
 }
 
 TraceReader::TraceReader(const std::string& path, const DtdDesc& dtd) : TraceReader(path) {
@@ -51,17 +57,13 @@ TraceReader::TraceReader(const std::string& path, const DtdDesc& dtd) : TraceRea
 
 TraceReader::~TraceReader() = default;
 
-// Comments and spelling may differ; names and layouts may not.
+// The layout decides, not the name: a DTD saved under another name reads
+// the same traces, and comments and spelling may differ.
 void TraceReader::check_dtd(const DtdDesc& dtd) const {
-    if (header_.dtd_name != dtd.name) {
-        throw TraceError(ErrorKind::wrong_dtd,
-                         "the trace was written with DTD '" + header_.dtd_name + "', not with this reader's DTD '" +
-                             dtd.name + "'",
-                         header_.prologue_size() - header_.dtd_text.size() - header_.dtd_name.size(), -1, 0);
-    }
     if (header_.dtd_fingerprint != fingerprint(dtd)) {
         throw TraceError(ErrorKind::wrong_dtd,
-                         "the trace's DTD '" + header_.dtd_name + "' lays out records differently from this reader's",
+                         "the trace's DTD '" + header_.dtd_name + "' lays out records differently from this reader's DTD '" +
+                             dtd.name + "'",
                          8, -1, 0);
     }
 }
@@ -101,10 +103,7 @@ void TraceReader::attach(const DtdDesc& dtd) {
                                  ", which the DTD does not define",
                              header_.index_offset + i * 3ull * header_.word(), -1, 0);
         }
-        if (c.size > max_chunk_bytes) {
-            throw TraceError(ErrorKind::bad_section, "chunk of " + std::to_string(c.size) + " bytes is too large",
-                             c.start, c.section, 0);
-        }
+        check_chunk(c);
         streams_[c.section]->chunks.push_back(i);
     }
     streams_[0]->mode = Stream::Mode::records;
@@ -119,6 +118,13 @@ std::uint64_t TraceReader::file_offset() const {
     const std::byte* begin = s.buffer.data();
     if (saved_ || s.buffer.empty() || pos_ < begin || pos_ > begin + s.buffer.size()) return s.buffer_file_offset;
     return s.buffer_file_offset + static_cast<std::uint64_t>(pos_ - begin);
+}
+
+void TraceReader::check_chunk(const Chunk& c) const {
+    if (c.size > max_chunk_bytes) {
+        throw TraceError(ErrorKind::bad_section, "chunk of " + std::to_string(c.size) + " bytes is too large", c.start,
+                         c.section, record_index_);
+    }
 }
 
 void TraceReader::fail(ErrorKind kind, const std::string& message) const {
@@ -164,13 +170,59 @@ void TraceReader::fail_at(const std::byte* at, ErrorKind kind, const std::string
 }
 
 bool TraceReader::load_next_chunk(Stream& s) {
-    if (s.next_chunk == s.chunks.size()) return false;
-    s.buffer_stream_offset += s.buffer.size();
-    const Chunk& c = header_.chunks[s.chunks[s.next_chunk++]];
-    s.buffer.resize(c.size);
-    file_.read_at(c.start, s.buffer.data(), c.size);
-    s.buffer_file_offset = c.start;
+    if (streaming_) {
+        while (s.pending.empty()) {
+            if (!pull_segment()) return false;
+        }
+        s.buffer_stream_offset += s.buffer.size();
+        s.buffer_file_offset = s.pending.front().first;
+        s.buffer = std::move(s.pending.front().second);
+        pending_bytes_ -= s.buffer.size();
+        s.pending.pop_front();
+    } else {
+        if (s.next_chunk == s.chunks.size()) return false;
+        s.buffer_stream_offset += s.buffer.size();
+        const Chunk& c = header_.chunks[s.chunks[s.next_chunk++]];
+        s.buffer.resize(c.size);
+        file_.read_at(c.start, s.buffer.data(), c.size);
+        s.buffer_file_offset = c.start;
+    }
+    bytes_loaded_ += s.buffer.size();
     s.read = 0;
+    return true;
+}
+
+// A pipe: reads the next segment, queueing its chunks by section; false at the end frame.
+bool TraceReader::pull_segment() {
+    if (stream_ended_) return false;
+    Segment seg;
+    if (!read_segment(file_, header_, next_segment_, seg)) {
+        read_end(file_, header_, segments_seen_, header_.record_count);
+        stream_ended_ = true;
+        return false;
+    }
+    seg.first_record = header_.record_count;
+    header_.record_count += seg.records;
+    for (const Chunk& c : seg.chunks) {
+        check_chunk(c);
+        Stream* target = streams_[c.section].get();
+        if (!target) {
+            throw TraceError(ErrorKind::bad_section,
+                             "a segment holds a chunk of section " + std::to_string(c.section) + ", which the DTD does not define",
+                             seg.offset, -1, record_index_);
+        }
+        pending_bytes_ += c.size;
+        if (pending_bytes_ > max_pending_bytes) {
+            throw TraceError(ErrorKind::bad_section, "more than 1 GiB of chunks wait for sections that the records do not reach",
+                             c.start, c.section, record_index_);
+        }
+        std::vector<std::byte> bytes(c.size);
+        file_.read(bytes.data(), bytes.size(), "a chunk");
+        target->pending.emplace_back(c.start, std::move(bytes));
+        header_.chunks.push_back(c);
+    }
+    next_segment_ = seg.end;
+    segments_seen_.push_back(Segment{seg.offset, seg.end, seg.first_record, seg.records, seg.start_section, {}});
     return true;
 }
 
@@ -241,7 +293,7 @@ void TraceReader::finish() {
     for (std::size_t n = 0; n < streams_.size(); ++n) {
         Stream* s = streams_[n].get();
         if (!s || s->mode != Stream::Mode::records) continue;
-        if (s->read != s->buffer.size() || s->next_chunk != s->chunks.size()) {
+        if (s->read != s->buffer.size() || s->next_chunk != s->chunks.size() || !s->pending.empty()) {
             throw TraceError(ErrorKind::bad_section, "section " + std::to_string(n) + " has records that no section record leads to",
                              s->buffer_file_offset + s->read, static_cast<int>(n), record_index_);
         }
@@ -269,7 +321,17 @@ std::uint64_t TraceReader::check_count(std::uint64_t count, const FieldState& co
         fail(ErrorKind::bad_value, "repeat count " + std::to_string(count) + " of field '" + count_field.desc->path +
                                        "' is more than the record can hold");
     }
+    elements_ += count;
+    if (elements_ > element_budget()) {
+        fail(ErrorKind::bad_value, "repeated groups expand to more than " + std::to_string(element_budget()) +
+                                       " elements, the limit for the " + std::to_string(bytes_loaded_) +
+                                       " bytes of records read (see ReaderLimits)");
+    }
     return count;
+}
+
+std::uint64_t TraceReader::element_budget() const {
+    return limits_.elements_per_byte * bytes_loaded_ + limits_.elements_slack;
 }
 
 std::uint64_t TraceReader::strided(FieldState& f) {
@@ -367,7 +429,15 @@ MetadataChange TraceReader::read_metadata() {
 std::span<const std::byte> TraceReader::section_content(std::uint8_t section) {
     Stream* s = streams_[section].get();
     if (!s) fail(ErrorKind::bad_section, "the DTD defines no section " + std::to_string(section));
-    if (!s->whole_loaded) {
+    if (streaming_) {
+        // A pipe: the table holds what has arrived so far.
+        for (; !s->pending.empty(); s->pending.pop_front()) {
+            const auto& bytes = s->pending.front().second;
+            if (s->whole.size() + bytes.size() > max_chunk_bytes) fail(ErrorKind::bad_section, "section " + std::to_string(section) + " is too large to load whole");
+            s->whole.insert(s->whole.end(), bytes.begin(), bytes.end());
+            pending_bytes_ -= bytes.size();
+        }
+    } else if (!s->whole_loaded) {
         std::uint64_t total = 0;
         for (std::size_t i : s->chunks) total += header_.chunks[i].size;
         if (total > max_chunk_bytes) fail(ErrorKind::bad_section, "section " + std::to_string(section) + " is too large to load whole");

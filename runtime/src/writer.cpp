@@ -38,16 +38,27 @@ void ByteBuffer::resize(std::size_t n, std::byte fill) {
 }
 
 TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOptions options)
-    : path_(path), temporary_(path + ".partial"), dtd_(dtd), options_(options) {
+    : dtd_(dtd), options_(options) {
     header_.cls = options.cls;
     header_.order = options.order;
+    header_.version = options.version;
     header_.dtd_name = dtd.name;
     header_.dtd_text = dtd.text;
     header_.dtd_fingerprint = fingerprint(dtd);
     if (header_.dtd_name.size() > 255) throw TraceError(ErrorKind::usage, "the DTD name is longer than 255 bytes", 0, -1, 0);
-    file_ = std::make_unique<File>(temporary_, "wb+");
-    const auto prologue = encode_prologue(header_);  // counts are patched in close()
-    file_->append(prologue.data(), prologue.size());
+    if (options.version != 1 && options.version != 2) {
+        throw TraceError(ErrorKind::usage, "container version " + std::to_string(options.version) + " cannot be written", 0, -1, 0);
+    }
+    try {
+        out_ = std::make_unique<OutputFile>(path, options.output);
+    } catch (const OutputError& e) {
+        throw TraceError(ErrorKind::io, e.what(), 0, -1, 0);
+    }
+    if (options.version == 1 && out_->streaming()) {
+        throw TraceError(ErrorKind::usage, "a version-1 trace is finished by rewriting its start; write it to a file", 0, -1, 0);
+    }
+    const auto prologue = encode_prologue(header_);  // version 1: counts are patched in close()
+    emit(prologue);
     header_.data_start = prologue.size();
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
         const RecordDesc& r = dtd.records[i];
@@ -63,14 +74,19 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     buffer_ = &sections_[0]->buffer;
 }
 
-TraceWriter::~TraceWriter() {
-    if (closed_) return;
-    file_.reset();
-    std::remove(temporary_.c_str());
+TraceWriter::~TraceWriter() = default;  // the OutputFile removes its temporary unless committed
+
+void TraceWriter::emit(const std::byte* data, std::size_t n) {
+    try {
+        out_->write(data, n);
+    } catch (const OutputError& e) {
+        failed_ = true;
+        throw TraceError(ErrorKind::io, e.what(), out_->position(), current_, record_count_);
+    }
 }
 
 void TraceWriter::fail(ErrorKind kind, const std::string& message) {
-    throw TraceError(kind, message, file_->position() + buffer_->size(), current_, record_count_);
+    throw TraceError(kind, message, out_->position() + buffer_->size(), current_, record_count_);
 }
 
 void TraceWriter::check_usable() const {
@@ -120,7 +136,14 @@ void TraceWriter::put_strided(FieldState& s, std::uint64_t value) {
     out.buffer.resize(out.buffer.size() + (out.cursor - end) + w, std::byte{0});
     store_uint(out.buffer.data() + (out.cursor - out.flushed), value, w, options_.order);
     out.cursor += static_cast<std::uint64_t>(s.stride) * w;
-    if (out.buffer.size() >= options_.chunk_bytes) flush(s.section);
+    // Version 2 flushes every section at once, so it waits for the end of the record.
+    if (out.buffer.size() >= options_.chunk_bytes) {
+        if (header_.version == 2) {
+            segment_due_ = true;
+        } else {
+            flush(s.section);
+        }
+    }
 }
 
 void TraceWriter::check_count(const FieldState& count_field, std::uint64_t count, std::size_t elements) {
@@ -130,14 +153,44 @@ void TraceWriter::check_count(const FieldState& count_field, std::uint64_t count
                                    " but " + std::to_string(elements) + " elements were given");
 }
 
+// A full buffer. Version 2 flushes every section at once, so that a segment
+// holds the records written between two flushes and a reader of a pipe needs
+// no more than about one segment in memory.
 void TraceWriter::flush(std::uint8_t section) {
+    if (header_.version == 2) return flush_segment();
     SectionOut& s = *sections_[section];
     if (s.buffer.empty()) return;
-    header_.chunks.push_back(Chunk{section, file_->position(), s.buffer.size()});
-    file_->append(s.buffer.data(), s.buffer.size());
+    header_.chunks.push_back(Chunk{section, 0, out_->position(), s.buffer.size()});
+    emit(s.buffer.data(), s.buffer.size());
     s.flushed += s.buffer.size();
     s.buffer.clear();
     if (section == current_) flushed_ = s.flushed;
+}
+
+void TraceWriter::flush_segment() {
+    Segment seg;
+    seg.offset = out_->position();
+    seg.first_record = segment_first_record_;
+    seg.records = record_count_ - segment_first_record_;
+    seg.start_section = segment_section_;
+    for (std::size_t n = 0; n < sections_.size(); ++n) {
+        if (sections_[n] && !sections_[n]->buffer.empty()) {
+            seg.chunks.push_back(Chunk{static_cast<std::uint8_t>(n), 0, 0, sections_[n]->buffer.size()});
+        }
+    }
+    if (seg.chunks.empty()) return;
+    emit(encode_segment(header_, seg));
+    for (const Chunk& c : seg.chunks) {
+        SectionOut& s = *sections_[c.section];
+        emit(s.buffer.data(), s.buffer.size());
+        s.flushed += s.buffer.size();
+        s.buffer.clear();
+    }
+    flushed_ = sections_[static_cast<std::size_t>(current_)]->flushed;
+    segment_first_record_ = record_count_;
+    segment_due_ = false;
+    segment_section_ = static_cast<std::uint8_t>(current_);
+    segments_.push_back(std::move(seg));
 }
 
 void TraceWriter::comment(std::string_view text) {
@@ -209,25 +262,32 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
 void TraceWriter::close() {
     check_usable();
     if (in_record_) fail(ErrorKind::usage, "close() in the middle of a record");
-    for (std::size_t n = 0; n < sections_.size(); ++n) {
-        if (sections_[n]) flush(static_cast<std::uint8_t>(n));
+    if (header_.version == 2) {
+        flush_segment();
+    } else {
+        for (std::size_t n = 0; n < sections_.size(); ++n) {
+            if (sections_[n]) flush(static_cast<std::uint8_t>(n));
+        }
     }
     header_.record_count = record_count_;
-    header_.index_offset = file_->position();
-    if (header_.cls == Class::bits32 && (header_.index_offset + header_.chunks.size() * 12 > 0xffffffffu ||
-                                         record_count_ > 0xffffffffu)) {
+    header_.index_offset = out_->position();
+    const std::uint64_t index_size = header_.version == 2 ? segments_.size() * 16 + 32 : header_.chunks.size() * 12;
+    if (header_.cls == Class::bits32 && (header_.index_offset + index_size > 0xffffffffu || record_count_ > 0xffffffffu)) {
         failed_ = true;
         fail(ErrorKind::usage, "the trace outgrew the 32-bit class; write it with the 64-bit class");
     }
-    const auto index = encode_index(header_);
-    file_->append(index.data(), index.size());
-    const auto prologue = encode_prologue(header_);
-    file_->write_at(0, prologue.data(), prologue.size());
-    file_->flush();
-    file_.reset();
-    if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
-        std::remove(temporary_.c_str());
-        throw TraceError(ErrorKind::io, "cannot rename '" + temporary_ + "' to '" + path_ + "'", 0, -1, record_count_);
+    try {
+        if (header_.version == 2) {
+            emit(encode_end(header_, segments_, record_count_));
+        } else {
+            emit(encode_index(header_));
+            const auto prologue = encode_prologue(header_);
+            out_->patch(0, prologue.data(), prologue.size());
+        }
+        out_->commit();
+    } catch (const OutputError& e) {
+        failed_ = true;
+        throw TraceError(ErrorKind::io, e.what(), out_->position(), -1, record_count_);
     }
     closed_ = true;
 }

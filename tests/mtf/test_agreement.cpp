@@ -26,6 +26,7 @@ namespace {
 std::string temp_path(const std::string& name) {
     const fs::path dir = fs::temp_directory_path() / "metatf-mtf";
     fs::create_directories(dir);
+    fs::remove(dir / name);  // writers do not replace a file unless told to
     return (dir / name).string();
 }
 
@@ -122,6 +123,7 @@ std::vector<json> expected_lines(const rt::DtdDesc& dtd, const std::string& path
 
 std::vector<json> mtf_lines(const std::string& path) {
     const std::string out = path + ".jsonl";
+    fs::remove(out);
     const std::string command = std::string("\"") + MTF_PATH + "\" dump --format jsonl -o \"" + out + "\" \"" + path + "\"";
     REQUIRE(std::system(command.c_str()) == 0);
     std::ifstream in(out);
@@ -137,7 +139,7 @@ void agree(const rt::DtdDesc& dtd, const std::string& name) {
         for (rt::ByteOrder order : {rt::ByteOrder::little, rt::ByteOrder::big}) {
             CAPTURE(seed);
             metatf::test::TraceShape shape;
-            shape.options = {cls, order, 256};
+            shape.options = {cls, order, 256, {true, {}}, rt::container_version};
             shape.steps = 1500;
             shape.seed = seed++;
             const std::string path = temp_path(name + ".mtf");

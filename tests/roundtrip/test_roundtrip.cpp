@@ -34,7 +34,7 @@ void round_trips(const metatf::rt::DtdDesc& dtd, const std::string& name) {
                 CAPTURE(chunk);
                 CAPTURE(seed);
                 metatf::test::TraceShape shape;
-                shape.options = {cls, order, chunk};
+                shape.options = {cls, order, chunk, {true, {}}, metatf::rt::container_version};
                 shape.steps = 3000;
                 shape.seed = seed++;
                 RoundTripType trip(dtd, shape);

@@ -82,8 +82,9 @@ int main(int argc, char** argv) {
             rt::WriterOptions options;
         };
         const Seed seeds[] = {
-            {"rich-64le", {rt::Class::bits64, rt::ByteOrder::little, std::size_t(1) << 20}},
-            {"rich-32be-chunks", {rt::Class::bits32, rt::ByteOrder::big, 24}},
+            {"rich-64le", {rt::Class::bits64, rt::ByteOrder::little, std::size_t(1) << 20, {true, {}}, 2}},
+            {"rich-32be-chunks", {rt::Class::bits32, rt::ByteOrder::big, 24, {true, {}}, 2}},
+            {"rich-64le-v1", {rt::Class::bits64, rt::ByteOrder::little, std::size_t(1) << 20, {true, {}}, 1}},
         };
         for (const Seed& s : seeds) {
             const std::string full = (dir / (std::string(s.name) + ".mtf")).string();

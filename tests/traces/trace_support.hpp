@@ -23,7 +23,8 @@ namespace metatf::test {
 namespace rt = metatf::rt;
 
 // A trace path under the temporary directory, unique to this process; the
-// file and its `.partial` are removed on construction and destruction.
+// file and a writer's temporary files beside it (NAME.XXXXXX.partial) are
+// removed on construction and destruction.
 class TempTrace {
 public:
     explicit TempTrace(const std::string& name) {
@@ -37,13 +38,23 @@ public:
     TempTrace& operator=(const TempTrace&) = delete;
 
     const std::string& path() const { return path_; }
-    std::string partial() const { return path_ + ".partial"; }
+    bool has_partial() const { return !partials().empty(); }
 
 private:
+    std::vector<std::filesystem::path> partials() const {
+        const std::filesystem::path p(path_);
+        const std::string prefix = p.filename().string() + ".";
+        std::vector<std::filesystem::path> found;
+        for (const auto& e : std::filesystem::directory_iterator(p.parent_path())) {
+            const std::string name = e.path().filename().string();
+            if (name.starts_with(prefix) && name.ends_with(".partial")) found.push_back(e.path());
+        }
+        return found;
+    }
     void remove() {
         std::error_code ec;
         std::filesystem::remove(path_, ec);
-        std::filesystem::remove(partial(), ec);
+        for (const auto& p : partials()) std::filesystem::remove(p, ec);
     }
     std::string path_;
 };

@@ -68,24 +68,6 @@ namespace {
 
 std::string display_name(const std::string& path) { return path == "-" ? "stdin" : path; }
 
-// The trace reader seeks, so standard input is copied to a file first.
-std::string copy_stdin() {
-    std::string path = (std::filesystem::temp_directory_path() / "mtf-stdin-XXXXXX").string();
-    const int fd = ::mkstemp(path.data());
-    if (fd < 0) throw InputError(std::string("cannot create a temporary file: ") + std::strerror(errno));
-    std::FILE* out = ::fdopen(fd, "wb");
-    char buffer[1 << 16];
-    bool ok = out != nullptr;
-    for (std::size_t n; ok && (n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0;) ok = std::fwrite(buffer, 1, n, out) == n;
-    ok = ok && !std::ferror(stdin);
-    if (out ? std::fclose(out) != 0 : ::close(fd) != 0) ok = false;
-    if (!ok) {
-        std::remove(path.c_str());
-        throw InputError("stdin: cannot copy standard input to a temporary file");
-    }
-    return path;
-}
-
 // "FILE:LINE:COL: MESSAGE" of a compilation's first error.
 std::string first_error(const metatf::Compilation& c) {
     for (const metatf::Diagnostic& d : c.diagnostics.all()) {
@@ -106,17 +88,9 @@ std::string hex(std::uint64_t v) {
 }  // namespace
 
 Trace::Trace(const std::string& path, const std::optional<std::string>& dtd_file) : name_(display_name(path)) {
-    if (path == "-") stdin_copy_.path = copy_stdin();
-    const std::string& file = path == "-" ? stdin_copy_.path : path;
-    reader_ = std::make_unique<rt::TraceReader>(file, [&](const rt::Header& h) -> const rt::DtdDesc& {
+    reader_ = std::make_unique<rt::TraceReader>(path, [&](const rt::Header& h) -> const rt::DtdDesc& {
         return make_dtd(h, dtd_file);
     });
-    std::error_code ec;
-    file_size_ = std::filesystem::file_size(file, ec);
-}
-
-Trace::Temporary::~Temporary() {
-    if (!path.empty()) std::remove(path.c_str());
 }
 
 const rt::DtdDesc& Trace::make_dtd(const rt::Header& h, const std::optional<std::string>& dtd_file) {
@@ -150,32 +124,36 @@ int on_trace(const std::string& path, const std::function<int()>& body) {
 
 // ---- output
 
-Output::Output(const std::string& path) : path_(path) {
-    if (path == "-") {
-        file_ = stdout;
-        return;
+Output::Output(const std::string& path, const rt::OutputOptions& options) {
+    try {
+        file_ = std::make_unique<rt::OutputFile>(path, options);
+    } catch (const rt::OutputError& e) {
+        throw InputError(e.what());
     }
-    file_ = std::fopen(path.c_str(), "wb");
-    if (!file_) throw InputError("cannot write '" + path + "': " + std::strerror(errno));
-    owned_ = true;
 }
 
-Output::~Output() {
-    if (owned_) std::fclose(file_);
-}
+Output::~Output() = default;
 
 void Output::flush() {
-    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
-        throw InputError("cannot write '" + display_name(path_) + "': " + std::strerror(errno));
+    try {
+        file_->write(buffer_.data(), buffer_.size());
+    } catch (const rt::OutputError& e) {
+        throw InputError(e.what());
     }
     buffer_.clear();
 }
 
 void Output::close() {
     flush();
-    const bool failed = owned_ ? std::fclose(file_) != 0 : std::fflush(file_) != 0;
-    owned_ = false;
-    if (failed) throw InputError("cannot write '" + display_name(path_) + "': " + std::strerror(errno));
+    try {
+        file_->commit();
+    } catch (const rt::OutputError& e) {
+        throw InputError(e.what());
+    }
+}
+
+rt::OutputOptions output_options(const Options& o, std::vector<std::string> inputs) {
+    return rt::OutputOptions{o.has("-f") || o.has("--force"), std::move(inputs)};
 }
 
 void print(std::string_view text) {
@@ -186,8 +164,8 @@ void print(std::string_view text) {
 
 // ---- progress
 
-Progress::Progress(const char* command, std::uint64_t total)
-    : command_(command), total_(total), enabled_(::isatty(STDERR_FILENO) != 0),
+Progress::Progress(const char* command, std::uint64_t total, const char* unit)
+    : command_(command), unit_(unit), total_(total), enabled_(::isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 Progress::~Progress() {
@@ -201,9 +179,12 @@ void Progress::show(std::uint64_t done) {
     if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(250)) return;
     last_ = now;
     shown_ = true;
-    const unsigned percent = total_ ? static_cast<unsigned>(done * 100 / total_) : 100;
-    std::fprintf(stderr, "\rmtf: %s: %llu of %llu records (%u%%)", command_, static_cast<unsigned long long>(done),
-                 static_cast<unsigned long long>(total_), percent);
+    if (total_ == 0) {  // a stream: the total is not known
+        std::fprintf(stderr, "\rmtf: %s: %llu %s", command_, static_cast<unsigned long long>(done), unit_);
+    } else {
+        std::fprintf(stderr, "\rmtf: %s: %llu of %llu %s (%u%%)", command_, static_cast<unsigned long long>(done),
+                     static_cast<unsigned long long>(total_), unit_, static_cast<unsigned>(done * 100 / total_));
+    }
     std::fflush(stderr);
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <metatf/generic.hpp>
+#include <metatf/output.hpp>
 #include <metatf/reader.hpp>
 
 #include "back/descriptor.hpp"
@@ -70,7 +71,7 @@ Options parse_options(const std::vector<std::string>& args, std::vector<OptionSp
 // it, or the one given with --dtd (which must have the trace's fingerprint).
 class Trace {
 public:
-    // `path` "-" is standard input, copied to a temporary file (the reader seeks).
+    // `path` "-" is standard input, read as a stream.
     Trace(const std::string& path, const std::optional<std::string>& dtd_file);
     Trace(const Trace&) = delete;
     Trace& operator=(const Trace&) = delete;
@@ -78,23 +79,16 @@ public:
     rt::TraceReader& reader() { return *reader_; }
     const rt::Header& header() const { return reader_->header(); }
     const rt::DtdDesc& dtd() const { return dtd_->desc(); }
-    std::uint64_t file_size() const { return file_size_; }
+    // The trace's bytes; from a pipe, those read so far.
+    std::uint64_t file_size() const { return reader_->input_bytes(); }
     const std::string& name() const { return name_; }  // for messages: the path, or "stdin"
 
 private:
     const rt::DtdDesc& make_dtd(const rt::Header& header, const std::optional<std::string>& dtd_file);
 
-    // Removes the file when it goes, also when the constructor fails after the copy.
-    struct Temporary {
-        std::string path;
-        ~Temporary();
-    };
-
     std::string name_;
-    Temporary stdin_copy_;  // declared before the reader, so destroyed after it
     std::unique_ptr<metatf::back::RuntimeDtd> dtd_;
     std::unique_ptr<rt::TraceReader> reader_;
-    std::uint64_t file_size_ = 0;
 };
 
 // Compiles a DTD file; its errors become one InputError line.
@@ -113,10 +107,12 @@ int on_trace(const std::string& path, const std::function<int()>& body);
 
 // ---- output
 
-// Standard output ("-") or a file, buffered; write errors are InputError.
+// Standard output ("-") or a file, buffered, written by the rules of
+// rt::OutputFile (a file appears whole on close(), or not at all); write
+// errors are InputError.
 class Output {
 public:
-    explicit Output(const std::string& path);
+    explicit Output(const std::string& path, const rt::OutputOptions& options = {});
     ~Output();
     Output(const Output&) = delete;
     Output& operator=(const Output&) = delete;
@@ -126,15 +122,16 @@ public:
         if (buffer_.size() >= 1 << 16) flush();
     }
     void flush();
-    // Flushes and reports any error; call once at the end.
+    // Flushes and puts the file in place; call once at the end.
     void close();
 
 private:
-    std::string path_;
-    std::FILE* file_ = nullptr;
-    bool owned_ = false;
+    std::unique_ptr<rt::OutputFile> file_;
     std::string buffer_;
 };
+
+// -f/--force, and the files the output must not be.
+rt::OutputOptions output_options(const Options& o, std::vector<std::string> inputs);
 
 // Writes a whole report to standard output; throws InputError if it cannot.
 void print(std::string_view text);
@@ -142,7 +139,8 @@ void print(std::string_view text);
 // A `\r`-updated line on stderr for long runs, only when stderr is a terminal.
 class Progress {
 public:
-    Progress(const char* command, std::uint64_t total);
+    // `total` 0: not known (a stream).
+    Progress(const char* command, std::uint64_t total, const char* unit = "records");
     ~Progress();
     void tick(std::uint64_t done) {
         if ((done & 0xfff) == 0) show(done);
@@ -151,6 +149,7 @@ public:
 private:
     void show(std::uint64_t done);
     const char* command_;
+    const char* unit_;
     std::uint64_t total_;
     bool enabled_;
     bool shown_ = false;

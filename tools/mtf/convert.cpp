@@ -3,6 +3,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <metatf/text.hpp>
 #include <metatf/writer.hpp>
@@ -28,8 +29,9 @@ const rt::DtdDesc& require_text_form(const rt::DtdDesc& dtd) {
     return dtd;
 }
 
-rt::WriterOptions writer_options(const Options& o) {
+rt::WriterOptions writer_options(const Options& o, const std::string& input) {
     rt::WriterOptions w;
+    w.output = output_options(o, {input});
     const std::string cls = o.get("--class", "64"), order = o.get("--byte-order", "little");
     if (cls != "32" && cls != "64") throw UsageError("--class takes 32 or 64, not '" + cls + "'");
     if (order != "little" && order != "big") throw UsageError("--byte-order takes little or big, not '" + order + "'");
@@ -41,7 +43,6 @@ rt::WriterOptions writer_options(const Options& o) {
 // Text lines to a trace. The writer widens fields (with metadata) rather than refuse a value.
 int to_binary(const std::string& input, const std::string& output, const Options& o) {
     if (!o.has("--dtd")) throw UsageError("converting text needs the format's DTD: --dtd FILE");
-    if (output == "-") throw UsageError("a Meta-TF trace is written to a file, not to standard output");
     const std::string name = input == "-" ? "stdin" : input;
     const auto dtd = load_dtd(o.get("--dtd", ""));
     const rt::DtdDesc& desc = require_text_form(dtd->desc());
@@ -50,7 +51,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
     std::istream& in = input == "-" ? std::cin : file;
     try {
         rt::TextReader reader(in, desc, rt::TextReadOptions{o.has("--skip-bad")});
-        rt::TraceWriter writer(output, desc, writer_options(o));
+        rt::TraceWriter writer(output, desc, writer_options(o, input));
         rt::GenericRecord record;
         while (reader.next(record)) {
             const std::uint8_t section = desc.records[record.slot].section;
@@ -65,44 +66,27 @@ int to_binary(const std::string& input, const std::string& output, const Options
         }
     } catch (const rt::TextError& e) {
         throw InputError(name + ": " + e.what());
+    } catch (const rt::TraceError& e) {
+        if (e.kind == rt::ErrorKind::io) throw InputError(e.message);  // the output: no trace position to give
+        throw;
     }
     return 0;
 }
 
-// Writes into PATH.partial and renames it on success, so a failed conversion leaves no file.
-class TextFile {
-public:
-    explicit TextFile(const std::string& path) : path_(path) {
-        if (path_ == "-") return;
-        file_.open(path_ + ".partial", std::ios::binary | std::ios::trunc);
-        if (!file_) throw InputError(path_ + ".partial: cannot create: " + std::strerror(errno));
-    }
-    ~TextFile() {
-        if (!done_ && path_ != "-") std::remove((path_ + ".partial").c_str());
-    }
-    std::ostream& stream() { return path_ == "-" ? std::cout : file_; }
-    void commit() {
-        done_ = true;
-        if (path_ == "-") return;
-        file_.close();
-        if (!file_ || std::rename((path_ + ".partial").c_str(), path_.c_str()) != 0) {
-            throw InputError(path_ + ": cannot write: " + std::strerror(errno));
-        }
-    }
-
-private:
-    std::string path_;
-    std::ofstream file_;
-    bool done_ = false;
-};
+// Hands the text written so far to the output.
+void move_lines(std::ostringstream& lines, Output& out) {
+    out.write(lines.view());
+    lines.str({});
+}
 
 // A trace to text lines. Metadata and section records only shape the binary form.
 int to_text(const std::string& input, const std::string& output, const Options& o) {
     return on_trace(input, [&] {
         Trace trace(input, o.find("--dtd"));
         const rt::DtdDesc& desc = require_text_form(trace.dtd());
-        TextFile out(output);
-        rt::TextWriter text(out.stream(), desc);
+        Output out(output, output_options(o, {input}));
+        std::ostringstream lines;
+        rt::TextWriter text(lines, desc);
         for_each_record("convert", trace, [&](const ReadRecord& r) {
             const rt::Predefined kind = desc.records[r.record.slot].predefined;
             if (kind == rt::Predefined::metadata || kind == rt::Predefined::section) return;
@@ -115,15 +99,18 @@ int to_text(const std::string& input, const std::string& output, const Options& 
             } catch (const rt::TextError& e) {
                 throw InputError(trace.name() + ": record " + std::to_string(r.index) + ": " + e.message);
             }
+            if (lines.tellp() >= 1 << 16) move_lines(lines, out);
         });
         text.close();
-        out.commit();
+        move_lines(lines, out);
+        out.close();
         return 0;
     });
 }
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, {{"--skip-bad", false}, {"--class", true}, {"--byte-order", true}}, 2);
+    const Options o = parse_options(
+        args, {{"--skip-bad", false}, {"--class", true}, {"--byte-order", true}, {"-f", false}, {"--force", false}}, 2);
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
     return is_trace(input) ? to_text(input, output, o) : to_binary(input, output, o);

@@ -4,11 +4,13 @@
 #include <string>
 #include <vector>
 
+#include <metatf/output.hpp>
+
 #include "common.hpp"
 #include "version.hpp"
 
 namespace mtf::commands {
-extern const Command info, dump, check, stats, convert;
+extern const Command info, dump, check, stats, convert, recover;
 }
 
 namespace {
@@ -16,7 +18,8 @@ namespace {
 using mtf::Command;
 
 const Command* const commands[] = {&mtf::commands::info, &mtf::commands::dump, &mtf::commands::check,
-                                   &mtf::commands::stats, &mtf::commands::convert};
+                                   &mtf::commands::stats, &mtf::commands::convert,
+                                   &mtf::commands::recover};
 
 void print_usage() {
     std::cout << "Usage: mtf COMMAND [OPTIONS] ARGUMENTS\n\n"
@@ -58,6 +61,7 @@ int run(const Command& c, const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    metatf::rt::remove_temporary_files_on_signals();
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) return fail("", "no command given (see 'mtf --help')", 2);
     if (args[0] == "--help") {

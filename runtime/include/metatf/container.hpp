@@ -1,8 +1,10 @@
-// The Meta-TF trace file around the records: header, embedded DTD, section
-// index. docs/trace-format.md describes the layout byte by byte.
+// The Meta-TF trace file around the records: the prologue (ident, embedded
+// DTD), then segments of chunks, then an end frame that indexes them.
+// docs/trace-format.md describes both layouts byte by byte.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -11,65 +13,104 @@
 namespace metatf::rt {
 
 inline constexpr char magic[4] = {'\177', 'M', 'T', 'F'};
-inline constexpr std::uint8_t container_version = 1;
+// Version 2 streams (segments, end frame); version 1 has its index at the
+// end and counts in the header, patched on close. Both are read.
+inline constexpr std::uint8_t container_version = 2;
 // magic, class, byte order, name length, version, then the DTD's 8-byte fingerprint
 inline constexpr std::size_t ident_size = 16;
+// Bounds what a hostile prologue can make a reader allocate before it has seen any data.
+inline constexpr std::uint64_t max_dtd_text = std::uint64_t(16) << 20;
 
 enum class Class : std::uint8_t { bits32 = 1, bits64 = 2 };
 
 // One contiguous piece of a section's bytes. A section is the concatenation
-// of its chunks in index order; the main record stream is section 0.
+// of its chunks in file order; the main record stream is section 0.
 struct Chunk {
     std::uint8_t section = 0;
-    std::uint64_t start = 0;  // file offset
-    std::uint64_t size = 0;
+    std::uint8_t codec = 0;   // 0: stored as is
+    std::uint64_t start = 0;  // file offset of the chunk's bytes
+    std::uint64_t size = 0;   // stored bytes
+};
+
+// A version-2 segment: the chunks of every section that a writer flushed at once.
+struct Segment {
+    std::uint64_t offset = 0;        // file offset of the segment frame
+    std::uint64_t end = 0;           // file offset just past its last chunk
+    std::uint64_t first_record = 0;  // index of its first record in the trace
+    std::uint64_t records = 0;       // records whose bytes it holds
+    std::uint8_t start_section = 0;  // the section being read when it begins
+    std::vector<Chunk> chunks;       // at most one per section
 };
 
 struct Header {
     Class cls = Class::bits64;
     ByteOrder order = ByteOrder::little;
-    std::uint64_t data_start = 0;    // first byte of the first chunk
-    std::uint64_t record_count = 0;  // every record, predefined ones included
-    std::uint64_t index_offset = 0;  // the section index, after the data
+    std::uint8_t version = container_version;
+    std::uint64_t data_start = 0;       // first byte after the embedded DTD
+    std::uint64_t record_count = 0;     // every record, predefined ones included (when known)
+    std::uint64_t index_offset = 0;     // version 1: the section index; version 2: the end frame
     std::uint64_t dtd_fingerprint = 0;  // see fingerprint() in descriptor.hpp
     std::string dtd_name;
     std::string dtd_text;
-    std::vector<Chunk> chunks;
+    std::vector<Chunk> chunks;  // every chunk in file order, when the file was indexed
 
     unsigned word() const { return cls == Class::bits32 ? 4 : 8; }
-    // Bytes from the start of the file to the end of the DTD text.
-    std::uint64_t prologue_size() const;
+    // The offset of the DTD name in the file.
+    std::uint64_t name_offset() const { return data_start - dtd_text.size() - dtd_name.size(); }
 };
 
-// Serializes the fixed part, name and DTD text (the bytes before data_start).
-std::vector<std::byte> encode_prologue(const Header& h);
-// Serializes the section index (written at index_offset).
-std::vector<std::byte> encode_index(const Header& h);
-
-// Reads and checks a header from an open file of `file_size` bytes; throws TraceError.
-class File;
-Header read_header(File& file, std::uint64_t file_size);
-
-// A thin wrapper over a C stream: reads and writes at offsets, errors as TraceError.
-class File {
+// A trace file being read: a regular file (read at offsets) or a pipe
+// (read in order). Errors are TraceErrors naming the file.
+class InputFile {
 public:
-    File(const std::string& path, const char* mode);
-    ~File();
-    File(const File&) = delete;
-    File& operator=(const File&) = delete;
+    // "-" is standard input.
+    explicit InputFile(const std::string& path);
+    ~InputFile();
+    InputFile(const InputFile&) = delete;
+    InputFile& operator=(const InputFile&) = delete;
 
-    std::uint64_t size();
-    void read_at(std::uint64_t offset, std::byte* out, std::size_t n);
-    void write_at(std::uint64_t offset, const std::byte* data, std::size_t n);
-    void append(const std::byte* data, std::size_t n);
+    bool seekable() const { return seekable_; }
+    std::uint64_t size() const { return size_; }  // seekable files only
     std::uint64_t position() const { return position_; }
-    void flush();
-    const std::string& path() const { return path_; }
+    const std::string& name() const { return name_; }
+    // Reads exactly n bytes at the position (a pipe cannot go back); `what`
+    // names them for the error when the input ends first.
+    void read(std::byte* out, std::size_t n, const char* what);
+    // Moves the position (seekable files only).
+    void seek(std::uint64_t offset);
+    // Reads n bytes at `offset` (seekable files only).
+    void read_at(std::uint64_t offset, std::byte* out, std::size_t n);
+    // Up to n bytes at the position; fewer only at the end of the input.
+    std::size_t read_some(std::byte* out, std::size_t n);
 
 private:
-    std::string path_;
-    void* stream_ = nullptr;
-    std::uint64_t position_ = 0;  // append position
+    std::string name_;
+    std::FILE* file_ = nullptr;
+    bool owned_ = false, seekable_ = false;
+    std::uint64_t size_ = 0, position_ = 0;
 };
+
+// ---- writing
+std::vector<std::byte> encode_prologue(const Header& h);
+std::vector<std::byte> encode_index(const Header& h);  // version 1
+// A segment frame; its chunks' bytes follow it in the order of `s.chunks`.
+std::vector<std::byte> encode_segment(const Header& h, const Segment& s);
+// The end frame: the totals, the segment index and the footer.
+std::vector<std::byte> encode_end(const Header& h, const std::vector<Segment>& segments, std::uint64_t records);
+
+// ---- reading
+// Reads and checks the prologue at the start of `in`. For a seekable file it
+// also reads the index (version 1) or the end frame and every segment frame
+// (version 2), filling `chunks` and `record_count`; throws TraceError.
+Header read_header(InputFile& in);
+// Reads the prologue only (for streaming, and for recovery).
+Header read_prologue(InputFile& in);
+// Reads the segment frame at in.position(), which is `offset` (a pipe reads
+// in order), and checks it; the chunks' bytes follow. Returns false at the
+// end frame, whose kind byte has then been consumed.
+bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment& out);
+// Reads the rest of an end frame whose kind byte read_segment() consumed,
+// and checks it against the segments seen.
+void read_end(InputFile& in, const Header& h, const std::vector<Segment>& seen, std::uint64_t records);
 
 }  // namespace metatf::rt

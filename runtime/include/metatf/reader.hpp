@@ -28,10 +28,19 @@ struct MetadataChange {
     std::uint64_t a = 0, b = 0;
 };
 
+// Bounds the work a trace can ask for: its repeated groups may expand to at
+// most elements_per_byte elements per byte of records read, plus
+// elements_slack (a group that stores nothing costs time, not bytes).
+struct ReaderLimits {
+    std::uint64_t elements_per_byte = 4;
+    std::uint64_t elements_slack = std::uint64_t(1) << 16;
+};
+
 class TraceReader {
 public:
-    // Opens a trace written with `dtd`. The trace's DTD name and fingerprint
-    // must match `dtd` (a reader generated from one DTD reads no other).
+    // Opens a trace written with `dtd` ("-" is standard input, read as a
+    // stream). The trace's DTD must lay out records as `dtd` does (the same
+    // fingerprint); its name may differ.
     TraceReader(const std::string& path, const DtdDesc& dtd);
     // Opens a trace for a DTD-driven reader that takes the DTD from the trace:
     // `make_dtd` gets the header and returns the descriptor to read it with.
@@ -42,6 +51,12 @@ public:
     ~TraceReader();
 
     const Header& header() const { return header_; }
+    // Whether the trace is read as a stream (a pipe): then header().record_count
+    // grows as segments arrive and is final at the end.
+    bool streaming() const { return streaming_; }
+    void set_limits(const ReaderLimits& limits) { limits_ = limits; }
+    // The size of the trace file; for a pipe, the bytes read so far.
+    std::uint64_t input_bytes() const { return file_.seekable() ? file_.size() : file_.position(); }
     const DtdDesc& dtd() const { return *dtd_; }
 
     // Moves to the next record; false at the end of the trace. Then slot()
@@ -152,6 +167,9 @@ private:
     void attach(const DtdDesc& dtd);
     void check_dtd(const DtdDesc& dtd) const;
     bool load_next_chunk(Stream& s);
+    bool pull_segment();
+    void check_chunk(const Chunk& c) const;
+    std::uint64_t element_budget() const;
     bool next_chunk();
     bool large_tag(std::uint64_t tag);
     void enter_section(int section);
@@ -170,8 +188,14 @@ private:
     void enter_table(std::uint8_t section, std::uint64_t offset);
     void leave_table();
 
-    File file_;
+    InputFile file_;
     Header header_;
+    bool streaming_ = false, stream_ended_ = false;
+    std::uint64_t next_segment_ = 0;      // a pipe: the offset of the next frame
+    std::vector<Segment> segments_seen_;  // a pipe: checked against the end frame
+    std::uint64_t pending_bytes_ = 0;     // a pipe: bytes of chunks queued in streams
+    ReaderLimits limits_;
+    std::uint64_t bytes_loaded_ = 0, elements_ = 0;  // the work budget (see ReaderLimits)
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot
     std::vector<char> initial_;                    // per slot: see initial()

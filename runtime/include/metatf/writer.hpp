@@ -1,7 +1,8 @@
 // Writes a Meta-TF trace of any length: records go to per-section buffers
-// that are flushed as chunks, and the header and section index are finished
-// on close(). Until then the trace lives under a temporary name, so a writer
-// that dies leaves no file that looks complete.
+// that are flushed together as a segment, and close() writes the end frame.
+// A file is written under a temporary name until then, so a writer that dies
+// leaves no file that looks complete; a pipe or FIFO gets the trace as a
+// stream, which readers refuse as incomplete without its end frame.
 #pragma once
 
 #include <memory>
@@ -14,6 +15,7 @@
 #include "descriptor.hpp"
 #include "error.hpp"
 #include "field_state.hpp"
+#include "output.hpp"
 
 namespace metatf::rt {
 
@@ -21,6 +23,9 @@ struct WriterOptions {
     Class cls = Class::bits64;
     ByteOrder order = ByteOrder::little;
     std::size_t chunk_bytes = std::size_t(1) << 20;  // a section's buffer is flushed past this size
+    OutputOptions output;  // whether an existing file may be replaced, and which files it may not be
+    // 2 streams; 1 is the older layout (index at the end), for older readers; it needs a file.
+    std::uint8_t version = container_version;
 };
 
 // A growable byte buffer that, unlike std::vector, hands out uninitialized
@@ -51,6 +56,8 @@ private:
 
 class TraceWriter {
 public:
+    // `path` "-" is standard output. The output rules are OutputFile's
+    // (output.hpp): an existing file is replaced only with options.output.replace.
     TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOptions options = {});
     // Without close(), removes the temporary file: nothing is left at `path`.
     ~TraceWriter();
@@ -114,7 +121,7 @@ public:
     void end_record() {
         in_record_ = false;
         ++record_count_;
-        if (buffer_->size() >= options_.chunk_bytes) flush(static_cast<std::uint8_t>(current_));
+        if (buffer_->size() >= options_.chunk_bytes || segment_due_) flush(static_cast<std::uint8_t>(current_));
     }
 
     // ---- the predefined records
@@ -147,9 +154,14 @@ private:
     [[noreturn]] void fail(ErrorKind kind, const std::string& message);
     void check_usable() const;
     void flush(std::uint8_t section);
+    void flush_segment();
+    void emit(const std::vector<std::byte>& bytes) { emit(bytes.data(), bytes.size()); }
+    void emit(const std::byte* data, std::size_t n);
 
-    std::string path_, temporary_;
-    std::unique_ptr<File> file_;
+    std::unique_ptr<OutputFile> out_;
+    std::vector<Segment> segments_;                      // version 2: the segments written
+    std::uint64_t segment_first_record_ = 0;             // version 2: the first record not yet in a segment
+    std::uint8_t segment_section_ = 0;                   // version 2: the section current at that record
     const DtdDesc& dtd_;
     WriterOptions options_;
     Header header_;
@@ -162,6 +174,7 @@ private:
     int current_ = 0;
     std::uint64_t record_count_ = 0;
     bool in_record_ = false, failed_ = false, closed_ = false;
+    bool segment_due_ = false;  // version 2: a value section's buffer is full
 };
 
 // Views text as bytes, for bytes fields.

@@ -52,7 +52,9 @@ int check(const std::string& path) {
 int main(int argc, char** argv) {
     const std::string path = argc > 1 ? argv[1] : "consumer.mtf";
     try {
-        tiny::Writer w(path);
+        metatf::rt::WriterOptions options;
+        options.output.replace = true;
+        tiny::Writer w(path, options);
         w.comment(note);
         for (const tiny::Sample& s : samples) w.write(s);
         w.close();

@@ -1,0 +1,74 @@
+// Output files that never destroy what they should not.
+//
+// A regular file (new, or existing and replaced on request) is written
+// under a unique temporary name in its directory and renamed into place by
+// commit(); until then nothing exists at the path, and a failed or abandoned
+// output leaves nothing behind. A FIFO, a character device or standard
+// output ("-") is written in place, as a stream. Nothing else (a directory,
+// a block device, a dangling link) is written at all. docs/mtf.md gives the
+// rules as users see them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace metatf::rt {
+
+// An output that cannot be opened, written or committed; the message names the file.
+struct OutputError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct OutputOptions {
+    bool replace = false;             // an existing regular file may be replaced (-f)
+    std::vector<std::string> inputs;  // files being read: the output may not be one of them ("-" is stdin)
+};
+
+class OutputFile {
+public:
+    // "-" is standard output. Throws OutputError when the path may not be written.
+    OutputFile(const std::string& path, const OutputOptions& options = {});
+    // Without commit(), removes the temporary file.
+    ~OutputFile();
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+
+    void write(const void* data, std::size_t n);
+    // Rewrites bytes already written (not on a stream).
+    void patch(std::uint64_t offset, const void* data, std::size_t n);
+    // Flushes, and for a regular file syncs and renames it into place.
+    void commit();
+    // Removes the temporary file now (a failed output); idempotent.
+    void discard();
+
+    std::uint64_t position() const { return position_; }
+    // Whether the output is written in place (standard output, a FIFO, a device).
+    bool streaming() const { return temporary_.empty(); }
+    const std::string& path() const { return path_; }
+    // The name for messages: the path, or "stdout".
+    const std::string& name() const { return name_; }
+
+private:
+    [[noreturn]] void fail(const std::string& what) const;
+    std::string path_, name_, target_, temporary_;
+    std::FILE* file_ = nullptr;
+    bool replace_ = false, done_ = false;
+    std::uint64_t position_ = 0;
+};
+
+// Whether two paths name the same existing file ("-" is standard input).
+bool same_file(const std::string& a, const std::string& b);
+
+// Removes every temporary file that is still open. Async-signal-safe: a tool
+// calls it from its SIGINT/SIGTERM handler before it dies.
+void remove_temporary_files() noexcept;
+
+// Installs SIGINT, SIGTERM and SIGHUP handlers that call remove_temporary_files()
+// and then die of the signal. For command-line tools, not for libraries.
+void remove_temporary_files_on_signals();
+
+}  // namespace metatf::rt

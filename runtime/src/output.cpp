@@ -1,0 +1,235 @@
+#include "metatf/output.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+
+namespace metatf::rt {
+
+namespace {
+
+// The temporary files of live outputs, kept where a signal handler can reach
+// them without allocating or locking.
+struct TemporarySlot {
+    std::atomic<bool> used{false};
+    char path[PATH_MAX] = {};
+};
+std::array<TemporarySlot, 64> temporaries;
+
+int register_temporary(const std::string& path) {
+    if (path.size() >= PATH_MAX) return -1;
+    for (std::size_t i = 0; i < temporaries.size(); ++i) {
+        if (temporaries[i].used.load()) continue;
+        std::memcpy(temporaries[i].path, path.c_str(), path.size() + 1);
+        temporaries[i].used.store(true);
+        return static_cast<int>(i);
+    }
+    return -1;  // more than 64 open outputs: the rest are cleaned up by their destructors only
+}
+
+void unregister_temporary(const std::string& path) {
+    for (TemporarySlot& slot : temporaries) {
+        if (slot.used.load() && path == slot.path) slot.used.store(false);
+    }
+}
+
+std::string error_text() { return std::strerror(errno); }
+
+std::string directory_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+mode_t new_file_mode() {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return 0666 & ~mask;
+}
+
+bool stat_of(const std::string& path, struct stat& st) {
+    return path == "-" ? ::fstat(STDIN_FILENO, &st) == 0 : ::stat(path.c_str(), &st) == 0;
+}
+
+bool same_inode(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+// Renames without replacing an existing file, where the file system allows it atomically.
+int rename_no_replace(const char* from, const char* to) {
+#ifdef RENAME_NOREPLACE
+    if (::renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+#endif
+    if (::link(from, to) != 0) return -1;
+    ::unlink(from);
+    return 0;
+}
+
+// The file a link to nothing names, to be created there as `cp` would.
+// Only one level: a link to another dangling link is refused.
+std::string dangling_target(const std::string& link) {
+    char buffer[PATH_MAX];
+    const ssize_t n = ::readlink(link.c_str(), buffer, sizeof buffer - 1);
+    struct stat st{};
+    std::string target = n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+    if (!target.empty() && target[0] != '/') target = directory_of(link) + "/" + target;
+    if (target.empty() || ::lstat(target.c_str(), &st) == 0 || errno != ENOENT) {
+        throw OutputError("'" + link + "' is a symbolic link that leads nowhere a file can be made");
+    }
+    return target;
+}
+
+}  // namespace
+
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat sa{}, sb{};
+    return stat_of(a, sa) && stat_of(b, sb) && same_inode(sa, sb);
+}
+
+OutputFile::OutputFile(const std::string& path, const OutputOptions& options)
+    : path_(path), name_(path == "-" ? "stdout" : path), target_(path), replace_(options.replace) {
+    struct stat st{};
+    bool exists = false;
+    if (path == "-") {
+        exists = ::fstat(STDOUT_FILENO, &st) == 0;
+    } else if (::lstat(path.c_str(), &st) == 0) {
+        exists = true;
+        if (S_ISLNK(st.st_mode)) {
+            // Write through the link to its target; the link itself stays.
+            char resolved[PATH_MAX];
+            if (::stat(path.c_str(), &st) == 0 && ::realpath(path.c_str(), resolved)) {
+                target_ = resolved;
+            } else {
+                exists = false;
+                target_ = dangling_target(path);
+            }
+        }
+    } else if (errno != ENOENT) {
+        fail(error_text());
+    }
+    for (const std::string& input : options.inputs) {
+        struct stat in{};
+        if (exists && stat_of(input, in) && same_inode(in, st)) {
+            fail("is also an input; write the output to another file");
+        }
+    }
+    if (path == "-") {
+        file_ = stdout;
+        return;
+    }
+    if (exists) {
+        if (S_ISDIR(st.st_mode)) fail("is a directory");
+        if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+            file_ = std::fopen(path.c_str(), "wb");
+            if (!file_) fail(error_text());
+            return;
+        }
+        if (!S_ISREG(st.st_mode)) fail("is not a regular file, a FIFO or a character device; refusing to write to it");
+        if (!replace_) fail("exists; use -f (--force) to replace it");
+    }
+    std::string name = directory_of(target_) + "/" + base_of(target_) + ".XXXXXX.partial";
+    const int fd = ::mkstemps(name.data(), 8);
+    if (fd < 0) fail("cannot create a temporary file beside it: " + error_text());
+    temporary_ = name;
+    register_temporary(temporary_);
+    if (::fchmod(fd, new_file_mode()) != 0 || !(file_ = ::fdopen(fd, "wb"))) {
+        const std::string why = error_text();
+        ::close(fd);
+        discard();
+        fail(why);
+    }
+}
+
+OutputFile::~OutputFile() { discard(); }
+
+void OutputFile::fail(const std::string& what) const { throw OutputError("'" + name_ + "' " + what); }
+
+void OutputFile::write(const void* data, std::size_t n) {
+    if (n != 0 && std::fwrite(data, 1, n, file_) != n) {
+        const std::string why = error_text();
+        discard();
+        throw OutputError("cannot write '" + name_ + "': " + why);
+    }
+    position_ += n;
+}
+
+void OutputFile::patch(std::uint64_t offset, const void* data, std::size_t n) {
+    if (streaming() || std::fflush(file_) != 0 ||
+        ::pwrite(::fileno(file_), data, n, static_cast<off_t>(offset)) != static_cast<ssize_t>(n)) {
+        const std::string why = streaming() ? "it is a stream" : error_text();
+        discard();
+        throw OutputError("cannot rewrite the start of '" + name_ + "': " + why);
+    }
+}
+
+void OutputFile::commit() {
+    if (done_) return;
+    bool ok = std::fflush(file_) == 0;
+    if (ok && !temporary_.empty()) ok = ::fsync(::fileno(file_)) == 0;
+    const std::string why = error_text();
+    if (file_ != stdout) {
+        ok = std::fclose(file_) == 0 && ok;
+        file_ = nullptr;
+    }
+    if (!ok) {
+        discard();
+        throw OutputError("cannot write '" + name_ + "': " + why);
+    }
+    if (!temporary_.empty()) {
+        const int renamed = replace_ ? std::rename(temporary_.c_str(), target_.c_str())
+                                     : rename_no_replace(temporary_.c_str(), target_.c_str());
+        if (renamed != 0) {
+            const std::string reason = errno == EEXIST ? "appeared while it was being written; use -f (--force) to replace it"
+                                                       : "cannot be put in place: " + error_text();
+            discard();
+            throw OutputError("'" + name_ + "' " + reason);
+        }
+        unregister_temporary(temporary_);
+    }
+    done_ = true;
+}
+
+void OutputFile::discard() {
+    if (done_) return;
+    done_ = true;
+    if (file_ && file_ != stdout) std::fclose(file_);
+    file_ = nullptr;
+    if (!temporary_.empty()) {
+        ::unlink(temporary_.c_str());
+        unregister_temporary(temporary_);
+    }
+}
+
+void remove_temporary_files() noexcept {
+    for (TemporarySlot& slot : temporaries) {
+        if (slot.used.load()) ::unlink(slot.path);
+    }
+}
+
+namespace {
+
+void die_cleanly(int signal) {
+    remove_temporary_files();
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+}
+
+}  // namespace
+
+void remove_temporary_files_on_signals() {
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, die_cleanly);
+}
+
+}  // namespace metatf::rt
