@@ -184,8 +184,36 @@ const std::vector<Case> malformed = {
       "1:28: error: 'x.width' is already set in section 's'"}},
     {"x.width = 1; a : x { tag.value = 4; ",
      {"1:37: error: expected '}' to end the property block"}},
+    // `n*x` with no earlier `n` introduces the field `n`, so a later `n` is a second one.
     {"a : (tag, n*x, n) { tag.value = 4; n.width = 1; x.width = 1; }",
-     {"1:11: error: the repeat count 'n' must name an earlier field of record 'a'"}},
+     {"1:16: error: record 'a' has two fields named 'n'; give one a name of its own, as in 'newN : n'"}},
+    {"a : (tag, n*x, n) { tag.value = 4; x.width = 1; }",
+     {"1:16: error: record 'a' has two fields named 'n'; give one a name of its own, as in 'newN : n'"}},
+    {"a : (tag, count*x) { tag.value = 4; x.width = 1; }",
+     {"1:11: error: the repeat count 'count' is neither an earlier field of record 'a' nor a field kind that any "
+      "property describes; list it before the repetition, or set 'count.width' to make it a new field there"}},
+    {"a : (tag, cnt, cuont*x) { tag.value = 4; cnt.width = 1; x.width = 1; }",
+     {"1:16: error: the repeat count 'cuont' is neither an earlier field of record 'a' nor a field kind that any "
+      "property describes; did you mean 'cnt'?"}},
+    {"x.width = 1; a : (tag, tga*x) { tag.value = 4; }",  // the tag cannot count, so it is not suggested
+     {"1:24: error: the repeat count 'tga' is neither an earlier field of record 'a' nor a field kind that any "
+      "property describes; list it before the repetition, or set 'tga.width' to make it a new field there"}},
+    {"m.width = 1; x.width = 1; a : (tag, w : (n*(m*x))) { tag.value = 4; }",
+     {"1:42: error: the repeat count 'n' is neither an earlier field of record 'w' nor a field kind that any "
+      "property describes; list it before the repetition, or set 'n.width' to make it a new field there"}},
+    {"x.width = 1; h : (n*x) section s 1 { n.width = 1; a : (tag, h) { tag.value = 4; } } b : (tag, h) { tag.value = 5; }",
+     {"1:19: error: the repeat count 'n' is neither an earlier field of record 'h' nor a field kind that any "
+      "property describes; list it before the repetition, or set 'n.width' to make it a new field there"}},
+    {"count.width = 4; count.type = float; x.width = 1; a : (tag, count*x) { tag.value = 4; }",
+     {"1:61: error: the repeat count 'count' must be a plain unsigned integer field, but it is 'float'"}},
+    {"count.width = 2; count.type = bytes; x.width = 1; a : (tag, count*x) { tag.value = 4; }",
+     {"1:61: error: the repeat count 'count' must be a plain unsigned integer field, but it is 'bytes'"}},
+    {"len.width = 1; x.width = 1; a : (tag, len, count*x) { tag.value = 4; count.width = len.value; }",
+     {"1:44: error: the repeat count 'count' must be a plain unsigned integer field, but it is 'bytes'"}},
+    {"count.width = 2; count.scale = 3; x.width = 1; a : (tag, count*x) { tag.value = 4; }",
+     {"1:58: error: the repeat count 'count' must be a plain unsigned integer field, but it has scale 3"}},
+    {"x.width = 1; h : (h*x) a : (tag, h) { tag.value = 4; }",
+     {"1:19: error: record 'h' contains itself: h -> h"}},
     {"a : (tag, n, n*(len, s), t) { tag.value = 4; n.width = 1; len.width = 1; s.width = len.value; t.width = len.value; }",
      {"1:105: error: the width reference 'len' names a field inside a repetition that does not enclose 't'"}},
     {"a : (tag, address, address) { tag.value = 4; address.width = 4; }",

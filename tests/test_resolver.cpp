@@ -1,4 +1,5 @@
 // The resolver on valid DTDs: what each field resolves to.
+#include "ir/json.hpp"
 #include "support.hpp"
 
 namespace {
@@ -13,6 +14,21 @@ using IK = ir::InterpretationKind;
 std::vector<std::string> paths(const ir::Record& r) {
     std::vector<std::string> out;
     for (const auto& f : r.fields) out.push_back(f.path);
+    return out;
+}
+
+// A layout as text: field indices, and COUNT*[...] for a repetition.
+std::string layout_text(const std::vector<ir::LayoutItem>& items) {
+    std::string out;
+    for (const auto& item : items) {
+        if (!out.empty()) out += ' ';
+        if (const auto* f = std::get_if<std::uint32_t>(&item)) {
+            out += std::to_string(*f);
+        } else {
+            const auto& r = std::get<ir::Repeat>(item);
+            out += std::to_string(r.count) + "*[" + layout_text(r.items) + "]";
+        }
+    }
     return out;
 }
 
@@ -157,6 +173,71 @@ TEST_CASE("repeats: the count is an earlier field; groups nest") {
     const auto& inner = std::get<ir::Repeat>(third.items.at(1));
     CHECK(inner.count == 7);
     CHECK(std::get<std::uint32_t>(inner.items.at(0)) == 8);
+}
+
+TEST_CASE("repeats in the paper's reading: a count that is no earlier field becomes a field before its elements") {
+    const ir::Schema s = schema_of(
+        "count.width = 1; object.width = 4; time.width = 8;\n"
+        "collect : (tag, time, count*object) { tag.value = 4; }");
+    const ir::Record& r = record(s, "collect");
+    CHECK(paths(r) == std::vector<std::string>{"tag", "time", "count", "object"});
+    CHECK(layout_text(r.layout) == "0 1 2 2*[3]");
+    const ir::Field& count = field(r, "count");
+    CHECK(count.kind == "count");
+    CHECK(count.type == ir::Type::unsigned_int);
+    CHECK(count.width == 1);
+    // In the IR the introduced count is an ordinary field, listed where it is stored.
+    CHECK(ir::to_json(s)["records"][3]["fields"][2].dump() ==
+          R"({"index":2,"path":"count","kind":"count","type":"unsigned","scale":0,"width":1,"restoreWidth":1,)"
+          R"("interpretation":{"kind":"none"}})");
+    CHECK(ir::to_json(s)["records"][3]["fields"][3]["repeat"]["count"] == 2);
+}
+
+TEST_CASE("an introduced count takes its properties like any field: block, section, global, or a record of one field") {
+    const ir::Schema s = schema_of(
+        "x.width = 1; one : (c) { c.width = 2; }\n"
+        "list : (items*x)\n"
+        "section s 1 { items.width = 4; listed : (tag, list) { tag.value = 4; } }\n"
+        "inBlock : (tag, k*(x, y)) { tag.value = 5; k.width = 3; y.width = 1; }\n"
+        "byRecord : (tag, one*x) { tag.value = 6; }\n"
+        "whole : k*x { tag.value = 7; k.width = 1; }");
+    const ir::Record& listed = record(s, "listed");
+    CHECK(paths(listed) == std::vector<std::string>{"tag", "list.items", "list.x"});
+    CHECK(field(listed, "list.items").width == 4);
+    CHECK(layout_text(listed.layout) == "0 1 1*[2]");
+    const ir::Record& in_block = record(s, "inBlock");
+    CHECK(field(in_block, "k").width == 3);
+    CHECK(layout_text(in_block.layout) == "0 1 1*[2 3]");
+    const ir::Record& by_record = record(s, "byRecord");
+    CHECK(paths(by_record) == std::vector<std::string>{"tag", "one", "x"});
+    CHECK(field(by_record, "one").kind == "c");
+    CHECK(field(by_record, "one").width == 2);
+    CHECK(layout_text(by_record.layout) == "0 1 1*[2]");
+    CHECK(layout_text(record(s, "whole").layout) == "0 1 1*[2]");
+}
+
+TEST_CASE("both readings in one DTD: earlier fields are referred to, other counts introduced once") {
+    const ir::Schema s = schema_of(
+        "n.width = 1; m.width = 2; x.width = 1; y.width = 1; z.width = 1;\n"
+        "r : (tag, n, n*x, m*(y), m*z) { tag.value = 4; }\n"
+        "outer : (tag, n, w : (n*x, m*y)) { tag.value = 5; }");
+    const ir::Record& r = record(s, "r");
+    CHECK(paths(r) == std::vector<std::string>{"tag", "n", "x", "m", "y", "z"});
+    CHECK(layout_text(r.layout) == "0 1 1*[2] 3 3*[4] 3*[5]");  // the second m*... refers to the introduced m
+    const ir::Record& outer = record(s, "outer");
+    CHECK(paths(outer) == std::vector<std::string>{"tag", "n", "w.x", "w.m", "w.y"});
+    CHECK(layout_text(outer.layout) == "0 1 1*[2] 3 3*[4]");  // n of the definition around w
+}
+
+TEST_CASE("introduced counts nest: each element of a repeated group stores its own count") {
+    const ir::Schema s = schema_of(
+        "n.width = 1; m.width = 1; a.width = 2; x.width = 4;\n"
+        "r : (tag, n*(a, m*x)) { tag.value = 4; }\n"
+        "deep : (tag, n*(m*(x))) { tag.value = 5; }");
+    const ir::Record& r = record(s, "r");
+    CHECK(paths(r) == std::vector<std::string>{"tag", "n", "a", "m", "x"});
+    CHECK(layout_text(r.layout) == "0 1 1*[2 3 3*[4]]");
+    CHECK(layout_text(record(s, "deep").layout) == "0 1 1*[2 2*[3]]");
 }
 
 TEST_CASE("types: signed, float, bytes of a fixed width, and scaled decimals") {

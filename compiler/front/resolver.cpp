@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -156,6 +157,7 @@ struct DefContext {
     std::size_t depth = 0;         // 0 for the trace record itself
     Node* content = nullptr;       // the expansion of its field
     DefContext* lexical_parent = nullptr;  // for a definition written inside another: that one
+    std::set<std::string, std::less<>> written;  // names of its members expanded so far: those written earlier
 };
 
 // The members that a path can start with, looking through '(...)', repetition,
@@ -441,16 +443,24 @@ private:
         std::size_t nodes = 0;
         bool failed = false;
         std::vector<Location> text_at;  // per field: where its text format is set (or the field)
+        // Plain fields that `n*x` introduced (the paper's reading), with a "did you mean"
+        // among the earlier members, for when `n` was meant as a reference after all.
+        struct IntroducedCount {
+            Node* leaf;
+            std::string hint;
+        };
+        std::vector<IntroducedCount> introduced;
     };
 
     // Expands a definition (the trace record itself, or one used as a field).
     std::unique_ptr<Node> expand_def(Expansion& x, const ast::RecordDef& def, const Scope* scope, std::size_t depth,
-                                     const Location& where) {
+                                     const Location& where, DefContext* lexical_parent = nullptr) {
         auto node = std::make_unique<Node>();
         node->kind = Node::Kind::group;
         node->label = def.name.text;
         node->where = where;
-        auto& ctx = *x.contexts.emplace_back(std::make_unique<DefContext>(DefContext{&def, scope, depth, nullptr}));
+        auto& ctx = *x.contexts.emplace_back(
+            std::make_unique<DefContext>(DefContext{&def, scope, depth, nullptr, lexical_parent, {}}));
         node->def = &ctx;
         x.active.push_back(&def);
         node->children.push_back(expand_field(x, *def.field, ctx));
@@ -463,29 +473,9 @@ private:
     std::unique_ptr<Node> expand_field(Expansion& x, const ast::Field& field, DefContext& ctx) {
         auto node = std::make_unique<Node>();
         node->written_in = &ctx;
-        if (++x.nodes > max_record_nodes) {
-            if (!x.failed) {
-                error(x.contexts.front()->def->name.where,
-                      "record " + quote(x.record) + " expands to more than " + std::to_string(max_record_nodes) +
-                          " fields and groups");
-            }
-            x.failed = true;
-            return node;
-        }
+        if (!grow(x)) return node;
         if (const auto* named = std::get_if<ast::Field::Named>(&field.node)) {
-            node->where = named->name.where;
-            const ast::RecordDef* def = named->name.text == "tag" ? nullptr : find_record(ctx.scope, named->name.text);
-            if (!def) {
-                node->label = named->name.text;
-                return node;
-            }
-            if (!enter(x, *def, named->name)) {
-                node->label = named->name.text;
-                return node;
-            }
-            auto group = expand_def(x, *def, scope_of(def), ctx.depth + 1, named->name.where);
-            group->written_in = &ctx;
-            return group;
+            return expand_named(x, std::move(node), named->name, ctx);
         }
         if (const auto* composite = std::get_if<ast::Field::Composite>(&field.node)) {
             node->kind = Node::Kind::group;
@@ -494,21 +484,90 @@ private:
             return node;
         }
         if (const auto* repeat = std::get_if<ast::Field::Repeat>(&field.node)) {
-            node->kind = Node::Kind::repeat;
-            node->where = repeat->count.where;
-            node->count = &repeat->count;
-            node->children.push_back(expand_field(x, *repeat->element, ctx));
-            return node;
+            return expand_repeat(x, std::move(node), *repeat, ctx);
         }
         const ast::RecordDef& nested = *std::get<ast::Field::Nested>(field.node).def;
         if (!enter(x, nested, nested.name)) {
             node->label = nested.name.text;
             return node;
         }
-        auto group = expand_def(x, nested, ctx.scope, ctx.depth + 1, nested.name.where);
+        auto group = expand_def(x, nested, ctx.scope, ctx.depth + 1, nested.name.where, &ctx);
         group->written_in = &ctx;
-        group->def->lexical_parent = &ctx;
+        ctx.written.insert(nested.name.text);
         return group;
+    }
+
+    // Counts one more node of the record; false once it has grown past the limit.
+    bool grow(Expansion& x) {
+        if (++x.nodes <= max_record_nodes) return true;
+        if (!x.failed) {
+            error(x.contexts.front()->def->name.where, "record " + quote(x.record) + " expands to more than " +
+                                                           std::to_string(max_record_nodes) + " fields and groups");
+        }
+        x.failed = true;
+        return false;
+    }
+
+    // A name used as a field: a record (expanded in place) or else a plain field of that kind.
+    std::unique_ptr<Node> expand_named(Expansion& x, std::unique_ptr<Node> node, const ast::Name& name,
+                                       DefContext& ctx) {
+        node->where = name.where;
+        node->label = name.text;
+        ctx.written.insert(name.text);
+        const ast::RecordDef* def = name.text == "tag" ? nullptr : find_record(ctx.scope, name.text);
+        if (!def || !enter(x, *def, name)) return node;
+        auto group = expand_def(x, *def, scope_of(def), ctx.depth + 1, name.where);
+        group->written_in = &ctx;
+        return group;
+    }
+
+    // `n*element`. When `n` is an earlier member of this definition or of one around
+    // it, the count refers to it. Otherwise `n` is the paper's count field: it is
+    // expanded as if written just before the repetition, and the count then refers to
+    // it like to any earlier member. `tag` is never introduced: it is the record's tag.
+    std::unique_ptr<Node> expand_repeat(Expansion& x, std::unique_ptr<Node> node, const ast::Field::Repeat& repeat,
+                                        DefContext& ctx) {
+        node->kind = Node::Kind::repeat;
+        node->where = repeat.count.where;
+        node->count = &repeat.count;
+        const std::string& n = repeat.count.text;
+        if (n == "tag" || written_before(ctx, n)) {
+            node->children.push_back(expand_field(x, *repeat.element, ctx));
+            return node;
+        }
+        auto count = std::make_unique<Node>();
+        count->written_in = &ctx;
+        if (grow(x)) {
+            std::string hint = did_you_mean(n, earlier_members(ctx));
+            count = expand_named(x, std::move(count), repeat.count, ctx);
+            if (count->kind == Node::Kind::leaf) x.introduced.push_back({count.get(), std::move(hint)});
+        }
+        node->children.push_back(expand_field(x, *repeat.element, ctx));
+        // An unnamed group, looked through by members, paths and layouts alike.
+        auto pair = std::make_unique<Node>();
+        pair->kind = Node::Kind::group;
+        pair->where = node->where;
+        pair->written_in = &ctx;
+        pair->children.push_back(std::move(count));
+        pair->children.push_back(std::move(node));
+        return pair;
+    }
+
+    static bool written_before(const DefContext& ctx, std::string_view name) {
+        for (const DefContext* c = &ctx; c; c = c->lexical_parent) {
+            if (c->written.count(name)) return true;
+        }
+        return false;
+    }
+
+    // The names a count could refer to here, for "did you mean" (the tag cannot count).
+    static std::vector<std::string> earlier_members(const DefContext& ctx) {
+        std::vector<std::string> out;
+        for (const DefContext* c = &ctx; c; c = c->lexical_parent) {
+            std::copy_if(c->written.begin(), c->written.end(), std::back_inserter(out),
+                         [](const std::string& name) { return name != "tag"; });
+        }
+        return out;
     }
 
     // Whether `def` may be expanded here: no cycles, no trace records as fields, bounded depth.
@@ -565,13 +624,16 @@ private:
     }
 
     // A record lists each member once: `address, address` leaves the second unnamed.
-    void check_duplicate_members(Expansion& x) {
+    // Returns whether every member's name is unique.
+    bool check_duplicate_members(Expansion& x) {
+        bool unique = true;
         for (const auto& ctx : x.contexts) {
             std::map<std::string, Node*, std::less<>> seen;
             for (Node* m : members_of(ctx->content)) {
                 if (auto [it, fresh] = seen.emplace(m->label, m); !fresh && m->label == "tag") {
                     error(m->where, "record " + quote(ctx->def->name.text) + " lists 'tag' twice");
                     x.failed = true;
+                    unique = false;
                 } else if (!fresh) {
                     note(error(m->where, "record " + quote(ctx->def->name.text) + " has two fields named " +
                                              quote(m->label) + "; give one a name of its own, as in 'new" +
@@ -579,9 +641,11 @@ private:
                                              m->label.substr(1) + " : " + m->label + "'"),
                          it->second->where, "the first " + quote(m->label) + " is here");
                     x.failed = true;
+                    unique = false;
                 }
             }
         }
+        return unique;
     }
 
     // The tag is the first field of a trace record; it is added when not written.
@@ -731,16 +795,41 @@ private:
         return {};
     }
 
-    // A scope property counts as used when some field answers to its name, even if overridden.
-    void mark_names_used(Expansion& x, Node* leaf) {
+    // Calls `f` on each property of the record's section and of the global scope that `leaf` answers to.
+    template <typename F>
+    static void for_scope_properties(const Expansion& x, const Node* leaf, F f) {
         for (const Scope* s = x.scope; s; s = s->parent) {
             for (const std::string& n : leaf->names) {
                 const std::string prefix = n + ".";
                 for (auto it = s->properties.lower_bound(prefix);
                      it != s->properties.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
-                    it->second.used = true;
+                    f(it->second);
                 }
             }
+        }
+    }
+
+    // A scope property counts as used when some field answers to its name, even if overridden.
+    void mark_names_used(Expansion& x, Node* leaf) {
+        for_scope_properties(x, leaf, [](ScopeProperty& p) { p.used = true; });
+    }
+
+    // A count that `n*x` introduced as a plain field must be described by some
+    // property, like any field. With none at all, `n` was neither reading: most
+    // likely a reference to a field not written (or misspelt).
+    void check_introduced_counts(Expansion& x) {
+        for (const auto& [leaf, hint] : x.introduced) {
+            bool described = !leaf->assigned.empty();
+            for_scope_properties(x, leaf, [&](const ScopeProperty&) { described = true; });
+            if (described) continue;
+            const std::string& n = leaf->label;
+            error(leaf->where, "the repeat count " + quote(n) + " is neither an earlier field of record " +
+                                   quote(leaf->written_in->def->name.text) +
+                                   " nor a field kind that any property describes" +
+                                   (hint.empty() ? "; list it before the repetition, or set " + quote(n + ".width") +
+                                                       " to make it a new field there"
+                                                 : hint));
+            x.failed = true;
         }
     }
 
@@ -1098,7 +1187,7 @@ private:
             for (Node* leaf : x.leaves) mark_names_used(x, leaf);
             return;
         }
-        check_duplicate_members(x);
+        const bool unique = check_duplicate_members(x);
         if (trace) {
             place_tag(x);
             index_leaves(x);
@@ -1108,6 +1197,8 @@ private:
         const ast::Property* tag_value = nullptr;
         const ast::Property* mnemonic = nullptr;
         apply_blocks(x, tag_value, mnemonic);
+        // With two members of one name, a block may have described the other one.
+        if (unique) check_introduced_counts(x);
         std::optional<std::uint64_t> tag;
         if (tag_value && (tag = resolve_tag_value(*tag_value))) {
             tag_sites_.push_back({scope.predefined ? &global_ : &scope, tag_value, x.record, *tag, scope.predefined});

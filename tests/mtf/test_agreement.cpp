@@ -1,7 +1,7 @@
 // `mtf dump --format jsonl`, which decodes with tables built at run time from
 // the DTD a trace carries, must give exactly the records the generated reader
-// reads: random traces of every shipped DTD and of the feature fixture,
-// compared record by record, field by field.
+// reads: random traces of every shipped DTD and of the feature and paper-count
+// fixtures, compared record by record, field by field.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +11,7 @@
 #include <features.hpp>
 #include <hatf10.hpp>
 #include <laplace.hpp>
+#include <paper-count.hpp>
 #include <ptf.hpp>
 #include <spc.hpp>
 #include <nlohmann/json.hpp>
@@ -191,4 +192,10 @@ TEST_CASE("mtf dump agrees with the generated reader on random traces of the fea
     using namespace features;
     agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
           Section, Metadata>(dtd, "features");
+}
+
+TEST_CASE("mtf dump agrees with the generated reader on random traces of the paper-count DTD") {
+    using namespace paper_count;
+    agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
+          Section, Metadata>(dtd, "paper-count");
 }

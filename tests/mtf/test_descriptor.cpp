@@ -4,6 +4,7 @@
 
 #include <features.hpp>
 #include <hatf10.hpp>
+#include <paper-count.hpp>
 #include <spc.hpp>
 
 #include <doctest/doctest.h>
@@ -98,6 +99,10 @@ TEST_CASE("RuntimeDtd of hatf10.dtd equals the generated tables") {
 
 TEST_CASE("RuntimeDtd of features.dtd equals the generated tables: sections, repeats, every interpretation") {
     check_dtd(METATF_SOURCE_DIR "/tests/fixtures/features.dtd", features::dtd);
+}
+
+TEST_CASE("RuntimeDtd of paper-count.dtd equals the generated tables: counts that 'n*x' introduces") {
+    check_dtd(METATF_SOURCE_DIR "/tests/fixtures/paper-count.dtd", paper_count::dtd);
 }
 
 TEST_CASE("RuntimeDtd of spc.dtd equals the generated tables, text form included") {

@@ -1,11 +1,12 @@
 // Round trips through the generated codecs of every shipped DTD and of the
-// feature fixture: random traces in both byte orders and both classes.
+// feature and paper-count fixtures: random traces in both byte orders and both classes.
 #include <filesystem>
 
 #include <charisma.hpp>
 #include <features.hpp>
 #include <hatf10.hpp>
 #include <laplace.hpp>
+#include <paper-count.hpp>
 #include <ptf.hpp>
 #include <spc.hpp>
 
@@ -75,4 +76,9 @@ TEST_CASE("random CHARISMA traces round-trip through the generated codec") {
 TEST_CASE("random traces of the feature DTD round-trip: sections, repeats, every type and interpretation") {
     using namespace features;
     round_trips<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>>(dtd, "features");
+}
+
+TEST_CASE("random traces of the paper-count DTD round-trip: counts that 'n*x' introduces, mixed with earlier ones") {
+    using namespace paper_count;
+    round_trips<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>>(dtd, "paper-count");
 }
