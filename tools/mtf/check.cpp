@@ -41,7 +41,8 @@ record count. On success prints one line,
   TRACE: ok: N records, K sections with data, B bytes
 and exits 0. On the first problem prints
   mtf: check: TRACE: byte OFFSET, section S, record R: WHAT
-and exits 1.
+(just TRACE: WHAT when the problem has no place in the trace, such as a file
+that cannot be read or is no trace at all) and exits 1.
 
 Options:
   --dtd FILE  read the trace with FILE instead of its embedded DTD; the two
