@@ -1,7 +1,7 @@
 # Installs the MetaTF package: the exported targets (MetaTF::runtime,
-# MetaTF::mtfc), metatf_generate(), and the config and version files that
-# find_package(MetaTF CONFIG) reads. The targets' install() rules live next to
-# them in runtime/ and compiler/.
+# MetaTF::mtfc, MetaTF::mtf), metatf_generate(), and the config and version
+# files that find_package(MetaTF CONFIG) reads. The targets' install() rules
+# live next to them in runtime/, compiler/ and tools/mtf/.
 include(CMakePackageConfigHelpers)
 
 set(METATF_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/MetaTF")

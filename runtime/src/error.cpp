@@ -20,6 +20,10 @@ const char* error_kind_name(ErrorKind k) {
 
 namespace {
 
+bool positioned(ErrorKind kind, std::uint64_t offset, int section, std::uint64_t record) {
+    return kind != ErrorKind::io && (offset != 0 || section >= 0 || record != 0);
+}
+
 std::string describe(const std::string& message, std::uint64_t offset, int section, std::uint64_t record) {
     std::string out = "byte " + std::to_string(offset);
     if (section >= 0) out += ", section " + std::to_string(section);
@@ -30,6 +34,9 @@ std::string describe(const std::string& message, std::uint64_t offset, int secti
 }  // namespace
 
 TraceError::TraceError(ErrorKind k, std::string m, std::uint64_t o, int s, std::uint64_t r)
-    : std::runtime_error(describe(m, o, s, r)), kind(k), message(std::move(m)), offset(o), section(s), record(r) {}
+    : std::runtime_error(positioned(k, o, s, r) ? describe(m, o, s, r) : m), kind(k), message(std::move(m)), offset(o),
+      section(s), record(r), has_position(positioned(k, o, s, r)) {}
+
+TraceError::TraceError(ErrorKind k, std::string m) : TraceError(k, std::move(m), 0, -1, 0) {}
 
 }  // namespace metatf::rt

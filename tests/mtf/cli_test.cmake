@@ -75,8 +75,15 @@ expect_equal("mtf check -" "${code}:${out}" "0:stdin: ok: 14 records, 1 section 
 # ---- bad input: exit 1, one line
 fails(1 "mtf: check: ${WORK_DIR}/missing.mtf: cannot open '${WORK_DIR}/missing.mtf': No such file or directory"
       check "${WORK_DIR}/missing.mtf")
-fails(1 "mtf: info: dtds/hatf10.dtd: byte 0, record 0: not a Meta-TF trace (the file does not start with \\177MTF)"
+# Errors about the file as a whole, or I/O failures, have no position in the trace.
+fails(1 "mtf: info: dtds/hatf10.dtd: not a Meta-TF trace (the file does not start with \\177MTF)"
       info dtds/hatf10.dtd)
+file(WRITE "${WORK_DIR}/empty.mtf" "")
+fails(1 "mtf: check: ${WORK_DIR}/empty.mtf: the file is too short for a Meta-TF header" check "${WORK_DIR}/empty.mtf")
+# A directory is refused by name, as a trace and as text.
+fails(1 "mtf: stats: ${WORK_DIR}: is a directory, not a file" stats "${WORK_DIR}")
+fails(1 "mtf: convert: ${WORK_DIR}: is a directory, not a file"
+      convert --dtd dtds/spc.dtd "${WORK_DIR}" "${WORK_DIR}/x.mtf")
 # Cut inside the records: the section index at the end is gone.
 execute_process(COMMAND head -c 4450 "${SOURCE_DIR}/${trace}" OUTPUT_FILE "${WORK_DIR}/truncated.mtf")
 fails(1 "mtf: check: ${WORK_DIR}/truncated.mtf: byte 40, record 0: the section index does not fit between the data and the end of the file"
@@ -112,7 +119,13 @@ endif()
 run(0 convert --skip-bad --dtd dtds/spc.dtd "${WORK_DIR}/bad.spc" "${WORK_DIR}/skipped.mtf")
 expect_equal("convert --skip-bad" "${err}"
   "mtf: convert: ${WORK_DIR}/bad.spc: skipped 1 line(s) that are not records; the first: line 2, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits\n")
-fails(1 "mtf: convert: the DTD 'hatf10' describes no text form" convert ${trace} -)
+fails(1 "mtf: convert: ${trace}: the DTD 'hatf10' describes no text form" convert ${trace} -)
+fails(1 "mtf: convert: dtds/hatf10.dtd: the DTD 'hatf10' describes no text form"
+      convert --dtd dtds/hatf10.dtd ${spc} "${WORK_DIR}/x.mtf")
+# A failed write names the output, not the trace read.
+execute_process(COMMAND ${MTF} convert "${WORK_DIR}/example.mtf" - OUTPUT_FILE /dev/full
+                RESULT_VARIABLE code ERROR_VARIABLE err)
+expect_equal("mtf convert TRACE - >/dev/full" "${code}:${err}" "1:mtf: convert: stdout: cannot write the text output\n")
 fails(2 "mtf: convert: converting text needs the format's DTD: --dtd FILE (see 'mtf convert --help')"
       convert ${spc} "${WORK_DIR}/x.mtf")
 fails(2 "mtf: convert: a Meta-TF trace is written to a file, not to standard output (see 'mtf convert --help')"
@@ -129,26 +142,87 @@ fails(2 "mtf: no command given (see 'mtf --help')")
 fails(2 "mtf: unknown command 'frob' (see 'mtf --help')" frob)
 fails(2 "mtf: dump: unknown option '--bogus' (see 'mtf dump --help')" dump --bogus ${trace})
 fails(2 "mtf: dump: unknown format 'xml' (text, jsonl or csv) (see 'mtf dump --help')" dump --format xml ${trace})
-fails(2 "mtf: dump: csv on standard output needs --record NAME; give -o DIR for a file per record type (see 'mtf dump --help')"
+fails(2 "mtf: dump: csv on standard output needs one --record NAME; give -o DIR for a file per record type (see 'mtf dump --help')"
       dump --format csv ${trace})
 fails(2 "mtf: dump: the DTD 'hatf10' has no record type 'nope' (see 'mtf dump --help')" dump --record nope ${trace})
-fails(2 "mtf: info: no trace file given (see 'mtf info --help')" info)
-fails(2 "mtf: check: unexpected argument 'extra' (see 'mtf check --help')" check ${trace} extra)
 fails(2 "mtf: stats: option '--dtd' needs a value (see 'mtf stats --help')" stats ${trace} --dtd)
+# A wrong number of arguments says which are missing, or the first extra one, in the command's terms.
+fails(2 "mtf: info: no TRACE given (mtf info TRACE) (see 'mtf info --help')" info)
+fails(2 "mtf: check: unexpected argument 'extra' after TRACE (mtf check TRACE) (see 'mtf check --help')"
+      check ${trace} extra)
+fails(2 "mtf: convert: no INPUT or OUTPUT given (mtf convert INPUT OUTPUT) (see 'mtf convert --help')" convert)
+fails(2 "mtf: convert: no OUTPUT given (mtf convert INPUT OUTPUT) (see 'mtf convert --help')" convert io.mtf)
+fails(2 "mtf: convert: unexpected argument 'c' after OUTPUT (mtf convert INPUT OUTPUT) (see 'mtf convert --help')"
+      convert a b c)
+# An option given twice is a mistake, except --record.
+fails(2 "mtf: dump: --format given twice (see 'mtf dump --help')" dump --format text --format=jsonl ${trace})
+fails(2 "mtf: dump: -o given twice (see 'mtf dump --help')" dump -o a -o b ${trace})
+fails(2 "mtf: dump: --no-meta given twice (see 'mtf dump --help')" dump --no-meta --no-meta ${trace})
+fails(2 "mtf: info: --dtd given twice (see 'mtf info --help')" info --dtd dtds/hatf10.dtd --dtd dtds/hatf10.dtd ${trace})
+fails(2 "mtf: convert: --class given twice (see 'mtf convert --help')" convert --class 32 --class 64 a b)
 
-# ---- --help: the tool and every command, on stdout, exit 0
+# ---- several --record: the records of every type named, in trace order
+file(STRINGS "${golden}/dump.txt" all_lines)
+set(want "")
+foreach(line IN LISTS all_lines)
+  if(line MATCHES "^(comment|free) ")
+    string(APPEND want "${line}\n")
+  endif()
+endforeach()
+run(0 dump --record free --record comment ${trace})
+expect_equal("dump --record free --record comment" "${out}" "${want}")
+fails(2 "mtf: dump: the DTD 'hatf10' has no record type 'nope' (see 'mtf dump --help')"
+      dump --record alloc --record nope ${trace})
+# CSV: a file per type named; standard output takes one type.
+run(0 dump --format csv --record alloc --record free -o "${WORK_DIR}/two-csv" ${trace})
+file(GLOB csv_files RELATIVE "${WORK_DIR}/two-csv" "${WORK_DIR}/two-csv/*")
+list(SORT csv_files)
+expect_equal("files of dump --format csv --record alloc --record free" "${csv_files}" "alloc.csv;free.csv")
+file(READ "${WORK_DIR}/two-csv/alloc.csv" alloc_csv)
+file(READ "${golden}/alloc.csv" want)
+expect_equal("two-csv/alloc.csv" "${alloc_csv}" "${want}")
+fails(2 "mtf: dump: csv on standard output needs one --record NAME; give -o DIR for a file per record type (see 'mtf dump --help')"
+      dump --format csv --record alloc --record free ${trace})
+
+# ---- help and version: on stdout, nothing on stderr, exit 0
+function(same_output what)
+  run(0 ${ARGN})
+  expect_equal("stderr of mtf ${ARGN}" "${err}" "")
+  expect_equal("mtf ${ARGN}" "${out}" "${${what}}")
+endfunction()
+
 run(0 --help)
-foreach(command info dump check stats convert)
-  string(FIND "${out}" "  ${command} " at)
+set(usage "${out}")
+foreach(command info dump check stats convert help)
+  string(FIND "${usage}" "\n  ${command} " at)
   if(at EQUAL -1)
     message(FATAL_ERROR "mtf --help does not list '${command}'")
   endif()
 endforeach()
+same_output(usage -h)
+same_output(usage help)
+same_output(usage help help)
 foreach(command info dump check stats convert)
   run(0 ${command} --help)
-  string(FIND "${out}" "Usage: mtf ${command} [OPTIONS] " at)
+  set(command_help "${out}")
+  string(FIND "${command_help}" "Usage: mtf ${command} [OPTIONS] " at)
   if(NOT at EQUAL 0)
-    message(FATAL_ERROR "mtf ${command} --help:\n${out}")
+    message(FATAL_ERROR "mtf ${command} --help:\n${command_help}")
   endif()
+  same_output(command_help ${command} -h)
+  same_output(command_help help ${command})
 endforeach()
+# Asking for help wins over other mistakes; after "--", -h is a file name.
+run(0 dump --help)
+set(dump_help "${out}")
+same_output(dump_help dump --bogus -h)
+fails(1 "mtf: dump: -h: cannot open '-h': No such file or directory" dump -- -h)
+fails(2 "mtf: unknown command 'frob' (see 'mtf --help')" help frob)
+fails(2 "mtf: unexpected argument 'x' after COMMAND (mtf help COMMAND)" help dump x)
+
 run(0 --version)
+set(version "${out}")
+if(NOT version MATCHES "^mtf [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+  message(FATAL_ERROR "mtf --version: ${version}")
+endif()
+same_output(version -V)

@@ -12,7 +12,7 @@ std::string count(std::uint64_t n, const std::string& noun) {
 }
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, {}, 1);
+    const Options o = parse_options(args, "check", {}, {"TRACE"});
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
         Trace trace(path, o.find("--dtd"));
@@ -41,12 +41,13 @@ record count. On success prints one line,
   TRACE: ok: N records, K sections with data, B bytes
 and exits 0. On the first problem prints
   mtf: check: TRACE: byte OFFSET, section S, record R: WHAT
-and exits 1.
+(just TRACE: WHAT when the problem has no place in the trace, such as a file
+that cannot be read or is no trace at all) and exits 1.
 
 Options:
   --dtd FILE  read the trace with FILE instead of its embedded DTD; the two
               must lay out records alike (the trace's fingerprint)
-  --help      show this help
+  -h, --help  show this help
 
 Exit status: 0 for a good trace, 1 for an unreadable or malformed one, 2 for
 a command-line mistake.

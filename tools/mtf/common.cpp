@@ -20,15 +20,49 @@ namespace mtf {
 // ---- options
 
 std::optional<std::string> Options::find(const std::string& name) const {
-    const auto it = values.find(name);
-    return it == values.end() ? std::nullopt : std::optional(it->second);
+    const std::vector<std::string>& given = all(name);
+    return given.empty() ? std::nullopt : std::optional(given.front());
 }
 
 std::string Options::get(const std::string& name, const std::string& otherwise) const {
     return find(name).value_or(otherwise);
 }
 
-Options parse_options(const std::vector<std::string>& args, std::vector<OptionSpec> specs, std::size_t positional) {
+const std::vector<std::string>& Options::all(const std::string& name) const {
+    static const std::vector<std::string> none;
+    const auto it = values.find(name);
+    return it == values.end() ? none : it->second;
+}
+
+namespace {
+
+// "A", "A or B", "A, B or C".
+std::string either(const std::vector<std::string>& names) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    }
+    return out;
+}
+
+// Says which positional arguments are missing or the first that is extra.
+void check_positional(const std::vector<std::string>& got, const char* command, const std::vector<std::string>& wanted) {
+    std::string usage = std::string("mtf ") + command;
+    for (const std::string& w : wanted) usage += " " + w;
+    if (got.size() < wanted.size()) {
+        throw UsageError("no " + either({wanted.begin() + static_cast<std::ptrdiff_t>(got.size()), wanted.end()}) +
+                         " given (" + usage + ")");
+    }
+    if (got.size() > wanted.size()) {
+        const std::string after = wanted.empty() ? "" : " after " + wanted.back();
+        throw UsageError("unexpected argument '" + got[wanted.size()] + "'" + after + " (" + usage + ")");
+    }
+}
+
+}  // namespace
+
+Options parse_options(const std::vector<std::string>& args, const char* command, std::vector<OptionSpec> specs,
+                      const std::vector<std::string>& positional) {
     specs.push_back({"--dtd", true});
     Options out;
     bool options_ended = false;
@@ -46,19 +80,20 @@ Options parse_options(const std::vector<std::string>& args, std::vector<OptionSp
         const std::string name = a.substr(0, eq);
         const auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return name == s.name; });
         if (spec == specs.end()) throw UsageError("unknown option '" + name + "'");
+        if (out.has(name) && !spec->repeatable) throw UsageError(name + " given twice");
+        std::vector<std::string>& values = out.values[name];
         if (!spec->takes_value) {
             if (eq != std::string::npos) throw UsageError("option '" + name + "' takes no value");
-            out.values[name] = "";
+            values.emplace_back();
         } else if (eq != std::string::npos) {
-            out.values[name] = a.substr(eq + 1);
+            values.push_back(a.substr(eq + 1));
         } else if (i + 1 < args.size()) {
-            out.values[name] = args[++i];
+            values.push_back(args[++i]);
         } else {
             throw UsageError("option '" + name + "' needs a value");
         }
     }
-    if (out.positional.size() < positional) throw UsageError("no trace file given");
-    if (out.positional.size() > positional) throw UsageError("unexpected argument '" + out.positional[positional] + "'");
+    check_positional(out.positional, command, positional);
     return out;
 }
 
@@ -113,13 +148,14 @@ std::unique_ptr<metatf::back::RuntimeDtd> load_dtd(const std::string& path) {
     return std::make_unique<metatf::back::RuntimeDtd>(*c.schema);
 }
 
+void refuse_directory(const std::string& path) {
+    std::error_code ec;
+    if (path != "-" && std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory, not a file");
+}
+
 int on_trace(const std::string& path, const std::function<int()>& body) {
-    try {
-        return body();
-    } catch (const rt::TraceError& e) {
-        // An I/O failure's position says nothing the message does not.
-        throw InputError(display_name(path) + ": " + (e.kind == rt::ErrorKind::io ? e.message : std::string(e.what())));
-    }
+    refuse_directory(path);
+    return naming_file(display_name(path), body);
 }
 
 // ---- output

@@ -48,22 +48,28 @@ struct Command {
 struct OptionSpec {
     const char* name;  // "--format", "-o"
     bool takes_value;
+    bool repeatable = false;  // may be given more than once, each value kept
 };
 
 struct Options {
-    std::map<std::string, std::string> values;  // options given, by name ("" for a flag)
+    std::map<std::string, std::vector<std::string>> values;  // options given, by name ("" for a flag)
     std::vector<std::string> positional;
 
     bool has(const std::string& name) const { return values.count(name) != 0; }
     std::string get(const std::string& name, const std::string& otherwise) const;
     // The option's value, if it was given.
     std::optional<std::string> find(const std::string& name) const;
+    // Every value of a repeatable option, in the order given.
+    const std::vector<std::string>& all(const std::string& name) const;
 };
 
 // Parses `args` against `specs` (--dtd FILE is accepted everywhere). "--name=value"
-// and "--name value" both work; "-" is positional; "--" ends the options.
-// `positional` is the exact number of positional arguments wanted.
-Options parse_options(const std::vector<std::string>& args, std::vector<OptionSpec> specs, std::size_t positional);
+// and "--name value" both work; "-" is positional; "--" ends the options. An
+// option not `repeatable` given twice is a UsageError. `positional` names the
+// arguments wanted, in order ("INPUT", "OUTPUT"); a missing or extra one is a
+// UsageError in those terms, with the usage "mtf COMMAND ARGUMENTS".
+Options parse_options(const std::vector<std::string>& args, const char* command, std::vector<OptionSpec> specs,
+                      const std::vector<std::string>& positional);
 
 // ---- traces
 
@@ -101,8 +107,23 @@ struct ReadRecord {
     int section = 0;          // the section the record was read from
 };
 
+// Refuses a directory given where a file is read, naming it.
+void refuse_directory(const std::string& path);
+
+// Runs `f`, turning a TraceError into the InputError "FILE: what" (which has
+// the position in the trace only when the error has one).
+template <typename F>
+auto naming_file(const std::string& file, F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const rt::TraceError& e) {
+        throw InputError(file + ": " + e.what());
+    }
+}
+
 // Runs `body` on the trace at `path`, turning trace errors into one line:
-// "PATH: byte N, section S, record R: what".
+// "PATH: byte N, section S, record R: what", or "PATH: what" for an error
+// with no position in the trace (TraceError::has_position).
 int on_trace(const std::string& path, const std::function<int()>& body);
 
 // ---- output

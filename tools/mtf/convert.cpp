@@ -17,6 +17,7 @@ namespace {
 // A Meta-TF trace starts with "\177MTF"; text never starts with DEL.
 bool is_trace(const std::string& path) {
     if (path == "-") return std::cin.peek() == '\177';
+    refuse_directory(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
     char magic[4] = {};
@@ -24,8 +25,9 @@ bool is_trace(const std::string& path) {
     return in.gcount() == 4 && std::string_view(magic, 4) == std::string_view("\177MTF", 4);
 }
 
-const rt::DtdDesc& require_text_form(const rt::DtdDesc& dtd) {
-    if (!dtd.text_form) throw InputError(std::string("the DTD '") + dtd.name + "' describes no text form");
+// `file`: the trace or DTD file the DTD comes from, for the message.
+const rt::DtdDesc& require_text_form(const rt::DtdDesc& dtd, const std::string& file) {
+    if (!dtd.text_form) throw InputError(file + ": the DTD '" + dtd.name + "' describes no text form");
     return dtd;
 }
 
@@ -44,22 +46,27 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input) {
 int to_binary(const std::string& input, const std::string& output, const Options& o) {
     if (!o.has("--dtd")) throw UsageError("converting text needs the format's DTD: --dtd FILE");
     const std::string name = input == "-" ? "stdin" : input;
-    const auto dtd = load_dtd(o.get("--dtd", ""));
-    const rt::DtdDesc& desc = require_text_form(dtd->desc());
+    const std::string dtd_file = o.get("--dtd", "");
+    const auto dtd = load_dtd(dtd_file);
+    const rt::DtdDesc& desc = require_text_form(dtd->desc(), dtd_file);
     std::ifstream file;
     if (input != "-") file.open(input, std::ios::binary);
     std::istream& in = input == "-" ? std::cin : file;
     try {
-        rt::TextReader reader(in, desc, rt::TextReadOptions{o.has("--skip-bad")});
-        rt::TraceWriter writer(output, desc, writer_options(o, input));
-        rt::GenericRecord record;
-        while (reader.next(record)) {
-            const std::uint8_t section = desc.records[record.slot].section;
-            if (section != 0 && writer.current_section() != section) writer.section(section);
-            rt::fit_encodings(writer, record);
-            rt::encode_generic(writer, record);
-        }
-        writer.close();
+        // The reader's failures are the input's, the writer's the output's.
+        rt::TextReader reader =
+            naming_file(name, [&] { return rt::TextReader(in, desc, rt::TextReadOptions{o.has("--skip-bad")}); });
+        naming_file(output, [&] {
+            rt::TraceWriter writer(output, desc, writer_options(o, input));
+            rt::GenericRecord record;
+            while (naming_file(name, [&] { return reader.next(record); })) {
+                const std::uint8_t section = desc.records[record.slot].section;
+                if (section != 0 && writer.current_section() != section) writer.section(section);
+                rt::fit_encodings(writer, record);
+                rt::encode_generic(writer, record);
+            }
+            writer.close();
+        });
         if (reader.skipped() != 0) {
             std::cerr << "mtf: convert: " << name << ": skipped " << reader.skipped()
                       << " line(s) that are not records; the first: " << reader.first_skipped() << '\n';
@@ -83,10 +90,11 @@ void move_lines(std::ostringstream& lines, Output& out) {
 int to_text(const std::string& input, const std::string& output, const Options& o) {
     return on_trace(input, [&] {
         Trace trace(input, o.find("--dtd"));
-        const rt::DtdDesc& desc = require_text_form(trace.dtd());
+        const rt::DtdDesc& desc = require_text_form(trace.dtd(), trace.name());
         Output out(output, output_options(o, {input}));
         std::ostringstream lines;
         rt::TextWriter text(lines, desc);
+        const std::string output_name = output == "-" ? "stdout" : output;
         for_each_record("convert", trace, [&](const ReadRecord& r) {
             const rt::Predefined kind = desc.records[r.record.slot].predefined;
             if (kind == rt::Predefined::metadata || kind == rt::Predefined::section) return;
@@ -95,13 +103,13 @@ int to_text(const std::string& input, const std::string& output, const Options& 
                                  " is a comment, which the text form cannot hold");
             }
             try {
-                text.write(r.record);
+                naming_file(output_name, [&] { text.write(r.record); });
             } catch (const rt::TextError& e) {
                 throw InputError(trace.name() + ": record " + std::to_string(r.index) + ": " + e.message);
             }
             if (lines.tellp() >= 1 << 16) move_lines(lines, out);
         });
-        text.close();
+        naming_file(output_name, [&] { text.close(); });
         move_lines(lines, out);
         out.close();
         return 0;
@@ -110,7 +118,8 @@ int to_text(const std::string& input, const std::string& output, const Options& 
 
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
-        args, {{"--skip-bad", false}, {"--class", true}, {"--byte-order", true}, {"-f", false}, {"--force", false}}, 2);
+        args, "convert", {{"--skip-bad", false}, {"--class", true}, {"--byte-order", true}, {"-f", false}, {"--force", false}},
+        {"INPUT", "OUTPUT"});
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
     return is_trace(input) ? to_text(input, output, o) : to_binary(input, output, o);
@@ -152,7 +161,7 @@ Options:
   --class 32|64       trace output: the header's word size (default 64)
   --byte-order little|big
                       trace output: the byte order (default little)
-  --help              show this help
+  -h, --help          show this help
 
 Exit status: 0 on success, 1 for bad input, 2 for a command-line mistake.
 )",

@@ -1,5 +1,6 @@
 // mtf dump: every record as a line of text, a JSON object, or a CSV row.
 #include <filesystem>
+#include <set>
 
 #include "common.hpp"
 
@@ -185,23 +186,29 @@ private:
 struct DumpOptions {
     std::string format, output;
     std::vector<bool> shown;  // per slot
+    rt::OutputOptions files;  // -f, and the trace the output may not be
 };
 
+// The record types to show: those given with --record (all without it), less the predefined ones with --no-meta.
 std::vector<bool> shown_slots(const rt::DtdDesc& dtd, const Options& o) {
-    std::vector<bool> shown(dtd.record_count);
-    bool found = !o.has("--record");
-    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
-        const rt::RecordDesc& r = dtd.records[i];
-        const bool named = !o.has("--record") || o.get("--record", "") == r.name;
-        found = found || named;
-        shown[i] = named && !(o.has("--no-meta") && r.predefined != rt::Predefined::none);
+    const std::vector<std::string>& names = o.all("--record");
+    std::vector<bool> shown(dtd.record_count, names.empty());
+    for (const std::string& name : names) {
+        bool found = false;
+        for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+            if (name != dtd.records[i].name) continue;
+            shown[i] = found = true;  // every section's record of the name
+        }
+        if (!found) throw UsageError("the DTD '" + std::string(dtd.name) + "' has no record type '" + name + "'");
     }
-    if (!found) throw UsageError("the DTD '" + std::string(dtd.name) + "' has no record type '" + o.get("--record", "") + "'");
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+        if (o.has("--no-meta") && dtd.records[i].predefined != rt::Predefined::none) shown[i] = false;
+    }
     return shown;
 }
 
 void dump_lines(Trace& trace, const DumpOptions& d) {
-    Output out(d.output);
+    Output out(d.output, d.files);
     std::string line;
     TextSink text(line);
     JsonSink json(line);
@@ -238,7 +245,7 @@ std::vector<std::unique_ptr<Output>> open_csv(const rt::DtdDesc& dtd, const Dump
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
         if (!d.shown[i]) continue;
         const std::string path = d.output == "-" ? "-" : (std::filesystem::path(d.output) / dtd.records[i].name).string() + ".csv";
-        files[i] = std::make_unique<Output>(path);
+        files[i] = std::make_unique<Output>(path, d.files);
         std::string header;
         for (const std::string& key : record_keys(dtd.records[i])) header += (header.empty() ? "" : ",") + csv_cell(key);
         files[i]->write(header + "\n");
@@ -262,15 +269,19 @@ void dump_csv(Trace& trace, const DumpOptions& d) {
 }
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, {{"--format", true}, {"-o", true}, {"--record", true}, {"--no-meta", false}}, 1);
-    DumpOptions d{o.get("--format", "text"), o.get("-o", "-"), {}};
+    const Options o = parse_options(
+        args, "dump",
+        {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--no-meta", false}, {"-f", false}, {"--force", false}},
+        {"TRACE"});
+    const std::string& path = o.positional[0];
+    DumpOptions d{o.get("--format", "text"), o.get("-o", "-"), {}, output_options(o, {path})};
     if (d.format != "text" && d.format != "jsonl" && d.format != "csv") {
         throw UsageError("unknown format '" + d.format + "' (text, jsonl or csv)");
     }
-    if (d.format == "csv" && d.output == "-" && !o.has("--record")) {
-        throw UsageError("csv on standard output needs --record NAME; give -o DIR for a file per record type");
+    const std::vector<std::string>& records = o.all("--record");
+    if (d.format == "csv" && d.output == "-" && std::set(records.begin(), records.end()).size() != 1) {
+        throw UsageError("csv on standard output needs one --record NAME; give -o DIR for a file per record type");
     }
-    const std::string& path = o.positional[0];
     return on_trace(path, [&] {
         Trace trace(path, o.find("--dtd"));
         d.shown = shown_slots(trace.dtd(), o);
@@ -300,14 +311,16 @@ Options:
                   {"record":NAME,"index":N,"section":S,"fields":{...}}
   --format csv    one CSV file per record type, with a header row of field
                   names: -o DIR writes DIR/RECORD.csv (DIR is created);
-                  with --record NAME, -o - (the default) prints that one
+                  with one --record NAME, -o - (the default) prints that one
   -o OUT          write to OUT instead of standard output ('-')
-  --record NAME   only records of type NAME
+  --record NAME   only records of type NAME; repeat it for several types
   --no-meta       leave out the predefined comment, section and metadata
                   records
   --dtd FILE      read the trace with FILE instead of its embedded DTD; the
                   two must lay out records alike (the trace's fingerprint)
-  --help          show this help
+  -h, --help      show this help
+
+--record may be repeated; any other option given twice is a mistake.
 
 A repeated group is a list under its count field's name and a star (n*);
 in CSV it is one cell holding the group as JSON. Scaled integers are fixed

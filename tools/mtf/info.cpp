@@ -48,7 +48,7 @@ std::string record_table(const rt::DtdDesc& dtd, const std::vector<std::uint64_t
 }
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, {}, 1);
+    const Options o = parse_options(args, "info", {}, {"TRACE"});
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
         Trace trace(path, o.find("--dtd"));
@@ -76,7 +76,7 @@ Counting the records reads the whole trace.
 Options:
   --dtd FILE  read the trace with FILE instead of its embedded DTD; the two
               must lay out records alike (the trace's fingerprint)
-  --help      show this help
+  -h, --help  show this help
 
 Exit status: 0 on success, 1 for an unreadable or malformed trace, 2 for a
 command-line mistake.

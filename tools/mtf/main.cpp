@@ -27,8 +27,10 @@ void print_usage() {
                  "to decode it. 'convert' also reads and writes a format's native text.\n"
                  "A file argument may be '-' for standard input.\n\nCommands:\n";
     for (const Command* c : commands) std::cout << "  " << c->name << std::string(8 - std::string(c->name).size(), ' ') << c->summary << '\n';
-    std::cout << "\n'mtf COMMAND --help' describes a command and its options.\n"
-                 "  --help      show this help\n  --version   show the version\n\n"
+    std::cout << "  help    show this help; 'mtf help COMMAND' describes COMMAND and its options\n\n"
+                 "Options:\n"
+                 "  -h, --help     show this help; 'mtf COMMAND --help' describes COMMAND\n"
+                 "  -V, --version  show the version\n\n"
                  "Exit status: 0 on success, 1 for bad input or a failed check, 2 for a\n"
                  "command-line mistake.\n";
 }
@@ -58,28 +60,39 @@ int run(const Command& c, const std::vector<std::string>& args) {
     }
 }
 
+bool is_help(const std::string& a) { return a == "-h" || a == "--help"; }
+
+// `mtf help [COMMAND]`.
+int help(const std::vector<std::string>& args) {
+    if (args.size() > 1) return fail("", "unexpected argument '" + args[1] + "' after COMMAND (mtf help COMMAND)", 2);
+    if (args.empty() || args[0] == "help") {
+        print_usage();
+        return 0;
+    }
+    const Command* c = find(args[0]);
+    if (!c) return fail("", "unknown command '" + args[0] + "' (see 'mtf --help')", 2);
+    std::cout << c->help;
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     metatf::rt::remove_temporary_files_on_signals();
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) return fail("", "no command given (see 'mtf --help')", 2);
-    if (args[0] == "--help") {
-        print_usage();
-        return 0;
-    }
-    if (args[0] == "--version") {
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (is_help(args[0])) return help({});
+    if (args[0] == "help") return help(rest);
+    if (args[0] == "-V" || args[0] == "--version") {
         std::cout << "mtf " << metatf::version << '\n';
         return 0;
     }
     const Command* c = find(args[0]);
     if (!c) return fail("", "unknown command '" + args[0] + "' (see 'mtf --help')", 2);
-    const std::vector<std::string> rest(args.begin() + 1, args.end());
-    for (const std::string& a : rest) {
-        if (a == "--help") {
-            std::cout << c->help;
-            return 0;
-        }
+    // Asking for help wins over any mistake elsewhere on the line; after "--" it is an argument.
+    for (auto a = rest.begin(); a != rest.end() && *a != "--"; ++a) {
+        if (is_help(*a)) return help({c->name});
     }
     return run(*c, rest);
 }

@@ -75,7 +75,7 @@ std::optional<std::uint64_t> first_bad_record(const std::string& path) {
 }
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, {{"-f", false}, {"--force", false}}, 2);
+    const Options o = parse_options(args, "recover", {{"-f", false}, {"--force", false}}, {"INPUT", "OUTPUT"});
     const std::string &input = o.positional[0], &output = o.positional[1];
     if (output == "-") throw UsageError("the recovered trace is checked after it is written, so OUTPUT must be a file");
     std::size_t limit = SIZE_MAX;

@@ -207,7 +207,7 @@ nlohmann::json json_report(const Trace& trace, const Stats& st) {
 }
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, {{"--json", false}}, 1);
+    const Options o = parse_options(args, "stats", {{"--json", false}}, {"TRACE"});
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
         Trace trace(path, o.find("--dtd"));
@@ -242,7 +242,7 @@ Options:
   --json      print the tables as one JSON object instead
   --dtd FILE  read the trace with FILE instead of its embedded DTD; the two
               must lay out records alike (the trace's fingerprint)
-  --help      show this help
+  -h, --help  show this help
 
 Exit status: 0 on success, 1 for an unreadable or malformed trace, 2 for a
 command-line mistake.

@@ -25,14 +25,22 @@ const char* error_kind_name(ErrorKind k);
 // Where an error happened. `offset` is a byte offset in the file; `record`
 // counts records from 0 in reading (or writing) order; `section` is the
 // section being read when it happened (-1 when none applies).
+//
+// Some errors have no place in the trace: an I/O failure (opening, reading,
+// writing the file), and one raised at byte 0 in no section before any record
+// (the file as a whole is wrong). Their `has_position` is false and what()
+// is the message alone; otherwise what() is "byte N[, section S], record R: message".
 struct TraceError : std::runtime_error {
     TraceError(ErrorKind kind, std::string message, std::uint64_t offset, int section, std::uint64_t record);
+    // An error with no position in the trace.
+    TraceError(ErrorKind kind, std::string message);
 
     ErrorKind kind;
     std::string message;  // without the position
     std::uint64_t offset;
     int section;
     std::uint64_t record;
+    bool has_position;
 };
 
 }  // namespace metatf::rt
