@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -175,7 +176,10 @@ std::vector<std::byte> encode_end(const Header& h, const std::vector<Segment>& s
 Header read_prologue(InputFile& in) {
     Header h;
     std::byte ident[ident_size];
-    in.read(ident, ident_size, "the Meta-TF header");
+    const std::size_t got = in.read_some(ident, ident_size);
+    if (std::memcmp(ident, magic, std::min(got, sizeof magic)) == 0 && got < ident_size) {
+        header_error(ErrorKind::bad_header, "the file is too short for a Meta-TF header", got);
+    }
     if (std::memcmp(ident, magic, sizeof magic) != 0) {
         header_error(ErrorKind::bad_magic, "not a Meta-TF trace (the file does not start with \\177MTF)", 0);
     }

@@ -86,7 +86,7 @@ std::string dangling_target(const std::string& link) {
     std::string target = n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
     if (!target.empty() && target[0] != '/') target = directory_of(link) + "/" + target;
     if (target.empty() || ::lstat(target.c_str(), &st) == 0 || errno != ENOENT) {
-        throw OutputError("'" + link + "' is a symbolic link that leads nowhere a file can be made");
+        throw OutputError(link + ": a symbolic link that leads nowhere a file can be made");
     }
     return target;
 }
@@ -130,7 +130,7 @@ OutputFile::OutputFile(const std::string& path, const OutputOptions& options)
         return;
     }
     if (exists) {
-        if (S_ISDIR(st.st_mode)) fail("is a directory");
+        if (S_ISDIR(st.st_mode)) fail("is a directory, not a file");
         if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
             file_ = std::fopen(path.c_str(), "wb");
             if (!file_) fail(error_text());
@@ -154,13 +154,13 @@ OutputFile::OutputFile(const std::string& path, const OutputOptions& options)
 
 OutputFile::~OutputFile() { discard(); }
 
-void OutputFile::fail(const std::string& what) const { throw OutputError("'" + name_ + "' " + what); }
+void OutputFile::fail(const std::string& what) const { throw OutputError(name_ + ": " + what); }
 
 void OutputFile::write(const void* data, std::size_t n) {
     if (n != 0 && std::fwrite(data, 1, n, file_) != n) {
         const std::string why = error_text();
         discard();
-        throw OutputError("cannot write '" + name_ + "': " + why);
+        throw OutputError(name_ + ": cannot write: " + why);
     }
     position_ += n;
 }
@@ -170,7 +170,7 @@ void OutputFile::patch(std::uint64_t offset, const void* data, std::size_t n) {
         ::pwrite(::fileno(file_), data, n, static_cast<off_t>(offset)) != static_cast<ssize_t>(n)) {
         const std::string why = streaming() ? "it is a stream" : error_text();
         discard();
-        throw OutputError("cannot rewrite the start of '" + name_ + "': " + why);
+        throw OutputError(name_ + ": cannot rewrite the start: " + why);
     }
 }
 
@@ -185,7 +185,7 @@ void OutputFile::commit() {
     }
     if (!ok) {
         discard();
-        throw OutputError("cannot write '" + name_ + "': " + why);
+        throw OutputError(name_ + ": cannot write: " + why);
     }
     if (!temporary_.empty()) {
         const int renamed = replace_ ? std::rename(temporary_.c_str(), target_.c_str())
@@ -194,7 +194,7 @@ void OutputFile::commit() {
             const std::string reason = errno == EEXIST ? "appeared while it was being written; use -f (--force) to replace it"
                                                        : "cannot be put in place: " + error_text();
             discard();
-            throw OutputError("'" + name_ + "' " + reason);
+            throw OutputError(name_ + ": " + reason);
         }
         unregister_temporary(temporary_);
     }

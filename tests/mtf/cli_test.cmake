@@ -125,11 +125,9 @@ fails(1 "mtf: convert: dtds/hatf10.dtd: the DTD 'hatf10' describes no text form"
 # A failed write names the output, not the trace read.
 execute_process(COMMAND ${MTF} convert "${WORK_DIR}/example.mtf" - OUTPUT_FILE /dev/full
                 RESULT_VARIABLE code ERROR_VARIABLE err)
-expect_equal("mtf convert TRACE - >/dev/full" "${code}:${err}" "1:mtf: convert: stdout: cannot write the text output\n")
+expect_equal("mtf convert TRACE - >/dev/full" "${code}:${err}" "1:mtf: convert: stdout: cannot write: No space left on device\n")
 fails(2 "mtf: convert: converting text needs the format's DTD: --dtd FILE (see 'mtf convert --help')"
       convert ${spc} "${WORK_DIR}/x.mtf")
-fails(2 "mtf: convert: a Meta-TF trace is written to a file, not to standard output (see 'mtf convert --help')"
-      convert --dtd dtds/spc.dtd ${spc} -)
 fails(2 "mtf: convert: --class takes 32 or 64, not '16' (see 'mtf convert --help')"
       convert --class 16 --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/x.mtf")
 # The other class and byte order read back the same.
@@ -226,3 +224,84 @@ if(NOT version MATCHES "^mtf [0-9]+\\.[0-9]+\\.[0-9]+\n$")
   message(FATAL_ERROR "mtf --version: ${version}")
 endif()
 same_output(version -V)
+
+# ---- Output files: never replaced in silence, never anything but a regular file.
+set(out_dir "${WORK_DIR}/output")
+file(REMOVE_RECURSE "${out_dir}")
+file(MAKE_DIRECTORY "${out_dir}")
+set(example "${SOURCE_DIR}/examples/traces/example.spc")
+file(READ "${example}" example_text)
+# Traces through pipes: text -> trace on stdout -> text, byte for byte.
+execute_process(COMMAND cat "${example}"
+                COMMAND ${MTF} convert --dtd "${SOURCE_DIR}/dtds/spc.dtd" - -
+                COMMAND ${MTF} convert - -
+                OUTPUT_VARIABLE piped RESULTS_VARIABLE codes)
+expect_equal("cat x.spc | mtf convert --dtd spc.dtd - - | mtf convert - -" "${codes};${piped}" "0;0;0;${example_text}")
+# An existing file is kept without -f, replaced with it.
+file(WRITE "${out_dir}/kept.mtf" "precious")
+fails(1 "mtf: convert: ${out_dir}/kept.mtf: exists; use -f (--force) to replace it"
+      convert --dtd dtds/spc.dtd ${example} "${out_dir}/kept.mtf")
+file(READ "${out_dir}/kept.mtf" kept)
+expect_equal("a file kept without -f" "${kept}" "precious")
+run(0 convert -f --dtd dtds/spc.dtd ${example} "${out_dir}/kept.mtf")
+run(0 check "${out_dir}/kept.mtf")
+# Input = output is refused before anything is written.
+file(COPY "${example}" DESTINATION "${out_dir}")
+fails(1 "mtf: convert: ${out_dir}/example.spc: is also an input; write the output to another file"
+      convert -f --dtd dtds/spc.dtd "${out_dir}/example.spc" "${out_dir}/example.spc")
+file(READ "${out_dir}/example.spc" same)
+expect_equal("input = output left alone" "${same}" "${example_text}")
+# A symbolic link is written through; the link stays a link.
+file(CREATE_LINK "target.mtf" "${out_dir}/link.mtf" SYMBOLIC)
+run(0 convert --dtd dtds/spc.dtd ${example} "${out_dir}/link.mtf")
+if(NOT IS_SYMLINK "${out_dir}/link.mtf" OR NOT EXISTS "${out_dir}/target.mtf")
+  message(FATAL_ERROR "writing through a symbolic link replaced the link")
+endif()
+run(0 check "${out_dir}/link.mtf")
+# A FIFO is written in place and stays a FIFO.
+execute_process(COMMAND mkfifo "${out_dir}/fifo" RESULT_VARIABLE code)
+execute_process(COMMAND ${MTF} convert "${SOURCE_DIR}/tests/fixtures/traces/hatf10-big-endian-64.mtf" "${out_dir}/fifo"
+                COMMAND cat "${out_dir}/fifo" OUTPUT_VARIABLE fifo_text RESULTS_VARIABLE codes ERROR_VARIABLE err)
+execute_process(COMMAND test -p "${out_dir}/fifo" RESULT_VARIABLE still_fifo)
+expect_equal("convert into a FIFO" "${code};${still_fifo}" "0;0")
+execute_process(COMMAND ${MTF} convert --dtd "${SOURCE_DIR}/dtds/spc.dtd" "${example}" "${out_dir}/fifo"
+                COMMAND cat "${out_dir}/fifo" OUTPUT_FILE "${out_dir}/from-fifo.mtf" RESULTS_VARIABLE codes)
+execute_process(COMMAND test -p "${out_dir}/fifo" RESULT_VARIABLE still_fifo)
+expect_equal("a trace written into a FIFO" "${codes};${still_fifo}" "0;0;0")
+run(0 check "${out_dir}/from-fifo.mtf")
+# A character device (made here when the test may) stays a device.
+execute_process(COMMAND mknod "${out_dir}/null" c 1 3 RESULT_VARIABLE code ERROR_QUIET)
+if(code EQUAL 0)
+  run(0 convert "${SOURCE_DIR}/tests/fixtures/traces/hatf10-big-endian-64.mtf" "${out_dir}/null")
+  execute_process(COMMAND test -c "${out_dir}/null" RESULT_VARIABLE still_device)
+  expect_equal("a character device stays one" "${still_device}" "0")
+endif()
+# A directory is not an output.
+fails(1 "mtf: convert: ${out_dir}: is a directory, not a file" convert --dtd dtds/spc.dtd ${example} "${out_dir}")
+# A stray temporary of a killed run is no obstacle.
+file(WRITE "${out_dir}/stray.mtf.AbCdEf.partial" "left by SIGKILL")
+run(0 convert --dtd dtds/spc.dtd ${example} "${out_dir}/stray.mtf")
+# Two converts racing to one new path: one writes it whole, the other fails; the result checks.
+execute_process(COMMAND ${MTF} convert --dtd "${SOURCE_DIR}/dtds/spc.dtd" "${example}" "${out_dir}/race.mtf"
+                COMMAND ${MTF} convert --dtd "${SOURCE_DIR}/dtds/spc.dtd" "${example}" "${out_dir}/race.mtf"
+                RESULTS_VARIABLE codes ERROR_VARIABLE err)
+if(NOT codes MATCHES "^(0;1|1;0)$")
+  message(FATAL_ERROR "two converts to one path: exits ${codes}, expected one success and one refusal\n${err}")
+endif()
+run(0 check "${out_dir}/race.mtf")
+file(GLOB leftovers "${out_dir}/race.mtf.*")
+expect_equal("temporary files left by the race" "${leftovers}" "")
+# A trace cut short is refused; recover saves its whole segments.
+string(REPEAT "0,20941264,8192,W,0.551706\n" 100000 many)
+file(WRITE "${out_dir}/many.spc" "${many}")
+run(0 convert --dtd dtds/spc.dtd "${out_dir}/many.spc" "${out_dir}/many.mtf")
+execute_process(COMMAND head -c 1500000 "${out_dir}/many.mtf" OUTPUT_FILE "${out_dir}/cut.mtf")
+run(1 check "${out_dir}/cut.mtf")
+if(NOT err MATCHES "the trace has no end frame: its writer did not finish it")
+  message(FATAL_ERROR "a cut trace: ${err}")
+endif()
+run(0 recover "${out_dir}/cut.mtf" "${out_dir}/saved.mtf")
+if(NOT err MATCHES "^mtf: recover: .*cut.mtf: saved [0-9]+ records in 1 segment to .*saved.mtf; lost everything after byte [0-9]+, including a cut segment of [0-9]+ records")
+  message(FATAL_ERROR "mtf recover reported: ${err}")
+endif()
+run(0 check "${out_dir}/saved.mtf")

@@ -187,7 +187,7 @@ TEST_CASE("a file shorter than the ident") {
     for (std::size_t size : {0, 4, 15}) {
         CAPTURE(size);
         CHECK(show(corrupt_base(t, formats[0], [&](TraceBytes& b) { b.b.resize(size); })) ==
-              show(ErrorKind::truncated, size, -1, 0, "the trace ends in the middle of the Meta-TF header"));
+              show(ErrorKind::bad_header, size, -1, 0, "the file is too short for a Meta-TF header"));
     }
 }
 
@@ -769,6 +769,39 @@ TEST_CASE("refused requests leave the writer usable") {
         CHECK(r.get<Comment>().text == std::string(255, 'c'));
         CHECK(!r.next());
     }
+}
+
+}  // TEST_SUITE
+
+TEST_SUITE("work budget") {
+
+// Seven metadata records' worth of trouble: the count stores nothing and says
+// 2^24 - 1, and the repeated element stores nothing, so each 1-byte record asks
+// for 16.7 M elements. The reader's budget for the whole trace stops it at once.
+TEST_CASE("groups that expand to far more elements than the trace has bytes are refused") {
+    TempTrace t("repeat-bomb");
+    const std::uint64_t count = (std::uint64_t(1) << 24) - 1, records = 2'200'000;
+    rt::WriterOptions options;
+    options.output.replace = true;
+    options.chunk_bytes = std::size_t(4) << 20;  // one chunk, so the check of each record alone lets it pass
+    {
+        rt::TraceWriter w(t.path(), repeats::dtd, options);
+        const auto slot = static_cast<std::uint32_t>(repeats::RecordType::Group);
+        w.metadata(slot, repeats::Group::n_field, rt::MetaOp::default_value, count);
+        w.metadata(slot, repeats::Group::x_field, rt::MetaOp::default_value, 0);
+        for (std::uint64_t i = 0; i < records; ++i) {
+            w.begin_record(slot);
+            w.write_int(w.states(slot)[repeats::Group::n_field], count);
+            w.check_count(w.states(slot)[repeats::Group::n_field], count, count);
+            w.end_record();
+        }
+        w.close();
+    }
+    const auto error = metatf::test::read_error<repeats::Reader>(t.path());
+    REQUIRE(error);
+    CHECK(error->kind == ErrorKind::bad_value);
+    CHECK(error->record == 2);  // the first group, after the two metadata records
+    CHECK(error->message.starts_with("repeated groups expand to more than "));
 }
 
 }  // TEST_SUITE

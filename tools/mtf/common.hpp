@@ -117,7 +117,9 @@ auto naming_file(const std::string& file, F&& f) -> decltype(f()) {
     try {
         return f();
     } catch (const rt::TraceError& e) {
-        throw InputError(file + ": " + e.what());
+        // An output's failure (OutputError, as an io TraceError) already names its file.
+        const bool named = e.kind == rt::ErrorKind::io && e.message.starts_with(file + ": ");
+        throw InputError(named ? e.message : file + ": " + e.what());
     }
 }
 

@@ -149,9 +149,10 @@ encoding, the trace gets a metadata record that widens the field (or turns a
 form's canonical spelling; its metadata and section records are left out,
 and a comment record is an error (text forms cannot hold comments).
 
-INPUT may be '-' for standard input. OUTPUT may be '-' for standard output
-when it is text; a trace must go to a file. Nothing is left at OUTPUT when
-the conversion fails.
+INPUT and OUTPUT may be '-' for standard input and output, for text and
+traces alike (a trace streams). An existing OUTPUT is replaced only with -f;
+nothing is left at OUTPUT when the conversion fails; a FIFO or device is
+written in place; OUTPUT may not be INPUT (docs/mtf.md, "Output files").
 
 Options:
   --dtd FILE          the DTD of the text (needed for text input); for trace
@@ -161,6 +162,7 @@ Options:
   --class 32|64       trace output: the header's word size (default 64)
   --byte-order little|big
                       trace output: the byte order (default little)
+  -f, --force         replace OUTPUT if it exists
   -h, --help          show this help
 
 Exit status: 0 on success, 1 for bad input, 2 for a command-line mistake.

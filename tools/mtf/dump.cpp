@@ -313,6 +313,7 @@ Options:
                   names: -o DIR writes DIR/RECORD.csv (DIR is created);
                   with one --record NAME, -o - (the default) prints that one
   -o OUT          write to OUT instead of standard output ('-')
+  -f, --force     replace existing output files
   --record NAME   only records of type NAME; repeat it for several types
   --no-meta       leave out the predefined comment, section and metadata
                   records
