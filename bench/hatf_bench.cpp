@@ -50,6 +50,7 @@ template <Encoding E>
 void write_generated(const std::string& path, std::span<const Event> events) {
     metatf::rt::WriterOptions options;
     options.output.replace = true;  // every iteration rewrites the same file
+    options.version = 1;  // the layout the hand-written writer and reader (handwritten.hpp) share
     hatf10::Writer w(path, options);
     if constexpr (E == Encoding::compact) announce_compact(w);
     hatf10::Alloc a;
