@@ -11,11 +11,11 @@ jobs="$(nproc)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETATF_WERROR=ON -DMETATF_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build build -j"$jobs"
 build/bench/hatf_bench --benchmark_min_time=0.01 >/dev/null
-ctest --test-dir build --output-on-failure -j"$jobs"
+ctest --test-dir build --output-on-failure --timeout 600 -j"$jobs"
 
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DMETATF_WERROR=ON -DMETATF_SANITIZE=ON >/dev/null
 cmake --build build-sanitize -j"$jobs"
-ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
+ctest --test-dir build-sanitize --output-on-failure --timeout 900 -j"$jobs"
 
 CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETATF_FUZZ=ON >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_hatf10_reader

@@ -258,21 +258,18 @@ if(NOT IS_SYMLINK "${out_dir}/link.mtf" OR NOT EXISTS "${out_dir}/target.mtf")
   message(FATAL_ERROR "writing through a symbolic link replaced the link")
 endif()
 run(0 check "${out_dir}/link.mtf")
-# A FIFO is written in place and stays a FIFO.
-execute_process(COMMAND mkfifo "${out_dir}/fifo" RESULT_VARIABLE code)
-execute_process(COMMAND ${MTF} convert "${SOURCE_DIR}/tests/fixtures/traces/hatf10-big-endian-64.mtf" "${out_dir}/fifo"
-                COMMAND cat "${out_dir}/fifo" OUTPUT_VARIABLE fifo_text RESULTS_VARIABLE codes ERROR_VARIABLE err)
-execute_process(COMMAND test -p "${out_dir}/fifo" RESULT_VARIABLE still_fifo)
-expect_equal("convert into a FIFO" "${code};${still_fifo}" "0;0")
+# A FIFO is written in place and stays a FIFO. The reader gives up after a minute,
+# so a convert that fails before opening the FIFO fails the test instead of hanging it.
+execute_process(COMMAND mkfifo "${out_dir}/fifo")
 execute_process(COMMAND ${MTF} convert --dtd "${SOURCE_DIR}/dtds/spc.dtd" "${example}" "${out_dir}/fifo"
-                COMMAND cat "${out_dir}/fifo" OUTPUT_FILE "${out_dir}/from-fifo.mtf" RESULTS_VARIABLE codes)
+                COMMAND timeout 60 cat "${out_dir}/fifo" OUTPUT_FILE "${out_dir}/from-fifo.mtf" RESULTS_VARIABLE codes)
 execute_process(COMMAND test -p "${out_dir}/fifo" RESULT_VARIABLE still_fifo)
 expect_equal("a trace written into a FIFO" "${codes};${still_fifo}" "0;0;0")
 run(0 check "${out_dir}/from-fifo.mtf")
 # A character device (made here when the test may) stays a device.
 execute_process(COMMAND mknod "${out_dir}/null" c 1 3 RESULT_VARIABLE code ERROR_QUIET)
 if(code EQUAL 0)
-  run(0 convert "${SOURCE_DIR}/tests/fixtures/traces/hatf10-big-endian-64.mtf" "${out_dir}/null")
+  run(0 convert --dtd dtds/spc.dtd ${example} "${out_dir}/null")
   execute_process(COMMAND test -c "${out_dir}/null" RESULT_VARIABLE still_device)
   expect_equal("a character device stays one" "${still_device}" "0")
 endif()
