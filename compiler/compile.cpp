@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "front/parser.hpp"
 #include "front/prelude.hpp"
@@ -32,7 +33,7 @@ Compilation compile_file(const std::string& path) {
                               "cannot read the file");
         return out;
     }
-    return compile(path, text.str());
+    return compile(path, std::move(text).str());
 }
 
 }  // namespace metatf
