@@ -45,12 +45,9 @@ std::string identifier(const std::string& name) {
 std::string cpp_namespace(const std::string& dtd_name) { return identifier(dtd_name); }
 
 std::string namespace_problem(std::string_view ns) {
-    const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    if (ns.empty() || std::isdigit(static_cast<unsigned char>(ns[0])) || !std::all_of(ns.begin(), ns.end(), word)) {
-        return "is not a C++ identifier (letters, digits and '_', not starting with a digit)";
-    }
-    if (reserved_names.count(ns)) return "is a C++ keyword or a name that may be a macro";
-    return {};
+    if (identifier(std::string(ns)) == ns) return {};  // the rule keeps it as it is
+    return reserved_names.count(ns) ? "is a C++ keyword or a name that may be a macro"
+                                    : "is not a C++ identifier (letters, digits and '_', not starting with a digit)";
 }
 
 namespace {
