@@ -368,6 +368,13 @@ TEST_CASE("after a syntax error the parser resumes at the next top-level item") 
                                    "9:1: error: expected a field: a name, 'count*field', 'name : field' or '(field, ...)'"});
 }
 
+TEST_CASE("items on either side of a syntax error still report their own errors") {
+    CHECK(briefs("a.width = 99999999999999999999;\nb.width = ;\nc.width = 0x10000000000000000;\n") ==
+          std::vector<std::string>{"1:11: error: integer '99999999999999999999' does not fit in 64 bits",
+                                   "2:11: error: " + expected_value,
+                                   "3:11: error: integer '0x10000000000000000' does not fit in 64 bits"});
+}
+
 TEST_CASE("semantic errors are reported together, in source order") {
     CHECK(briefs("x.width = 9;\n"
                  "a : (tag, x) { tag.value = 4; }\n"
