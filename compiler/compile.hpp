@@ -14,11 +14,19 @@ struct Compilation {
     std::optional<ir::Schema> schema;  // set only when there was no error
 };
 
-// Compiles DTD text. `file_name` names it in diagnostics; the DTD's name is the
-// file name without directory and extension.
-Compilation compile(std::string file_name, std::string text);
+// The name of the DTD in a file: the file name without directory and without
+// its last extension ("lackey.v2" for "dir/lackey.v2.dtd").
+std::string dtd_name_of(const std::string& file_name);
+
+// Compiles DTD text. `file_name` names it in diagnostics; `name` is the DTD's
+// name, by default dtd_name_of(file_name).
+Compilation compile(std::string file_name, std::string text, std::optional<std::string> name = std::nullopt);
 
 // Reads and compiles a DTD file; an unreadable file is reported as a diagnostic.
-Compilation compile_file(const std::string& path);
+Compilation compile_file(const std::string& path, std::optional<std::string> name = std::nullopt);
+
+// Reads and compiles a DTD from standard input, named "stdin" in diagnostics
+// and, by default, as the DTD's name.
+Compilation compile_stdin(std::optional<std::string> name = std::nullopt);
 
 }  // namespace metatf

@@ -10,12 +10,20 @@
 namespace metatf {
 
 // A DTD's text, kept alive for as long as diagnostics may point into it.
-struct SourceFile {
-    std::string name;  // as given on the command line, or "<predefined>"
-    std::string text;
+class SourceFile {
+public:
+    SourceFile(std::string name, std::string text);
 
-    // The text of 1-based line `line`, without its line terminator.
+    const std::string name;  // as given on the command line, or "<predefined>"
+    const std::string text;
+
+    // The text of 1-based line `line`, without its line terminator; empty past the end.
     std::string_view line_text(std::size_t line) const;
+
+private:
+    // The offset of every line's first byte, so that rendering a diagnostic
+    // costs the same on line 1 and on line 10^6 (a DTD may draw one per line).
+    std::vector<std::size_t> line_starts_;
 };
 
 struct Location {

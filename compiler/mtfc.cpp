@@ -1,10 +1,15 @@
 // mtfc: the Meta-TF DTD compiler's command line.
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "back/cpp.hpp"
 #include "compile.hpp"
@@ -17,27 +22,126 @@ constexpr const char* usage = R"(Usage: mtfc [OPTIONS] FILE.dtd
 
 Compiles a Meta-TF DTD: checks it and prints what it finds wrong as
 FILE:LINE:COL: error: MESSAGE, with the source line and a caret.
-FILE may be '-' for standard input (the DTD is then named "stdin").
+FILE may be '-' for standard input (named "stdin" in diagnostics).
 
 Options:
-  --check        only check the DTD (the default when no --emit is given)
-  --emit=ir      print the resolved model (IR) as JSON; docs/dtd-language.md
-                 describes its schema
-  --emit=cpp     generate a C++ reader and writer: with -o DIR, writes
-                 DIR/NAME.hpp (NAME is the DTD's name)
-  -o FILE        write the output to FILE instead of standard output
-                 (for --emit=cpp, a directory, created if missing)
-  --help         show this help and exit
-  --version      show the version and exit
+  --check             only check the DTD (the default when no --emit is given)
+  --emit ir           print the resolved model (IR) as JSON; docs/dtd-language.md
+                      describes its schema
+  --emit cpp          generate a C++ reader and writer: with -o DIR, writes
+                      DIR/NAME.hpp
+  -o, --output FILE   write the output to FILE instead of standard output
+                      (for --emit cpp, a directory, created if missing)
+  --name NAME         the DTD's name, which traces and the IR carry; by default
+                      FILE without directory and last extension, "stdin" for -
+  --namespace NS      the C++ namespace of --emit cpp; by default NAME made an
+                      identifier (docs/dtd-language.md, section 11)
+  -h, --help          show this help and exit
+  -V, --version       show the version and exit
+A long option's value may also follow '=', as in --emit=cpp.
 
 Exit status: 0 when the DTD is valid (warnings allowed), 1 when it has errors,
-2 for a command-line mistake or an output file that cannot be written.
+2 for a command-line mistake or output that cannot be written.
 )";
 
-std::string read_stdin() {
-    std::ostringstream text;
-    text << std::cin.rdbuf();
-    return text.str();
+struct UsageError {
+    std::string message;
+};
+
+struct Options {
+    std::optional<std::string> input, emit, output, name, ns;
+    bool check = false;
+    bool help = false;
+    bool version = false;
+};
+
+// If args[i] is the option `name` (or its short form), its value: what follows
+// '=' in the same argument, or the next argument, which is then consumed.
+std::optional<std::string> value_of(const std::vector<std::string_view>& args, std::size_t& i, std::string_view name,
+                                    std::string_view short_name = {}) {
+    const std::string_view arg = args[i];
+    if (arg.size() > name.size() && arg.substr(0, name.size()) == name && arg[name.size()] == '=') {
+        return std::string(arg.substr(name.size() + 1));
+    }
+    if (arg != name && (short_name.empty() || arg != short_name)) return std::nullopt;
+    if (++i == args.size()) throw UsageError{std::string(arg) + " needs a value"};
+    return std::string(args[i]);
+}
+
+void set_once(std::optional<std::string>& option, std::string value, std::string_view name) {
+    if (option) throw UsageError{std::string(name) + " is given twice"};
+    option = std::move(value);
+}
+
+Options parse_arguments(const std::vector<std::string_view>& args) {
+    Options o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view arg = args[i];
+        if (arg == "-h" || arg == "--help") {
+            o.help = true;
+            return o;
+        }
+        if (arg == "-V" || arg == "--version") {
+            o.version = true;
+            return o;
+        }
+        if (arg == "--check") {
+            o.check = true;
+        } else if (auto emit = value_of(args, i, "--emit")) {
+            set_once(o.emit, std::move(*emit), "--emit");
+        } else if (auto output = value_of(args, i, "--output", "-o")) {
+            set_once(o.output, std::move(*output), "-o");
+        } else if (auto name = value_of(args, i, "--name")) {
+            set_once(o.name, std::move(*name), "--name");
+        } else if (auto ns = value_of(args, i, "--namespace")) {
+            set_once(o.ns, std::move(*ns), "--namespace");
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            throw UsageError{"unknown option '" + std::string(arg) + "'"};
+        } else {
+            if (o.input) throw UsageError{"one DTD file at a time"};
+            o.input = std::string(arg);
+        }
+    }
+    return o;
+}
+
+// Why `name` cannot be a DTD's name, or "": it names the header NAME.hpp.
+std::string name_problem(const std::string& name) {
+    if (name.empty() || name == "." || name == "..") return "is not a file name";
+    if (name.find('/') != std::string::npos) return "has a '/'";
+    const auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
+    if (std::any_of(name.begin(), name.end(), control)) return "has control characters";
+    return {};
+}
+
+void check_options(const Options& o) {
+    if (!o.input) throw UsageError{"no DTD file given"};
+    if (o.emit && *o.emit != "ir" && *o.emit != "cpp") throw UsageError{"unknown --emit kind '" + *o.emit + "' (known: ir, cpp)"};
+    if (o.check && o.emit) throw UsageError{"--check and --emit exclude each other"};
+    if (o.output && !o.emit) throw UsageError{"-o needs --emit: a check writes no output"};
+    if (o.emit == "cpp" && !o.output) throw UsageError{"--emit=cpp needs -o DIR"};
+    if (o.ns && o.emit != "cpp") throw UsageError{"--namespace needs --emit=cpp"};
+    if (o.ns) {
+        if (const std::string why = metatf::back::namespace_problem(*o.ns); !why.empty()) {
+            throw UsageError{"--namespace '" + *o.ns + "' " + why};
+        }
+    }
+    if (o.name) {
+        if (const std::string why = name_problem(*o.name); !why.empty()) throw UsageError{"--name '" + *o.name + "' " + why};
+    }
+}
+
+int usage_error(std::string_view message) {
+    std::cerr << "mtfc: " << message << "\nTry 'mtfc --help'.\n";
+    return 2;
+}
+
+// Writes `text` to standard output; when that fails (a full disk, a closed pipe), says why.
+int print(std::string_view text) {
+    errno = 0;
+    if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0) return 0;
+    std::cerr << "mtfc: cannot write to standard output: " << (errno ? std::strerror(errno) : "write error") << '\n';
+    return 2;
 }
 
 int write_file(const std::string& output, const std::string& text) {
@@ -56,61 +160,42 @@ int write_file(const std::string& output, const std::string& text) {
     return 0;
 }
 
-int usage_error(std::string_view message) {
-    std::cerr << "mtfc: " << message << "\nTry 'mtfc --help'.\n";
-    return 2;
+// Writes DIR/NAME.hpp.
+int write_header(const std::string& dir, const metatf::ir::Schema& schema, const std::optional<std::string>& ns) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+        std::cerr << "mtfc: cannot create the directory '" << dir << "': " << ec.message() << '\n';
+        return 2;
+    }
+    const std::string path = (std::filesystem::path(dir) / metatf::back::cpp_header_name(schema)).string();
+    return write_file(path, ns ? metatf::back::generate_cpp(schema, *ns) : metatf::back::generate_cpp(schema));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string input, output, emit;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            std::cout << usage;
-            return 0;
-        }
-        if (arg == "--version") {
-            std::cout << "mtfc " << metatf::version << '\n';
-            return 0;
-        }
-        if (arg == "--check") {
-            emit.clear();
-        } else if (arg.substr(0, 7) == "--emit=") {
-            emit = arg.substr(7);
-            if (emit != "ir" && emit != "cpp") return usage_error("unknown --emit kind '" + emit + "' (known: ir, cpp)");
-        } else if (arg == "-o") {
-            if (++i == argc) return usage_error("-o needs a file name");
-            output = argv[i];
-        } else if (arg.size() > 1 && arg[0] == '-') {
-            return usage_error("unknown option '" + std::string(arg) + "'");
-        } else if (!input.empty()) {
-            return usage_error("one DTD file at a time");
-        } else {
-            input = arg;
-        }
+    Options o;
+    try {
+        o = parse_arguments(std::vector<std::string_view>(argv + 1, argv + argc));
+        if (o.help) return print(usage);
+        if (o.version) return print(std::string("mtfc ") + metatf::version + '\n');
+        check_options(o);
+    } catch (const UsageError& e) {
+        return usage_error(e.message);
     }
-    if (input.empty()) return usage_error("no DTD file given");
-    if (!output.empty() && emit.empty()) return usage_error("-o needs --emit: a check writes no output");
-    if (emit == "cpp" && output.empty()) return usage_error("--emit=cpp needs -o DIR");
 
-    const metatf::Compilation result = input == "-" ? metatf::compile("stdin", read_stdin()) : metatf::compile_file(input);
+    const metatf::Compilation result =
+        *o.input == "-" ? metatf::compile_stdin(o.name) : metatf::compile_file(*o.input, o.name);
     for (const metatf::Diagnostic& d : result.diagnostics.all()) std::cerr << d.render();
     if (!result.schema) return 1;
-    if (emit.empty()) return 0;
-
-    if (emit == "cpp") {
-        std::error_code ec;
-        std::filesystem::create_directories(output, ec);
-        const std::string path = (std::filesystem::path(output) / metatf::back::cpp_header_name(*result.schema)).string();
-        return write_file(path, metatf::back::generate_cpp(*result.schema));
+    if (!o.emit) return 0;
+    if (const std::string why = name_problem(result.schema->name); !why.empty()) {
+        return usage_error("the DTD's name '" + result.schema->name + "' (from its file name) " + why +
+                           "; give one with --name");
     }
+
+    if (*o.emit == "cpp") return write_header(*o.output, *result.schema, o.ns);
     const std::string text = metatf::ir::to_json_text(*result.schema);
-    if (output.empty()) {
-        std::cout << text;
-        return std::cout.flush() ? 0 : 2;
-    }
-    return write_file(output, text);
+    return o.output ? write_file(*o.output, text) : print(text);
 }
-

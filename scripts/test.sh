@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds with warnings as errors, and runs every test: in a normal
 # build (with the benchmarks compiled and run briefly), under AddressSanitizer
-# and UndefinedBehaviorSanitizer, and the libFuzzer harness for a minute.
+# and UndefinedBehaviorSanitizer, and the libFuzzer harnesses briefly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,5 +18,5 @@ cmake --build build-sanitize -j"$jobs"
 ctest --test-dir build-sanitize --output-on-failure --timeout 900 -j"$jobs"
 
 CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETATF_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_hatf10_reader
+cmake --build build-fuzz -j"$jobs" --target fuzz_hatf10_reader fuzz_mtfc
 ctest --test-dir build-fuzz --output-on-failure -R '^fuzz_'

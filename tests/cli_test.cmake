@@ -1,5 +1,5 @@
 # End-to-end checks of the mtfc command line: exit status, output and files.
-# Run by CTest as: cmake -DMTFC=... -DSOURCE_DIR=... -DWORK_DIR=... -P cli_test.cmake
+# Run by CTest as: cmake -DMTFC=... -DVERSION=... -DSOURCE_DIR=... -DWORK_DIR=... -P cli_test.cmake
 
 function(run expected_code)
   execute_process(COMMAND ${MTFC} ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -16,14 +16,31 @@ function(expect text pattern)
   endif()
 endfunction()
 
+function(expect_exact what text expected)
+  if(NOT text STREQUAL expected)
+    message(FATAL_ERROR "${what}:\n${text}\nexpected exactly:\n${expected}")
+  endif()
+endfunction()
+
+# A command-line mistake: exit 2, and on standard error exactly the reason and the hint.
+function(usage_error message)
+  run(2 ${ARGN})
+  expect_exact("mtfc ${ARGN}: stderr" "${err}" "mtfc: ${message}\nTry 'mtfc --help'.\n")
+endfunction()
+
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
 run(0 --help)
-expect("${out}" "Usage: mtfc \\[OPTIONS\\] FILE.dtd")
-expect("${out}" "--emit=ir")
+expect("${out}" "^Usage: mtfc \\[OPTIONS\\] FILE.dtd\n")
+expect("${out}" "--emit ir")
+set(help "${out}")
+run(0 -h)
+expect_exact("-h" "${out}" "${help}")
 run(0 --version)
-expect("${out}" "^mtfc [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+expect_exact("--version" "${out}" "mtfc ${VERSION}\n")
+run(0 -V)
+expect_exact("-V" "${out}" "mtfc ${VERSION}\n")
 
 run(0 --check "${SOURCE_DIR}/dtds/hatf10.dtd")
 if(NOT out STREQUAL "" OR NOT err STREQUAL "")
@@ -36,11 +53,16 @@ if(NOT out STREQUAL golden)
   message(FATAL_ERROR "--emit=ir on stdout differs from generated/hatf10.ir.json")
 endif()
 
-run(0 --emit=ir -o "${WORK_DIR}/hatf10.json" "${SOURCE_DIR}/dtds/hatf10.dtd")
-file(READ "${WORK_DIR}/hatf10.json" written)
-if(NOT written STREQUAL golden)
-  message(FATAL_ERROR "--emit=ir -o wrote something other than generated/hatf10.ir.json")
-endif()
+run(0 --emit ir "${SOURCE_DIR}/dtds/hatf10.dtd")
+expect_exact("--emit ir (a separate value)" "${out}" "${golden}")
+
+# -o, --output FILE and --output=FILE.
+foreach(option IN ITEMS "-o;${WORK_DIR}/hatf10.json" "--output;${WORK_DIR}/hatf10.json" "--output=${WORK_DIR}/hatf10.json")
+  file(REMOVE "${WORK_DIR}/hatf10.json")
+  run(0 --emit=ir ${option} "${SOURCE_DIR}/dtds/hatf10.dtd")
+  file(READ "${WORK_DIR}/hatf10.json" written)
+  expect_exact("--emit=ir ${option} wrote" "${written}" "${golden}")
+endforeach()
 
 # Errors: exit 1, diagnostics on stderr with the source line and caret, no output file.
 run(1 --emit=ir -o "${WORK_DIR}/appc.json" "${SOURCE_DIR}/tests/fixtures/paper-appendix-c.dtd")
@@ -65,14 +87,41 @@ file(READ "${SOURCE_DIR}/generated/hatf10.hpp" golden_header)
 if(NOT header STREQUAL golden_header)
   message(FATAL_ERROR "--emit=cpp wrote something other than generated/hatf10.hpp")
 endif()
-run(2 --frobnicate)
-expect("${err}" "unknown option '--frobnicate'")
-run(2 a.dtd b.dtd)
-run(2 --emit=ir -o)
+usage_error("unknown option '--frobnicate'" --frobnicate)
+usage_error("one DTD file at a time" a.dtd b.dtd)
+usage_error("-o needs a value" --emit=ir -o)
+usage_error("--name needs a value" x.dtd --name)
+usage_error("--emit is given twice" --emit=ir --emit cpp x.dtd)
+usage_error("-o is given twice" --emit=ir -o a.json --output b.json x.dtd)
+usage_error("--check and --emit exclude each other" --check --emit=ir x.dtd)
+usage_error("-o needs --emit: a check writes no output" -o a.json x.dtd)
+usage_error("--namespace needs --emit=cpp" --emit=ir --namespace n x.dtd)
+usage_error("--namespace 'stdin' is a C++ keyword or a name that may be a macro" --emit=cpp -o d --namespace stdin x.dtd)
+usage_error("--namespace 'a.b' is not a C++ identifier (letters, digits and '_', not starting with a digit)"
+            --emit=cpp -o d --namespace=a.b x.dtd)
+usage_error("--name 'a/b' has a '/'" --emit=ir --name a/b x.dtd)
+usage_error("--name '' is not a file name" --emit=ir --name= x.dtd)
+
+# Every message about a file names it, and says what went wrong.
 run(1 "${WORK_DIR}/does-not-exist.dtd")
-expect("${err}" "does-not-exist.dtd: error: cannot read the file")
+expect_exact("a missing DTD" "${err}" "${WORK_DIR}/does-not-exist.dtd: error: cannot read the file: No such file or directory\n")
+run(1 "${WORK_DIR}")
+expect_exact("a directory as the DTD" "${err}" "${WORK_DIR}: error: cannot read the file: Is a directory\n")
+execute_process(COMMAND ${MTFC} - INPUT_FILE "${WORK_DIR}" RESULT_VARIABLE code ERROR_VARIABLE err)
+expect_exact("a directory as standard input" "${code}: ${err}" "1: stdin: error: cannot read the file: Is a directory\n")
+file(WRITE "${WORK_DIR}/plain" "")
+run(2 --emit=cpp -o "${WORK_DIR}/plain/sub" "${SOURCE_DIR}/dtds/hatf10.dtd")
+expect_exact("-o under a regular file" "${err}" "mtfc: cannot create the directory '${WORK_DIR}/plain/sub': Not a directory\n")
 run(2 --emit=ir -o "${WORK_DIR}/no/such/dir/out.json" "${SOURCE_DIR}/dtds/hatf10.dtd")
-expect("${err}" "cannot write")
+expect("${err}" "cannot write '${WORK_DIR}/no/such/dir/out.json")
+
+# A standard output that cannot be written is an error with its reason, never a silent exit.
+if(EXISTS /dev/full)
+  foreach(args IN ITEMS "--emit=ir;${SOURCE_DIR}/dtds/hatf10.dtd" --help --version)
+    execute_process(COMMAND ${MTFC} ${args} OUTPUT_FILE /dev/full RESULT_VARIABLE code ERROR_VARIABLE err)
+    expect_exact("mtfc ${args} > /dev/full" "${code}: ${err}" "2: mtfc: cannot write to standard output: No space left on device\n")
+  endforeach()
+endif()
 
 # '-' reads the DTD from standard input.
 execute_process(COMMAND ${MTFC} --emit=ir - INPUT_FILE "${SOURCE_DIR}/dtds/hatf10.dtd"
@@ -80,6 +129,14 @@ execute_process(COMMAND ${MTFC} --emit=ir - INPUT_FILE "${SOURCE_DIR}/dtds/hatf1
 if(NOT code EQUAL 0 OR NOT out MATCHES "\"dtd\": \"stdin\"")
   message(FATAL_ERROR "mtfc - failed: ${code}\n${err}")
 endif()
+# --name names the DTD, from a file or from standard input.
+execute_process(COMMAND ${MTFC} --emit=ir --name hatf - INPUT_FILE "${SOURCE_DIR}/dtds/hatf10.dtd"
+                RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT code EQUAL 0 OR NOT out MATCHES "\n  \"dtd\": \"hatf\",\n")
+  message(FATAL_ERROR "mtfc --name hatf - failed: ${code}\n${err}")
+endif()
+run(0 --emit=ir --name=h.v2 "${SOURCE_DIR}/dtds/hatf10.dtd")
+expect("${out}" "\n  \"dtd\": \"h.v2\",\n")
 execute_process(COMMAND ${MTFC} - INPUT_FILE "${SOURCE_DIR}/tests/fixtures/paper-appendix-c.dtd"
                 RESULT_VARIABLE code ERROR_VARIABLE err)
 if(NOT code EQUAL 1 OR NOT err MATCHES "stdin:17:30: error:")

@@ -342,6 +342,33 @@ TEST_CASE("a diagnostic renders as FILE:LINE:COL, the source line and a caret, t
           "    \t         \t^\n");
 }
 
+TEST_CASE("a source file finds each line by number, without its terminator") {
+    const metatf::SourceFile file("f.dtd", "first\r\n\nthird\nlast");
+    CHECK(file.line_text(1) == "first");
+    CHECK(file.line_text(2).empty());
+    CHECK(file.line_text(3) == "third");
+    CHECK(file.line_text(4) == "last");
+    CHECK(file.line_text(5).empty());
+    CHECK(metatf::SourceFile("g.dtd", "a;\n").line_text(2).empty());
+}
+
+TEST_CASE("a long source line is shown around the column, so a one-line DTD renders in linear time") {
+    const std::string left(100, 'a'), right(100, 'b');
+    const metatf::Compilation c = metatf::compile("long.dtd", "/*" + left + "*/ x.width = 1; /*" + right + "*/\n");
+    REQUIRE(c.diagnostics.all().size() == 1);
+    CHECK(c.diagnostics.all()[0].render() ==
+          "long.dtd:1:106: warning: 'x.width' has no effect: no field of the records defined here is named 'x'\n"
+          "    ..." + std::string(57, 'a') + "*/ x.width = 1; /*" + std::string(45, 'b') + "...\n"
+          "    " + std::string(63, ' ') + "^\n");
+    // Near the start of a long line only the end is cut.
+    const metatf::Compilation d = metatf::compile("long.dtd", "x.width = 1; /*" + right + right + "*/");
+    REQUIRE(d.diagnostics.all().size() == 1);
+    CHECK(d.diagnostics.all()[0].render() ==
+          "long.dtd:1:1: warning: 'x.width' has no effect: no field of the records defined here is named 'x'\n"
+          "    x.width = 1; /*" + std::string(45, 'b') + "...\n"
+          "    ^\n");
+}
+
 TEST_CASE("the paper's Appendix C, verbatim, yields its one real defect and two warnings") {
     const metatf::Compilation c = metatf::compile_file(METATF_SOURCE_DIR "/tests/fixtures/paper-appendix-c.dtd");
     std::vector<std::string> got;
@@ -369,6 +396,13 @@ TEST_CASE("after a syntax error the parser resumes at the next top-level item") 
                                    "9:1: error: expected a field: a name, 'count*field', 'name : field' or '(field, ...)'"});
 }
 
+TEST_CASE("items on either side of a syntax error still report their own errors") {
+    CHECK(briefs("a.width = 99999999999999999999;\nb.width = ;\nc.width = 0x10000000000000000;\n") ==
+          std::vector<std::string>{"1:11: error: integer '99999999999999999999' does not fit in 64 bits",
+                                   "2:11: error: " + expected_value,
+                                   "3:11: error: integer '0x10000000000000000' does not fit in 64 bits"});
+}
+
 TEST_CASE("semantic errors are reported together, in source order") {
     CHECK(briefs("x.width = 9;\n"
                  "a : (tag, x) { tag.value = 4; }\n"
@@ -390,8 +424,10 @@ TEST_CASE("endless syntax errors stop after fifty") {
 TEST_CASE("an unreadable file is a diagnostic, not a crash") {
     const metatf::Compilation missing = metatf::compile_file("/nonexistent/dir/x.dtd");
     REQUIRE(missing.diagnostics.all().size() == 1);
-    CHECK(missing.diagnostics.all()[0].render() == "/nonexistent/dir/x.dtd: error: cannot read the file\n");
-    CHECK(metatf::compile_file(METATF_SOURCE_DIR).diagnostics.has_errors());
+    CHECK(missing.diagnostics.all()[0].render() ==
+          "/nonexistent/dir/x.dtd: error: cannot read the file: No such file or directory\n");
+    CHECK(metatf::compile_file(METATF_SOURCE_DIR).diagnostics.all()[0].brief() ==
+          "0:0: error: cannot read the file: Is a directory");
 }
 
 TEST_CASE("records that would expand enormously are refused at once") {

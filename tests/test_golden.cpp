@@ -63,3 +63,32 @@ TEST_CASE("the compiler's output for every DTD in dtds/ matches its golden files
     }
     CHECK(checked >= 2);
 }
+
+TEST_CASE("a DTD's name becomes a namespace by the documented rule and stays a string in the header") {
+    using metatf::back::cpp_namespace;
+    CHECK(cpp_namespace("hatf10") == "hatf10");
+    CHECK(cpp_namespace("lackey.v2") == "lackey_v2");
+    CHECK(cpp_namespace("caf\xc3\xa9") == "caf__");
+    CHECK(cpp_namespace("2d") == "_2d");
+    CHECK(cpp_namespace("") == "_");
+    for (const char* reserved : {"stdin", "errno", "EOF", "linux", "class", "and", "type"}) {
+        CHECK(cpp_namespace(reserved) == std::string(reserved) + "_");
+    }
+
+    using metatf::back::namespace_problem;
+    CHECK(namespace_problem("lk").empty());
+    CHECK(namespace_problem("stdin_").empty());
+    CHECK(namespace_problem("stdin") == "is a C++ keyword or a name that may be a macro");
+    for (const char* bad : {"", "a.b", "2d", "a::b", "caf\xc3\xa9"}) {
+        CHECK(namespace_problem(bad) == "is not a C++ identifier (letters, digits and '_', not starting with a digit)");
+    }
+
+    const metatf::Compilation c = metatf::compile("dir/a\"b\\c.v2.dtd", "r : (tag) { tag.value = 4; }");
+    REQUIRE(c.schema);
+    CHECK(c.schema->name == "a\"b\\c.v2");
+    CHECK(metatf::back::cpp_header_name(*c.schema) == "a\"b\\c.v2.hpp");
+    const std::string header = metatf::back::generate_cpp(*c.schema);
+    CHECK(header.find("\nnamespace a_b_c_v2 {\n") != std::string::npos);
+    CHECK(header.find("rt::DtdDesc dtd = {\"a\\\"b\\\\c.v2\", ") != std::string::npos);
+    CHECK(metatf::back::generate_cpp(*c.schema, "lk").find("\nnamespace lk {\n") != std::string::npos);
+}

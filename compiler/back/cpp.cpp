@@ -14,7 +14,12 @@ namespace metatf::back {
 
 namespace {
 
-const std::set<std::string> cpp_keywords = {
+// Names a generated identifier must not take, so it gets a trailing '_': the C++
+// keywords and alternative tokens; "type" and "tag", which every generated record
+// struct uses itself; names the C and C++ standard libraries define as macros
+// (lowercase ones, and EOF and NULL); and the macros GCC and Clang predefine in
+// their default GNU mode. docs/dtd-language.md (section 11) lists them.
+const std::set<std::string, std::less<>> reserved_names = {
     "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char",
     "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr", "constinit",
     "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do", "double",
@@ -23,7 +28,9 @@ const std::set<std::string> cpp_keywords = {
     "or_eq", "private", "protected", "public", "register", "reinterpret_cast", "requires", "return", "short", "signed",
     "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
     "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
-    "volatile", "wchar_t", "while", "xor", "xor_eq", "type", "tag"};
+    "volatile", "wchar_t", "while", "xor", "xor_eq", "type", "tag",
+    "assert", "errno", "offsetof", "setjmp", "stderr", "stdin", "stdout", "va_arg", "va_copy", "va_end", "va_start",
+    "EOF", "NULL", "linux", "unix", "i386"};
 
 }  // namespace
 
@@ -31,8 +38,16 @@ std::string identifier(const std::string& name) {
     std::string out;
     for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
     if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
-    if (cpp_keywords.count(out)) out += '_';
+    if (reserved_names.count(out)) out += '_';
     return out;
+}
+
+std::string cpp_namespace(const std::string& dtd_name) { return identifier(dtd_name); }
+
+std::string namespace_problem(std::string_view ns) {
+    if (identifier(std::string(ns)) == ns) return {};  // the rule keeps it as it is
+    return reserved_names.count(ns) ? "is a C++ keyword or a name that may be a macro"
+                                    : "is not a C++ identifier (letters, digits and '_', not starting with a digit)";
 }
 
 namespace {
@@ -596,8 +611,9 @@ private:
 
 std::string cpp_header_name(const ir::Schema& schema) { return schema.name + ".hpp"; }
 
-std::string generate_cpp(const ir::Schema& schema) {
-    const std::string ns = identifier(schema.name);
+std::string generate_cpp(const ir::Schema& schema) { return generate_cpp(schema, cpp_namespace(schema.name)); }
+
+std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
     std::vector<RecordCode> records;
     std::set<std::string> struct_names{"RecordType", "Reader", "Writer", "Comment", "Section", "Metadata"};
     for (std::uint32_t slot = 0; slot < schema.records.size(); ++slot) {
@@ -667,8 +683,8 @@ std::string generate_cpp(const ir::Schema& schema) {
     o << "inline constexpr char text[] =\n    " << literal(schema.source) << ";\n";
     emit_text_tables(o, schema);
     o << "\n}  // namespace detail\n\n";
-    o << "// The DTD as the runtime sees it.\ninline constexpr rt::DtdDesc dtd = {\"" << schema.name
-      << "\", detail::text, " << schema.tag_width << ", "
+    o << "// The DTD as the runtime sees it.\ninline constexpr rt::DtdDesc dtd = {" << literal(schema.name)
+      << ", detail::text, " << schema.tag_width << ", "
       << (schema.sections.size() > 1 ? "detail::sections" : "nullptr") << ", " << schema.sections.size() - 1
       << ", detail::records, " << records.size() << ", " << text_table_name(schema) << "};\n\n";
 

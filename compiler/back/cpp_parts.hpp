@@ -9,7 +9,9 @@
 
 namespace metatf::back {
 
-// A C++ identifier for a DTD name (DTD names are identifiers already, save for paths and keywords).
+// A C++ identifier for a name: bytes outside [A-Za-z0-9_] become '_', a leading
+// digit gets a '_' before it, and a keyword or likely macro a '_' after it
+// (docs/dtd-language.md, section 11, "Names").
 std::string identifier(const std::string& name);
 // A C++ string literal holding `text`, split after each line break.
 std::string literal(const std::string& text);

@@ -64,7 +64,10 @@ struct TextFormat {
     bool ignore_case = false;
 };
 
-using Value = std::variant<Integer, Reference, Interpretation, TypeName, String, TextFormat>;
+// An interpretation is held by pointer: it is three times the size of any other
+// value, and a DTD may hold millions of properties.
+using InterpretationPtr = std::unique_ptr<Interpretation>;
+using Value = std::variant<Integer, Reference, InterpretationPtr, TypeName, String, TextFormat>;
 
 // `target.property = value;`, with target a path of one or more field names.
 struct Property {

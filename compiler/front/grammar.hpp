@@ -122,8 +122,11 @@ struct text_def : seq<text_keyword, sep, one<'{'>, sep, star<not_at<one<'}'>>, n
                       must<text_close>> {};
 
 // ---- the whole DTD ----------------------------------------------------------
+// A DTD is `sep (global_item sep)* eof`. The parser matches it one item at a
+// time, so the parse tree never holds more than one item of a DTD that may be
+// megabytes long; an empty match means the end of the input.
 struct global_item : sor<section_def, text_def, property_def, record_def, stray_name> {};
-struct dtd : seq<sep, star<not_at<eof>, must<global_item>, sep>, eof> {};
+struct dtd_item : seq<sep, opt<not_at<eof>, must<global_item>>> {};
 
 // ---- error messages, one for every rule used under must<> ------------------------
 struct errors {

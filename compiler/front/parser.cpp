@@ -58,21 +58,17 @@ public:
 
     bool failed() const { return failed_; }
 
-    ast::Dtd dtd(const Node& root) {
-        ast::Dtd out;
-        out.source = source_;
-        for (const auto& item : root.children) {
-            if (item->is_type<g::section_def>()) {
-                out.sections.push_back(section(*item));
-            } else if (item->is_type<g::text_def>()) {
-                out.text_blocks.push_back(text_block(*item));
-            } else if (item->is_type<g::property_def>()) {
-                out.properties.push_back(property(*item));
-            } else {
-                out.records.push_back(record(*item));
-            }
+    // Adds a top-level item (a global_item's node) to `out`.
+    void add(ast::Dtd& out, const Node& item) {
+        if (item.is_type<g::section_def>()) {
+            out.sections.push_back(section(item));
+        } else if (item.is_type<g::text_def>()) {
+            out.text_blocks.push_back(text_block(item));
+        } else if (item.is_type<g::property_def>()) {
+            out.properties.push_back(property(item));
+        } else {
+            out.records.push_back(record(item));
         }
-        return out;
     }
 
 private:
@@ -116,17 +112,17 @@ private:
         return name(n);
     }
 
-    ast::Interpretation interpretation(const Node& n, ast::InterpretationKind kind) {
-        ast::Interpretation out;
-        out.kind = kind;
-        out.where = where(n);
+    ast::InterpretationPtr interpretation(const Node& n, ast::InterpretationKind kind) {
+        auto out = std::make_unique<ast::Interpretation>();
+        out->kind = kind;
+        out->where = where(n);
         for (const auto& arg : n.children) {
             if (arg->is_type<g::section_arg>()) {
-                out.section = section_ref(*arg);
+                out->section = section_ref(*arg);
             } else if (arg->is_type<g::stride_arg>()) {
-                out.step = integer(*arg);
+                out->step = integer(*arg);
             } else {
-                out.first = integer(*arg);
+                out->first = integer(*arg);
             }
         }
         return out;
@@ -206,9 +202,10 @@ private:
     // Children: the target's names, the property name, then the value.
     ast::Property property(const Node& n) {
         ast::Property out;
-        for (std::size_t i = 0; i + 1 < n.children.size(); ++i) out.target.push_back(name(*n.children[i]));
-        out.property = std::move(out.target.back());
-        out.target.pop_back();
+        const std::size_t names = n.children.size() - 2;
+        out.target.reserve(names);  // exactly: a DTD may hold millions of properties
+        for (std::size_t i = 0; i < names; ++i) out.target.push_back(name(*n.children[i]));
+        out.property = name(*n.children[names]);
         out.value = value(*n.children.back());
         return out;
     }
@@ -334,17 +331,24 @@ constexpr std::size_t max_syntax_errors = 50;
 
 std::optional<ast::Dtd> parse_dtd(const std::shared_ptr<const SourceFile>& source, Diagnostics& diags) {
     const std::string& text = source->text;
-    Cursor cursor;
+    Builder builder(source, diags);
+    ast::Dtd dtd;
+    dtd.source = source;
+    Cursor item;  // where the item being parsed starts, at brace depth 0
     std::size_t errors = 0;
     while (true) {
-        pegtl::memory_input in(text.data() + cursor.offset, text.data() + text.size(), source->name, cursor.offset,
-                               cursor.line, cursor.column);
+        pegtl::memory_input in(text.data() + item.offset, text.data() + text.size(), source->name, item.offset,
+                               item.line, item.column);
         try {
-            auto root = pegtl::parse_tree::parse<g::dtd, selector, action, g::control>(in);
-            if (errors != 0 || !root) return std::nullopt;
-            Builder builder(source, diags);
-            ast::Dtd dtd = builder.dtd(*root);
-            if (builder.failed()) return std::nullopt;
+            // Each item is built as soon as it parses (items past a syntax error
+            // still report their own errors); dtd_item always matches.
+            while (true) {
+                const auto root = pegtl::parse_tree::parse<g::dtd_item, selector, action, g::control>(in);
+                if (root->children.empty()) break;  // the end of the input
+                builder.add(dtd, *root->children.front());
+                item = Cursor{in.byte(), in.line(), in.column()};
+            }
+            if (errors != 0 || builder.failed()) return std::nullopt;
             return dtd;
         } catch (const pegtl::parse_error& e) {
             const pegtl::position& p = e.positions().front();
@@ -353,9 +357,9 @@ std::optional<ast::Dtd> parse_dtd(const std::shared_ptr<const SourceFile>& sourc
                 diags.error(Location{source, p.line, p.column}, "too many syntax errors; stopping here");
                 return std::nullopt;
             }
-            const std::size_t next = resume_point(text, cursor.offset, p.byte);
+            const std::size_t next = resume_point(text, item.offset, p.byte);
             if (next >= text.size()) return std::nullopt;
-            advance(cursor, text, next);
+            advance(item, text, next);
         }
     }
 }

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace metatf::front {
 
@@ -99,7 +100,7 @@ Location where_of(const ast::Value& v) {
             using T = std::decay_t<decltype(x)>;
             if constexpr (std::is_same_v<T, ast::Integer>) return x.where;
             if constexpr (std::is_same_v<T, ast::Reference>) return x.path.front().where;
-            if constexpr (std::is_same_v<T, ast::Interpretation>) return x.where;
+            if constexpr (std::is_same_v<T, ast::InterpretationPtr>) return x->where;
             if constexpr (std::is_same_v<T, ast::TypeName>) return x.name.where;
             if constexpr (std::is_same_v<T, ast::String> || std::is_same_v<T, ast::TextFormat>) return x.where;
         },
@@ -254,15 +255,25 @@ private:
 
     // ---- diagnostics, each reported once even when a shared definition is expanded often
     Diagnostic* error(const Location& where, std::string message) {
-        if (!reported_.insert(key(where, message)).second) return nullptr;
+        if (!first_report(where, message)) return nullptr;
         return &diags_.error(where, std::move(message));
     }
     void warning(const Location& where, std::string message) {
-        if (reported_.insert(key(where, message)).second) diags_.warning(where, std::move(message));
+        if (first_report(where, message)) diags_.warning(where, std::move(message));
     }
-    static std::string key(const Location& where, const std::string& message) {
-        return (where.file ? where.file->name : "") + ':' + std::to_string(where.line) + ':' +
-               std::to_string(where.column) + message;
+    // False when the same message was reported at the same place before; otherwise
+    // notes the diagnostic about to be added.
+    bool first_report(const Location& where, const std::string& message) {
+        const std::size_t hash = std::hash<std::string>{}(message) ^ (where.line * 0x9E3779B97F4A7C15u) ^ where.column;
+        for (auto [it, end] = reported_.equal_range(hash); it != end; ++it) {
+            const Diagnostic& d = diags_.all()[it->second];
+            if (d.where.file == where.file && d.where.line == where.line && d.where.column == where.column &&
+                d.message == message) {
+                return false;
+            }
+        }
+        reported_.emplace(hash, diags_.all().size());
+        return true;
     }
     static void note(Diagnostic* d, const Location& where, std::string message) {
         if (d) d->notes.push_back(Diagnostic{Severity::note, where, std::move(message), {}});
@@ -1017,7 +1028,8 @@ private:
     bool resolve_interpretation(Expansion& x, Node* leaf, ir::Field& f, Location& interp_at) {
         const Source src = find_property(x, leaf, "interpretation");
         if (!src.property) return true;
-        const auto* in = std::get_if<ast::Interpretation>(&src.property->value);
+        const auto* boxed = std::get_if<ast::InterpretationPtr>(&src.property->value);
+        const ast::Interpretation* in = boxed ? boxed->get() : nullptr;
         interp_at = where_of(src.property->value);
         if (!in) {
             error(interp_at, "'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset or "
@@ -1339,7 +1351,9 @@ private:
     std::vector<RecordTextSites> text_sites_;  // parallel to schema_.records
     std::vector<ir::Field> ir_fields_;  // the fields of the record being built, by index
     std::set<std::uint32_t> failed_fields_;  // those of them already reported as wrong
-    std::set<std::string> reported_;
+    // The index in diags_.all() of every diagnostic reported, by a hash of its place and
+    // message (not the message itself: a DTD may draw a million diagnostics).
+    std::unordered_multimap<std::size_t, std::size_t> reported_;
 };
 
 }  // namespace

@@ -101,6 +101,11 @@ if(MODE STREQUAL "installed")
 endif()
 
 step("building the consumer project" "${CMAKE_COMMAND}" --build "${build}" ${config_args} --parallel ${jobs})
+# Every generation step declares the file it writes, so a second build has nothing to generate.
+step("building the consumer project again" "${CMAKE_COMMAND}" --build "${build}" ${config_args} --parallel ${jobs})
+if(out MATCHES "Generating")
+  message(FATAL_ERROR "a second build generated headers again:\n${out}")
+endif()
 
 set(program "${build}/consumer")
 if(NOT EXISTS "${program}" AND EXISTS "${build}/${BUILD_TYPE}/consumer")

@@ -1,13 +1,22 @@
 // Writes a trace of tiny.dtd with the generated Writer, reads it back with
 // the generated Reader, and checks every record. Exit status 0 only if the
-// trace reads back exactly as written.
+// trace reads back exactly as written. The same DTD generated under other
+// names (tiny.v2.dtd, and NAME/NAMESPACE) must compile beside it.
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <tiny-renamed.hpp>
 #include <tiny.hpp>
+#include <tiny.v2.hpp>
+
+// Headers and namespaces named as mtfc names them, and as NAME and NAMESPACE ask.
+static_assert(std::string_view(tiny_v2::dtd.name) == "tiny.v2");
+static_assert(std::string_view(renamed::dtd.name) == "tiny-renamed");
+static_assert(sizeof(tiny_v2::Sample) == sizeof(renamed::Sample));
 
 namespace {
 
