@@ -186,8 +186,8 @@ void print(std::string_view text) {
 
 // ---- progress
 
-Progress::Progress(const char* command, std::uint64_t total)
-    : command_(command), total_(total), enabled_(::isatty(STDERR_FILENO) != 0),
+Progress::Progress(const char* command, std::uint64_t total, const char* unit)
+    : command_(command), total_(total), unit_(unit), enabled_(::isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 Progress::~Progress() {
@@ -201,9 +201,12 @@ void Progress::show(std::uint64_t done) {
     if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(250)) return;
     last_ = now;
     shown_ = true;
-    const unsigned percent = total_ ? static_cast<unsigned>(done * 100 / total_) : 100;
-    std::fprintf(stderr, "\rmtf: %s: %llu of %llu records (%u%%)", command_, static_cast<unsigned long long>(done),
-                 static_cast<unsigned long long>(total_), percent);
+    if (total_ == 0) {
+        std::fprintf(stderr, "\rmtf: %s: %llu %s", command_, static_cast<unsigned long long>(done), unit_);
+    } else {
+        std::fprintf(stderr, "\rmtf: %s: %llu of %llu %s (%u%%)", command_, static_cast<unsigned long long>(done),
+                     static_cast<unsigned long long>(total_), unit_, static_cast<unsigned>(done * 100 / total_));
+    }
     std::fflush(stderr);
 }
 
