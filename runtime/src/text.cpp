@@ -426,6 +426,8 @@ bool TextReader::parse(GenericRecord& out) {
     LineParser p(form_, line_, line_number_, last_, pending_);
     out.values.clear();
     if (line_.empty()) p.fail(0, "empty line");
+    // No value may hold one: a writer could not write it back (it would end the line).
+    if (const std::size_t cr = line_.find('\r'); cr != std::string::npos) p.fail(cr, "a carriage return (\\r) that does not end the line");
     std::size_t start = 0;
     if (only_slot_ >= 0) {
         out.slot = static_cast<std::uint32_t>(only_slot_);

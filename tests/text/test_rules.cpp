@@ -127,6 +127,17 @@ TEST_CASE("PTF: the begin and end lines are required, and nothing may follow the
     CHECK(read_error<ptf::TextReader>("Trace begin\nTrace end\n") == "");
 }
 
+TEST_CASE("a carriage return is part of a line break or an error") {
+    CHECK(read_error<spc::TextReader>("0,1,2,W,0.5,a\rb\n") ==
+          "line 1, column 14: a carriage return (\\r) that does not end the line");
+    CHECK(read_error<spc::TextReader>("0,1,2,W,0.5,a\r\r\n") ==
+          "line 1, column 14: a carriage return (\\r) that does not end the line");
+    CHECK(read_error<laplace::TextReader>("M 1 2 3 4 5 6 7 8 foo\r.so\n") ==
+          "line 1, column 22: a carriage return (\\r) that does not end the line");
+    CHECK(read_error<ptf::TextReader>("Trace begin\nfo 41 0 0 0 0 3 a\rb\nTrace end\n") ==
+          "line 2, column 18: a carriage return (\\r) that does not end the line");
+}
+
 TEST_CASE("a line may not start with a blank: the mnemonic, or SPC's first field, starts the line") {
     CHECK(read_error<spc::TextReader>(" 0,1,2,W,0.5\n") ==
           "line 1, column 1: expected a decimal number for field 'asu' of record 'spc', not ' 0'");
