@@ -1,14 +1,15 @@
 // libFuzzer harness of the text reader: any bytes, read as text with each
 // shipped DTD that has a text form (SPC, PTF, Laplace), must give records or
-// a TextError. Every record read is written back with TextWriter and read
-// again, and must come back with the same values: the writer refusing a
-// record the reader gave, or a different record, is a finding. So is a
-// crash, a sanitizer report, a hang or any other exception (libFuzzer
-// reports an uncaught one).
+// a TextError. The records read are written back with TextWriter and read
+// again, and must come back the same: the writer refusing a record the reader
+// gave, or a different record, is a finding. So is a crash, a sanitizer
+// report, a hang or any other exception (libFuzzer reports an uncaught one).
+// Each input is read with and without skip_bad.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <istream>
 #include <memory>
 #include <sstream>
@@ -68,25 +69,45 @@ bool same(const rt::GenericRecord& a, const rt::GenericRecord& b) {
     std::abort();
 }
 
-// Writes `record` as a text of its own and reads that text back.
-void round_trip(const rt::DtdDesc& dtd, const rt::GenericRecord& record, std::uint64_t line) {
-    std::ostringstream text;
-    try {
-        rt::TextWriter writer(text, dtd);
-        writer.write(record);
-        writer.close();
-    } catch (const rt::TextError& e) {
-        finding(dtd, line, std::string("the writer refuses the record read: ") + e.what());
+// A record with its own copy of the bytes it views, which the reader reuses at the next line.
+struct Owned {
+    rt::GenericRecord record;
+    std::uint64_t line = 0;  // where it was read
+    std::deque<std::string> bytes;  // grows without moving what the values view
+};
+
+Owned own(const rt::GenericRecord& record, std::uint64_t line) {
+    Owned o{record, line, {}};
+    for (rt::GenericValue& v : o.record.values) {
+        const std::string& copy = o.bytes.emplace_back(reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size());
+        v.bytes = rt::as_bytes(copy);
     }
+    return o;
+}
+
+// Writes the records read as one text and reads that back.
+void round_trip(const rt::DtdDesc& dtd, const std::deque<Owned>& records) {
+    std::ostringstream text;
+    rt::TextWriter writer(text, dtd);
+    for (const Owned& o : records) {
+        try {
+            writer.write(o.record);
+        } catch (const rt::TextError& e) {
+            finding(dtd, o.line, std::string("the writer refuses the record read: ") + e.what());
+        }
+    }
+    writer.close();
     std::istringstream in(text.str());
     rt::GenericRecord again;
     try {
         rt::TextReader reader(in, dtd);
-        if (!reader.next(again)) finding(dtd, line, "the written text has no record: " + text.str());
-        if (!same(record, again)) finding(dtd, line, "the record reads back different: " + text.str());
-        if (reader.next(again)) finding(dtd, line, "the written text has more than one record: " + text.str());
+        for (const Owned& o : records) {
+            if (!reader.next(again)) finding(dtd, o.line, "the written text ends before this record:\n" + text.str());
+            if (!same(o.record, again)) finding(dtd, o.line, "the record reads back different:\n" + text.str());
+        }
+        if (reader.next(again)) finding(dtd, 0, "the written text has more records than were read:\n" + text.str());
     } catch (const rt::TextError& e) {
-        finding(dtd, line, std::string("the written text does not read: ") + e.what() + "\n" + text.str());
+        finding(dtd, 0, std::string("the written text does not read: ") + e.what() + "\n" + text.str());
     }
 }
 
@@ -97,13 +118,15 @@ void read_all(const rt::DtdDesc& dtd, const std::uint8_t* data, std::size_t size
     rt::TextReadOptions options;
     options.skip_bad = skip_bad;
     options.max_line_length = 512;
+    std::deque<Owned> records;  // never moved: the values view their own bytes
     try {
         rt::TextReader reader(in, dtd, options);
         rt::GenericRecord record;
-        while (reader.next(record)) round_trip(dtd, record, reader.line());
+        while (reader.next(record)) records.push_back(own(record, reader.line()));
     } catch (const rt::TextError&) {
-        // the expected outcome for text that is not records
+        // the expected outcome for text that is not records; those before it are still checked
     }
+    round_trip(dtd, records);
 }
 
 }  // namespace
