@@ -15,8 +15,9 @@
 
 namespace metatf::rt {
 
-// A line of text that is not a record of the DTD. `line` counts from 1;
-// `column` counts bytes from 1.
+// A line of text that is not a record of the DTD, or a record a writer
+// refuses. `line` counts from 1; `column` counts bytes from 1, and is 0 only
+// for a writer's refusal (which is about a record, not a place in a line).
 struct TextError : std::runtime_error {
     TextError(std::uint64_t line, std::uint64_t column, std::string message);
 
