@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <ios>
 #include <istream>
 #include <limits>
 #include <ostream>
@@ -368,7 +369,7 @@ bool TextReader::read_line() {
             line_ += static_cast<char>(c);
         }
         bytes_read_ += c == '\n';
-    } catch (const std::exception&) {
+    } catch (const std::ios_base::failure&) {
         // A stream buffer reports a failed read by throwing (std::filebuf does).
         throw TraceError(ErrorKind::io, "cannot read the text input", 0, -1, 0);
     }

@@ -66,20 +66,22 @@ int to_binary(const std::string& input, const std::string& output, const Options
     std::istream& in = input == "-" ? std::cin : file;
     rt::TextReadOptions options;
     options.skip_bad = o.has("--skip-bad");
-    // Progress by bytes when the input's size is known, else by lines.
     const std::uint64_t size = regular_file_size(input);
-    Progress progress("convert", size, size ? "bytes" : "lines");
     try {
         rt::TextReader reader(in, desc, options);
         rt::TraceWriter writer(output, desc, writer_options(o));
         rt::GenericRecord record;
         std::uint64_t kept = 0;
-        while (reader.next(record)) {
-            const std::uint8_t section = desc.records[record.slot].section;
-            if (section != 0 && writer.current_section() != section) writer.section(section);
-            rt::fit_encodings(writer, record);
-            rt::encode_generic(writer, record);
-            if ((++kept & 0xff) == 0) progress.show(size ? reader.bytes_read() : reader.line());
+        {
+            // By bytes when the input's size is known, else by lines; erased before any report.
+            Progress progress("convert", size, size ? "bytes" : "lines");
+            while (reader.next(record)) {
+                const std::uint8_t section = desc.records[record.slot].section;
+                if (section != 0 && writer.current_section() != section) writer.section(section);
+                rt::fit_encodings(writer, record);
+                rt::encode_generic(writer, record);
+                if ((++kept & 0xff) == 0) progress.show(size ? reader.bytes_read() : reader.line());
+            }
         }
         // A trace of no records from a text of only bad lines would hide the failure.
         if (reader.skipped() != 0 && kept == 0) throw InputError(name + ": " + skip_report(reader, kept));
