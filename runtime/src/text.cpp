@@ -1,9 +1,12 @@
 #include "metatf/text.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <ios>
 #include <istream>
 #include <limits>
 #include <ostream>
+#include <streambuf>
 
 #include "metatf/error.hpp"
 
@@ -334,39 +337,84 @@ TextReader::TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions opt
         if (m && *m == '\0') only_slot_ = static_cast<std::int32_t>(slot);
     }
     if (*form_.begin == '\0') return;
-    if (!read_line() || line_ != form_.begin) {
+    const bool read = read_line();
+    if (read) check_length();
+    if (!read || line_ != form_.begin) {
         throw TextError(1, 1, "expected the begin line " + quote(form_.begin));
     }
 }
 
-// Reads a line without its line break ("\n" or "\r\n"); false at the end of the input.
+// Reads a line without its line break ("\n" or "\r\n") into line_; false at
+// the end of the input. A line longer than the limit is cut there and marked
+// too long: the reader stops at the limit, or with skip_bad drops the rest of
+// the line, so that the next one can be read.
 bool TextReader::read_line() {
-    if (!std::getline(in_, line_)) {
-        if (in_.bad()) throw TraceError(ErrorKind::io, "cannot read the text input", 0, -1, 0);
-        return false;
+    std::streambuf* in = in_.rdbuf();
+    if (!in) throw TraceError(ErrorKind::io, "cannot read the text input", 0, -1, 0);
+    constexpr int eof = std::char_traits<char>::eof();
+    const std::size_t limit = options_.max_line_length;
+    line_.clear();
+    too_long_ = false;
+    try {
+        int c = in->sbumpc();
+        if (c == eof) return false;
+        for (; c != eof && c != '\n'; c = in->sbumpc()) {
+            ++bytes_read_;
+            // Room for one more byte: the '\r' of a "\r\n" right after the limit.
+            if (line_.size() >= limit && (c != '\r' || line_.size() > limit)) {
+                too_long_ = true;
+                if (options_.skip_bad) drop_rest_of_line(*in);
+                break;
+            }
+            line_ += static_cast<char>(c);
+        }
+        bytes_read_ += c == '\n';
+    } catch (const std::ios_base::failure&) {
+        // A stream buffer reports a failed read by throwing (std::filebuf does).
+        throw TraceError(ErrorKind::io, "cannot read the text input", 0, -1, 0);
     }
     ++line_number_;
     if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+    end_column_ = line_.size() + 1;
     if (std::string_view(form_.separator) == " ") {
         while (!line_.empty() && is_blank(line_.back())) line_.pop_back();
     }
     return true;
 }
 
+// Reads up to the next line break, keeping nothing.
+void TextReader::drop_rest_of_line(std::streambuf& in) {
+    constexpr int eof = std::char_traits<char>::eof();
+    for (int c = in.sbumpc(); c != eof; c = in.sbumpc()) {
+        ++bytes_read_;
+        if (c == '\n') return;
+    }
+}
+
+void TextReader::check_length() const {
+    if (too_long_) {
+        throw TextError(line_number_, options_.max_line_length + 1,
+                        "the line is longer than " + std::to_string(options_.max_line_length) + " bytes, the limit for one line");
+    }
+}
+
 bool TextReader::next(GenericRecord& out) {
     while (true) {
         if (ended_ || !read_line()) {
             if (!ended_ && *form_.end != '\0') {
-                throw TextError(line_number_ + 1, 0, "the text ends without the end line " + quote(form_.end));
+                // The end of the input is where the last line stops.
+                throw TextError(std::max<std::uint64_t>(line_number_, 1), line_number_ ? end_column_ : 1,
+                                "the text ends without the end line " + quote(form_.end));
             }
             return false;
         }
-        if (*form_.end != '\0' && line_ == form_.end) {
+        if (*form_.end != '\0' && line_ == form_.end && !too_long_) {
             ended_ = true;
             if (read_line()) throw TextError(line_number_, 1, "text after the end line " + quote(form_.end));
             return false;
         }
         try {
+            check_length();
             return parse(out);
         } catch (const TextError& e) {
             if (!options_.skip_bad) throw;
@@ -379,6 +427,8 @@ bool TextReader::parse(GenericRecord& out) {
     LineParser p(form_, line_, line_number_, last_, pending_);
     out.values.clear();
     if (line_.empty()) p.fail(0, "empty line");
+    // No value may hold one: a writer could not write it back (it would end the line).
+    if (const std::size_t cr = line_.find('\r'); cr != std::string::npos) p.fail(cr, "a carriage return (\\r) that does not end the line");
     std::size_t start = 0;
     if (only_slot_ >= 0) {
         out.slot = static_cast<std::uint32_t>(only_slot_);

@@ -116,9 +116,33 @@ fails(1 "mtf: convert: ${WORK_DIR}/bad.spc: line 2, column 20: field 'timestamp'
 if(EXISTS "${WORK_DIR}/bad.mtf" OR EXISTS "${WORK_DIR}/bad.mtf.partial")
   message(FATAL_ERROR "a failed conversion left a file behind")
 endif()
+# --skip-bad: counts on stderr; exit 1 and no output when no line was kept.
 run(0 convert --skip-bad --dtd dtds/spc.dtd "${WORK_DIR}/bad.spc" "${WORK_DIR}/skipped.mtf")
 expect_equal("convert --skip-bad" "${err}"
-  "mtf: convert: ${WORK_DIR}/bad.spc: skipped 1 line(s) that are not records; the first: line 2, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits\n")
+  "mtf: convert: ${WORK_DIR}/bad.spc: skipped 1 of 2 lines, kept 1 records; the first: line 2, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits\n")
+run(0 convert "${WORK_DIR}/skipped.mtf" -)
+expect_equal("the record --skip-bad kept" "${out}" "0,20941264,8192,W,0.551706,Alpha/NT\n")
+file(WRITE "${WORK_DIR}/all-bad.spc" "0,1,2,W,1\n0,1,2,X,0.5\n")
+fails(1 "mtf: convert: ${WORK_DIR}/all-bad.spc: skipped 2 of 2 lines, kept 0 records; the first: line 1, column 10: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits"
+      convert --skip-bad --dtd dtds/spc.dtd "${WORK_DIR}/all-bad.spc" "${WORK_DIR}/all-bad.mtf")
+file(GLOB left "${WORK_DIR}/all-bad.mtf*")
+expect_equal("files left by a conversion that kept nothing" "${left}" "")
+# The begin and end lines count as lines, not as records.
+file(WRITE "${WORK_DIR}/bad.ptf" "Trace begin\nco 41\nTrace end\n")
+fails(1 "mtf: convert: ${WORK_DIR}/bad.ptf: skipped 1 of 3 lines, kept 0 records; the first: line 2, column 6: the line ends before field 'oid' of record 'co'"
+      convert --skip-bad --dtd dtds/ptf.dtd "${WORK_DIR}/bad.ptf" "${WORK_DIR}/bad-ptf.mtf")
+# A missing end line is reported where the text ends.
+file(WRITE "${WORK_DIR}/unended.ptf" "Trace begin\nco 41 42\n")
+fails(1 "mtf: convert: ${WORK_DIR}/unended.ptf: line 2, column 9: the text ends without the end line 'Trace end'"
+      convert --dtd dtds/ptf.dtd "${WORK_DIR}/unended.ptf" "${WORK_DIR}/unended.mtf")
+# A line longer than 1 MiB: an error where the limit is passed; --skip-bad drops the line.
+string(REPEAT "," 1048576 commas)
+file(WRITE "${WORK_DIR}/long.spc" "0,1,2,W,0.5${commas}\n0,1,2,W,0.5\n")
+fails(1 "mtf: convert: ${WORK_DIR}/long.spc: line 1, column 1048577: the line is longer than 1048576 bytes, the limit for one line"
+      convert --dtd dtds/spc.dtd "${WORK_DIR}/long.spc" "${WORK_DIR}/long.mtf")
+run(0 convert --skip-bad --dtd dtds/spc.dtd "${WORK_DIR}/long.spc" "${WORK_DIR}/long.mtf")
+expect_equal("convert --skip-bad of a long line" "${err}"
+  "mtf: convert: ${WORK_DIR}/long.spc: skipped 1 of 2 lines, kept 1 records; the first: line 1, column 1048577: the line is longer than 1048576 bytes, the limit for one line\n")
 fails(1 "mtf: convert: ${trace}: the DTD 'hatf10' describes no text form" convert ${trace} -)
 fails(1 "mtf: convert: dtds/hatf10.dtd: the DTD 'hatf10' describes no text form"
       convert --dtd dtds/hatf10.dtd ${spc} "${WORK_DIR}/x.mtf")

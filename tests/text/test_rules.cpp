@@ -114,10 +114,103 @@ TEST_CASE("text errors name the line and column") {
 TEST_CASE("PTF: the begin and end lines are required, and nothing may follow the end line") {
     CHECK(read_error<ptf::TextReader>("co 41 42\nTrace end\n") == "line 1, column 1: expected the begin line 'Trace begin'");
     CHECK(read_error<ptf::TextReader>("") == "line 1, column 1: expected the begin line 'Trace begin'");
-    CHECK(read_error<ptf::TextReader>("Trace begin\nco 41 42\n") == "line 3: the text ends without the end line 'Trace end'");
+    // A missing end line is reported where the text ends: past the last byte of the last line.
+    CHECK(read_error<ptf::TextReader>("Trace begin\nco 41 42\n") ==
+          "line 2, column 9: the text ends without the end line 'Trace end'");
+    CHECK(read_error<ptf::TextReader>("Trace begin\r\nco 41 42\r\n") ==
+          "line 2, column 9: the text ends without the end line 'Trace end'");
+    CHECK(read_error<ptf::TextReader>("Trace begin\nco 41 42") ==
+          "line 2, column 9: the text ends without the end line 'Trace end'");
+    CHECK(read_error<ptf::TextReader>("Trace begin") == "line 1, column 12: the text ends without the end line 'Trace end'");
     CHECK(read_error<ptf::TextReader>("Trace begin\nTrace end\nco 41 42\n") ==
           "line 3, column 1: text after the end line 'Trace end'");
     CHECK(read_error<ptf::TextReader>("Trace begin\nTrace end\n") == "");
+}
+
+TEST_CASE("a carriage return is part of a line break or an error") {
+    CHECK(read_error<spc::TextReader>("0,1,2,W,0.5,a\rb\n") ==
+          "line 1, column 14: a carriage return (\\r) that does not end the line");
+    CHECK(read_error<spc::TextReader>("0,1,2,W,0.5,a\r\r\n") ==
+          "line 1, column 14: a carriage return (\\r) that does not end the line");
+    CHECK(read_error<laplace::TextReader>("M 1 2 3 4 5 6 7 8 foo\r.so\n") ==
+          "line 1, column 22: a carriage return (\\r) that does not end the line");
+    CHECK(read_error<ptf::TextReader>("Trace begin\nfo 41 0 0 0 0 3 a\rb\nTrace end\n") ==
+          "line 2, column 18: a carriage return (\\r) that does not end the line");
+}
+
+TEST_CASE("a line may not start with a blank: the mnemonic, or SPC's first field, starts the line") {
+    CHECK(read_error<spc::TextReader>(" 0,1,2,W,0.5\n") ==
+          "line 1, column 1: expected a decimal number for field 'asu' of record 'spc', not ' 0'");
+    CHECK(read_error<spc::TextReader>("\t0,1,2,W,0.5\n") ==
+          "line 1, column 1: expected a decimal number for field 'asu' of record 'spc', not '\t0'");
+    CHECK(read_error<ptf::TextReader>("Trace begin\n co 41 42\nTrace end\n") ==
+          "line 2, column 1: expected a record mnemonic at the start of the line");
+    CHECK(read_error<laplace::TextReader>("\tr 1 2 3 4\n") == "line 1, column 1: expected a record mnemonic at the start of the line");
+    // The begin and end lines are matched whole; with a blank separator, blanks at the end of any line are dropped.
+    CHECK(read_error<ptf::TextReader>(" Trace begin\nTrace end\n") == "line 1, column 1: expected the begin line 'Trace begin'");
+    CHECK(read_error<ptf::TextReader>("Trace begin\n Trace end\n") ==
+          "line 2, column 1: expected a record mnemonic at the start of the line");
+    CHECK(read_error<ptf::TextReader>("Trace begin \t\nco 41 42 \nTrace end\t\n") == "");
+}
+
+// ---- the line length limit --------------------------------------------------------------
+
+namespace {
+
+rt::TextReadOptions limit(std::size_t bytes, bool skip_bad = false) {
+    rt::TextReadOptions o;
+    o.max_line_length = bytes;
+    o.skip_bad = skip_bad;
+    return o;
+}
+
+std::string read_error(const std::string& text, rt::TextReadOptions options) {
+    try {
+        parse<spc::TextReader>(text, options);
+    } catch (const rt::TextError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("a line longer than the limit is an error at the column past the limit") {
+    // 16 bytes: accepted, also with "\r\n", and at the end of the text.
+    CHECK(read_error("0,1,2,W,0.5,abcd\n", limit(16)) == "");
+    CHECK(read_error("0,1,2,W,0.5,abcd\r\n", limit(16)) == "");
+    CHECK(read_error("0,1,2,W,0.5,abcd", limit(16)) == "");
+    CHECK(read_error("0,1,2,W,0.5,abcd\r", limit(16)) == "");
+    // 17 bytes, a '\r' that ends no line included.
+    CHECK(read_error("0,1,2,W,0.5,abcd\n0,1,2,W,0.5,abcde\n", limit(16)) ==
+          "line 2, column 17: the line is longer than 16 bytes, the limit for one line");
+    CHECK(read_error("0,1,2,W,0.5,abcd\rx\n", limit(16)) == "line 1, column 17: the line is longer than 16 bytes, the limit for one line");
+    try {
+        parse<ptf::TextReader>("Trace begin\nTrace end\n", limit(8));
+        FAIL("no error");
+    } catch (const rt::TextError& e) {
+        CHECK(std::string(e.what()) == "line 1, column 9: the line is longer than 8 bytes, the limit for one line");
+    }
+}
+
+TEST_CASE("the line limit is enforced while reading: nothing past it is read") {
+    const std::size_t limit = rt::TextReadOptions{}.max_line_length;
+    CHECK(limit == 1048576);
+    std::istringstream in("0,1,2,W,0.5" + std::string(2 * limit, ','));
+    rt::TextReader reader(in, spc::dtd);
+    rt::GenericRecord record;
+    CHECK_THROWS_WITH_AS(reader.next(record), "line 1, column 1048577: the line is longer than 1048576 bytes, the limit for one line",
+                         rt::TextError);
+    CHECK(reader.bytes_read() == limit + 1);
+    CHECK(in.tellg() == std::streampos(limit + 1));
+}
+
+TEST_CASE("skip_bad skips a line longer than the limit and reads on after it") {
+    const auto parsed = parse<spc::TextReader>("0,1,2,W,0.5\n0,1,2,W,0.5," + std::string(100, 'x') + "\n1,2,3,R,1.0\n", limit(32, true));
+    CHECK(parsed.records.size() == 2);
+    CHECK(parsed.skipped == 1);
+    CHECK(parsed.first_skipped == "line 2, column 33: the line is longer than 32 bytes, the limit for one line");
+    CHECK(parsed.at<spc::Spc>(1).timestamp == 1000000);
 }
 
 TEST_CASE("PTF: a class name shorter or longer than its length is rejected") {

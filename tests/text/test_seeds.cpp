@@ -280,7 +280,7 @@ TEST_CASE("PTF Figure 3: skip_bad skips and counts the damaged lines, but not th
     for (std::size_t i = ptf_first_event; i < ptf_figure3.size(); ++i) figure.push_back(without_annotation(ptf_figure3[i]));
 
     CHECK_THROWS_WITH_AS(parse<ptf::TextReader>(join_lines(figure), {.skip_bad = true}),
-                         "line 41: the text ends without the end line 'Trace end'", metatf::rt::TextError);
+                         "line 40, column 5: the text ends without the end line 'Trace end'", metatf::rt::TextError);
 
     figure.push_back("Trace end");
     const auto parsed = parse<ptf::TextReader>(join_lines(figure), {.skip_bad = true});

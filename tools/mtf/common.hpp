@@ -159,18 +159,21 @@ rt::OutputOptions output_options(const Options& o, std::vector<std::string> inpu
 // Writes a whole report to standard output; throws InputError if it cannot.
 void print(std::string_view text);
 
-// A `\r`-updated line on stderr for long runs, only when stderr is a terminal.
+// A `\r`-updated line on stderr for long runs, only when stderr is a terminal:
+// "N of M UNIT (P%)", or "N UNIT" when the total is not known (0).
 class Progress {
 public:
     // `total` 0: not known (a stream).
     Progress(const char* command, std::uint64_t total, const char* unit = "records");
     ~Progress();
+    // For a count that goes up by one: looks at the clock every 4096.
     void tick(std::uint64_t done) {
         if ((done & 0xfff) == 0) show(done);
     }
+    // Shows `done` if the last update is old enough.
+    void show(std::uint64_t done);
 
 private:
-    void show(std::uint64_t done);
     const char* command_;
     const char* unit_;
     std::uint64_t total_;

@@ -1,4 +1,7 @@
 // mtf convert: a format's native text to a Meta-TF trace and back.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -42,6 +45,19 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input) {
     return w;
 }
 
+// The size of the input when it is a regular file (standard input too), else 0.
+std::uint64_t regular_file_size(const std::string& input) {
+    struct stat st {};
+    const int status = input == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(input.c_str(), &st);
+    return status == 0 && S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
+}
+
+// "skipped N of M lines, kept K records; the first: ...", for --skip-bad.
+std::string skip_report(const rt::TextReader& reader, std::uint64_t kept) {
+    return "skipped " + std::to_string(reader.skipped()) + " of " + std::to_string(reader.line()) + " lines, kept " +
+           std::to_string(kept) + " records; the first: " + reader.first_skipped();
+}
+
 // Text lines to a trace. The writer widens fields (with metadata) rather than refuse a value.
 int to_binary(const std::string& input, const std::string& output, const Options& o) {
     if (!o.has("--dtd")) throw UsageError("converting text needs the format's DTD: --dtd FILE");
@@ -52,25 +68,32 @@ int to_binary(const std::string& input, const std::string& output, const Options
     std::ifstream file;
     if (input != "-") file.open(input, std::ios::binary);
     std::istream& in = input == "-" ? std::cin : file;
+    rt::TextReadOptions options;
+    options.skip_bad = o.has("--skip-bad");
+    const std::uint64_t size = regular_file_size(input);
     try {
         // The reader's failures are the input's, the writer's the output's.
-        rt::TextReader reader =
-            naming_file(name, [&] { return rt::TextReader(in, desc, rt::TextReadOptions{o.has("--skip-bad")}); });
+        rt::TextReader reader = naming_file(name, [&] { return rt::TextReader(in, desc, options); });
+        std::uint64_t kept = 0;
         naming_file(output, [&] {
             rt::TraceWriter writer(output, desc, writer_options(o, input));
             rt::GenericRecord record;
-            while (naming_file(name, [&] { return reader.next(record); })) {
-                const std::uint8_t section = desc.records[record.slot].section;
-                if (section != 0 && writer.current_section() != section) writer.section(section);
-                rt::fit_encodings(writer, record);
-                rt::encode_generic(writer, record);
+            {
+                // By bytes when the input's size is known, else by lines; erased before any report.
+                Progress progress("convert", size, size ? "bytes" : "lines");
+                while (naming_file(name, [&] { return reader.next(record); })) {
+                    const std::uint8_t section = desc.records[record.slot].section;
+                    if (section != 0 && writer.current_section() != section) writer.section(section);
+                    rt::fit_encodings(writer, record);
+                    rt::encode_generic(writer, record);
+                    if ((++kept & 0xff) == 0) progress.show(size ? reader.bytes_read() : reader.line());
+                }
             }
+            // A trace of no records from a text of only bad lines would hide the failure.
+            if (reader.skipped() != 0 && kept == 0) throw InputError(name + ": " + skip_report(reader, kept));
             writer.close();
         });
-        if (reader.skipped() != 0) {
-            std::cerr << "mtf: convert: " << name << ": skipped " << reader.skipped()
-                      << " line(s) that are not records; the first: " << reader.first_skipped() << '\n';
-        }
+        if (reader.skipped() != 0) std::cerr << "mtf: convert: " << name << ": " << skip_report(reader, kept) << '\n';
     } catch (const rt::TextError& e) {
         throw InputError(name + ": " + e.what());
     } catch (const rt::TraceError& e) {
@@ -143,11 +166,16 @@ as text and becomes a trace.
 
 Text is read as the DTD's text form says, one record per line; the first
 line that is not a record stops the conversion with its line and column.
+A line may hold at most 1 MiB (1048576 bytes, without its line break); a
+longer one is such an error, at the column past the limit.
 Values are never truncated: when a value does not fit its field's current
 encoding, the trace gets a metadata record that widens the field (or turns a
 'default' or 'stride' field into 'none'). A trace becomes text in the text
 form's canonical spelling; its metadata and section records are left out,
 and a comment record is an error (text forms cannot hold comments).
+
+On a terminal, text to trace shows progress on stderr by bytes read of INPUT
+(by lines when INPUT's size is not known, as for a pipe).
 
 INPUT and OUTPUT may be '-' for standard input and output, for text and
 traces alike (a trace streams). An existing OUTPUT is replaced only with -f;
@@ -157,8 +185,11 @@ written in place; OUTPUT may not be INPUT (docs/mtf.md, "Output files").
 Options:
   --dtd FILE          the DTD of the text (needed for text input); for trace
                       input, read with FILE instead of the embedded DTD
-  --skip-bad          text input: skip lines that are not records, count them
-                      and report the count and the first error on stderr
+  --skip-bad          text input: skip lines that are not records (too long
+                      ones included); when any were skipped, report
+                      "skipped N of M lines, kept K records; the first: ..."
+                      on stderr (M counts every line, a begin or end line
+                      too), and fail (exit 1, no OUTPUT) if no record was kept
   --class 32|64       trace output: the header's word size (default 64)
   --byte-order little|big
                       trace output: the byte order (default little)

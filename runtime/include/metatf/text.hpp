@@ -3,6 +3,7 @@
 // DTD-driven tool and generated code use this one implementation.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <stdexcept>
@@ -14,8 +15,9 @@
 
 namespace metatf::rt {
 
-// A line of text that is not a record of the DTD. `line` counts from 1;
-// `column` counts bytes from 1.
+// A line of text that is not a record of the DTD, or a record a writer
+// refuses. `line` counts from 1; `column` counts bytes from 1, and is 0 only
+// for a writer's refusal (which is about a record, not a place in a line).
 struct TextError : std::runtime_error {
     TextError(std::uint64_t line, std::uint64_t column, std::string message);
 
@@ -28,24 +30,39 @@ struct TextReadOptions {
     // Skip lines that are not records and count them, instead of failing at
     // the first. The begin and end lines are never skipped.
     bool skip_bad = false;
+    // The longest line read, in bytes without its line break. A longer line
+    // is a TextError at the column past the limit, found while reading it, so
+    // a reader never holds more than this much of a line. The default is far
+    // above any real line of the shipped formats (their longest field, a PTF
+    // class name, is at most 65,535 bytes), and bounds what one line can cost:
+    // parsed into values, a line of SPC optional fields takes up to 80 times
+    // its length.
+    std::size_t max_line_length = std::size_t(1) << 20;
 };
 
 class TextReader {
 public:
-    // Reads the begin line, if the DTD's text form has one. The DTD must have a text form.
+    // Reads the begin line, if the DTD's text form has one. The DTD must have
+    // a text form. The reader reads `in` through its stream buffer, a byte at
+    // a time, and leaves the stream's state alone.
     TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions options = {});
 
     // Reads the next record; false after the last one (and the end line).
     // Bytes values view this reader's line buffer until the next call.
     bool next(GenericRecord& out);
 
+    // The lines read so far (the number of the last one).
     std::uint64_t line() const { return line_number_; }
+    // The bytes read so far, line breaks included.
+    std::uint64_t bytes_read() const { return bytes_read_; }
     std::uint64_t skipped() const { return skipped_; }
     // The first error skipped under skip_bad, for a report.
     const std::string& first_skipped() const { return first_skipped_; }
 
 private:
     bool read_line();
+    void drop_rest_of_line(std::streambuf& in);
+    void check_length() const;
     bool parse(GenericRecord& out);
 
     std::istream& in_;
@@ -54,6 +71,9 @@ private:
     TextReadOptions options_;
     std::string line_;
     std::uint64_t line_number_ = 0;
+    std::uint64_t bytes_read_ = 0;
+    std::uint64_t end_column_ = 1;  // on the last line read: the column of its line break, or past its last byte
+    bool too_long_ = false;         // the line read is longer than the limit; line_ holds its start
     std::uint64_t skipped_ = 0;
     std::string first_skipped_;
     std::vector<std::uint64_t> last_;  // scratch of the line being parsed, kept to save allocations

@@ -1,0 +1,140 @@
+// libFuzzer harness of the text reader: any bytes, read as text with each
+// shipped DTD that has a text form (SPC, PTF, Laplace), must give records or
+// a TextError. The records read are written back with TextWriter and read
+// again, and must come back the same: the writer refusing a record the reader
+// gave, or a different record, is a finding. So is a crash, a sanitizer
+// report, a hang or any other exception (libFuzzer reports an uncaught one).
+// Each input is read with and without skip_bad.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <istream>
+#include <memory>
+#include <sstream>
+#include <streambuf>
+#include <string>
+#include <vector>
+
+#include <metatf/text.hpp>
+
+#include "back/descriptor.hpp"
+#include "compile.hpp"
+
+namespace rt = metatf::rt;
+
+namespace {
+
+// The DTDs, compiled once as mtf compiles a --dtd file (tools/mtf/common.cpp, load_dtd).
+std::vector<std::unique_ptr<metatf::back::RuntimeDtd>> compile_dtds() {
+    std::vector<std::unique_ptr<metatf::back::RuntimeDtd>> out;
+    for (const char* name : {"spc", "ptf", "laplace"}) {
+        const std::string path = std::string(METATF_SOURCE_DIR) + "/dtds/" + name + ".dtd";
+        const metatf::Compilation c = metatf::compile_file(path);
+        if (!c.schema) {
+            std::fprintf(stderr, "fuzz_text_reader: %s does not compile\n", path.c_str());
+            std::abort();
+        }
+        out.push_back(std::make_unique<metatf::back::RuntimeDtd>(*c.schema));
+    }
+    return out;
+}
+
+const std::vector<std::unique_ptr<metatf::back::RuntimeDtd>> dtds = compile_dtds();
+
+// Reads the fuzzer's bytes in place.
+struct View : std::streambuf {
+    View(const std::uint8_t* data, std::size_t size) {
+        char* p = const_cast<char*>(reinterpret_cast<const char*>(data));
+        setg(p, p, p + size);
+    }
+};
+
+bool same(const rt::GenericRecord& a, const rt::GenericRecord& b) {
+    if (a.slot != b.slot || a.values.size() != b.values.size()) return false;
+    for (std::size_t i = 0; i < a.values.size(); ++i) {
+        const rt::GenericValue &x = a.values[i], &y = b.values[i];
+        if (x.field != y.field || x.integer != y.integer || std::memcmp(&x.real, &y.real, sizeof x.real) != 0 ||
+            x.bytes.size() != y.bytes.size() ||
+            (!x.bytes.empty() && std::memcmp(x.bytes.data(), y.bytes.data(), x.bytes.size()) != 0)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+[[noreturn]] void finding(const rt::DtdDesc& dtd, std::uint64_t line, const std::string& what) {
+    std::fprintf(stderr, "fuzz_text_reader: %s, line %llu: %s\n", dtd.name, static_cast<unsigned long long>(line), what.c_str());
+    std::abort();
+}
+
+// A record with its own copy of the bytes it views, which the reader reuses at the next line.
+struct Owned {
+    rt::GenericRecord record;
+    std::uint64_t line = 0;  // where it was read
+    std::deque<std::string> bytes;  // grows without moving what the values view
+};
+
+Owned own(const rt::GenericRecord& record, std::uint64_t line) {
+    Owned o{record, line, {}};
+    for (rt::GenericValue& v : o.record.values) {
+        const std::string& copy = o.bytes.emplace_back(reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size());
+        v.bytes = rt::as_bytes(copy);
+    }
+    return o;
+}
+
+// Writes the records read as one text and reads that back.
+void round_trip(const rt::DtdDesc& dtd, const std::deque<Owned>& records) {
+    std::ostringstream text;
+    rt::TextWriter writer(text, dtd);
+    for (const Owned& o : records) {
+        try {
+            writer.write(o.record);
+        } catch (const rt::TextError& e) {
+            finding(dtd, o.line, std::string("the writer refuses the record read: ") + e.what());
+        }
+    }
+    writer.close();
+    std::istringstream in(text.str());
+    rt::GenericRecord again;
+    try {
+        rt::TextReader reader(in, dtd);
+        for (const Owned& o : records) {
+            if (!reader.next(again)) finding(dtd, o.line, "the written text ends before this record:\n" + text.str());
+            if (!same(o.record, again)) finding(dtd, o.line, "the record reads back different:\n" + text.str());
+        }
+        if (reader.next(again)) finding(dtd, 0, "the written text has more records than were read:\n" + text.str());
+    } catch (const rt::TextError& e) {
+        finding(dtd, 0, std::string("the written text does not read: ") + e.what() + "\n" + text.str());
+    }
+}
+
+// A small line limit, so that long lines are fuzzed too.
+void read_all(const rt::DtdDesc& dtd, const std::uint8_t* data, std::size_t size, bool skip_bad) {
+    View buffer(data, size);
+    std::istream in(&buffer);
+    rt::TextReadOptions options;
+    options.skip_bad = skip_bad;
+    options.max_line_length = 512;
+    std::deque<Owned> records;  // never moved: the values view their own bytes
+    try {
+        rt::TextReader reader(in, dtd, options);
+        rt::GenericRecord record;
+        while (reader.next(record)) records.push_back(own(record, reader.line()));
+    } catch (const rt::TextError&) {
+        // the expected outcome for text that is not records; those before it are still checked
+    }
+    round_trip(dtd, records);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    for (const auto& dtd : dtds) {
+        read_all(dtd->desc(), data, size, false);
+        read_all(dtd->desc(), data, size, true);
+    }
+    return 0;
+}
