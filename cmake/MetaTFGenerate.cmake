@@ -50,7 +50,7 @@ function(metatf_generate)
     set(header "${out_dir}/${name}.hpp")
     add_custom_command(
       OUTPUT "${header}"
-      COMMAND MetaTF::mtfc --emit=cpp -o "${out_dir}" ${options} "${dtd_path}"
+      COMMAND MetaTF::mtfc --emit=cpp -f -o "${out_dir}" ${options} "${dtd_path}"
       DEPENDS "${dtd_path}" MetaTF::mtfc
       COMMENT "Generating ${name}.hpp from ${dtd}"
       VERBATIM)

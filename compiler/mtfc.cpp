@@ -4,12 +4,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <metatf/output.hpp>
 
 #include "back/cpp.hpp"
 #include "compile.hpp"
@@ -32,6 +33,7 @@ Options:
                       DIR/NAME.hpp
   -o, --output FILE   write the output to FILE instead of standard output
                       (for --emit cpp, a directory, created if missing)
+  -f, --force         replace an existing output file (never replaced without)
   --name NAME         the DTD's name, which traces and the IR carry; by default
                       FILE without directory and last extension, "stdin" for -
   --namespace NS      the C++ namespace of --emit cpp; by default NAME made an
@@ -51,6 +53,7 @@ struct UsageError {
 struct Options {
     std::optional<std::string> input, emit, output, name, ns;
     bool check = false;
+    bool force = false;
     bool help = false;
     bool version = false;
 };
@@ -87,6 +90,9 @@ Options parse_arguments(const std::vector<std::string_view>& args) {
         }
         if (arg == "--check") {
             o.check = true;
+        } else if (arg == "-f" || arg == "--force") {
+            if (o.force) throw UsageError{"-f is given twice"};
+            o.force = true;
         } else if (auto emit = value_of(args, i, "--emit")) {
             set_once(o.emit, std::move(*emit), "--emit");
         } else if (auto output = value_of(args, i, "--output", "-o")) {
@@ -119,6 +125,7 @@ void check_options(const Options& o) {
     if (o.emit && *o.emit != "ir" && *o.emit != "cpp") throw UsageError{"unknown --emit kind '" + *o.emit + "' (known: ir, cpp)"};
     if (o.check && o.emit) throw UsageError{"--check and --emit exclude each other"};
     if (o.output && !o.emit) throw UsageError{"-o needs --emit: a check writes no output"};
+    if (o.force && !o.output) throw UsageError{"-f needs -o: only an output file is replaced"};
     if (o.emit == "cpp" && !o.output) throw UsageError{"--emit=cpp needs -o DIR"};
     if (o.ns && o.emit != "cpp") throw UsageError{"--namespace needs --emit=cpp"};
     if (o.ns) {
@@ -144,24 +151,22 @@ int print(std::string_view text) {
     return 2;
 }
 
-int write_file(const std::string& output, const std::string& text) {
-    // Write beside the target and rename, so a failed run never leaves a partial file.
-    const std::string temporary = output + ".tmp";
-    std::ofstream out(temporary, std::ios::binary);
-    out << text;
-    out.close();
-    std::error_code ec;
-    if (out) std::filesystem::rename(temporary, output, ec);
-    if (!out || ec) {
-        std::filesystem::remove(temporary, ec);
-        std::cerr << "mtfc: cannot write '" << output << "'\n";
+// Writes `text` as docs/mtf.md's "Output files" says: under a temporary name
+// renamed into place, an existing file replaced only with -f, a FIFO in place.
+int write_file(const std::string& output, const std::string& text, const Options& o) {
+    try {
+        metatf::rt::OutputFile file(output, metatf::rt::OutputOptions{o.force, {*o.input}});
+        file.write(text.data(), text.size());
+        file.commit();
+        return 0;
+    } catch (const metatf::rt::OutputError& e) {
+        std::cerr << "mtfc: " << e.what() << '\n';
         return 2;
     }
-    return 0;
 }
 
 // Writes DIR/NAME.hpp.
-int write_header(const std::string& dir, const metatf::ir::Schema& schema, const std::optional<std::string>& ns) {
+int write_header(const std::string& dir, const metatf::ir::Schema& schema, const Options& o) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) {
@@ -169,12 +174,13 @@ int write_header(const std::string& dir, const metatf::ir::Schema& schema, const
         return 2;
     }
     const std::string path = (std::filesystem::path(dir) / metatf::back::cpp_header_name(schema)).string();
-    return write_file(path, ns ? metatf::back::generate_cpp(schema, *ns) : metatf::back::generate_cpp(schema));
+    return write_file(path, o.ns ? metatf::back::generate_cpp(schema, *o.ns) : metatf::back::generate_cpp(schema), o);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    metatf::rt::remove_temporary_files_on_signals();
     Options o;
     try {
         o = parse_arguments(std::vector<std::string_view>(argv + 1, argv + argc));
@@ -195,7 +201,7 @@ int main(int argc, char** argv) {
                            "; give one with --name");
     }
 
-    if (*o.emit == "cpp") return write_header(*o.output, *result.schema, o.ns);
+    if (*o.emit == "cpp") return write_header(*o.output, *result.schema, o);
     const std::string text = metatf::ir::to_json_text(*result.schema);
-    return o.output ? write_file(*o.output, text) : print(text);
+    return o.output ? write_file(*o.output, text, o) : print(text);
 }

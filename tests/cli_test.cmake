@@ -113,7 +113,38 @@ file(WRITE "${WORK_DIR}/plain" "")
 run(2 --emit=cpp -o "${WORK_DIR}/plain/sub" "${SOURCE_DIR}/dtds/hatf10.dtd")
 expect_exact("-o under a regular file" "${err}" "mtfc: cannot create the directory '${WORK_DIR}/plain/sub': Not a directory\n")
 run(2 --emit=ir -o "${WORK_DIR}/no/such/dir/out.json" "${SOURCE_DIR}/dtds/hatf10.dtd")
-expect("${err}" "cannot write '${WORK_DIR}/no/such/dir/out.json")
+expect_exact("-o in a missing directory" "${err}"
+  "mtfc: ${WORK_DIR}/no/such/dir/out.json: cannot create a temporary file beside it: No such file or directory\n")
+
+# Output files follow mtf's rules (docs/mtf.md, "Output files"): kept without -f, replaced with it.
+file(WRITE "${WORK_DIR}/kept.json" "precious")
+run(2 --emit=ir -o "${WORK_DIR}/kept.json" "${SOURCE_DIR}/dtds/hatf10.dtd")
+expect_exact("an existing -o file" "${err}" "mtfc: ${WORK_DIR}/kept.json: exists; use -f (--force) to replace it\n")
+file(READ "${WORK_DIR}/kept.json" kept)
+expect_exact("a file kept without -f" "${kept}" "precious")
+run(0 --emit=ir -f -o "${WORK_DIR}/kept.json" "${SOURCE_DIR}/dtds/hatf10.dtd")
+file(READ "${WORK_DIR}/kept.json" written)
+expect_exact("-f replaced the file with" "${written}" "${golden}")
+run(2 --emit=cpp -o "${WORK_DIR}/gen/sub" "${SOURCE_DIR}/dtds/hatf10.dtd")
+expect_exact("a generated header again" "${err}" "mtfc: ${WORK_DIR}/gen/sub/hatf10.hpp: exists; use -f (--force) to replace it\n")
+run(0 --emit=cpp --force -o "${WORK_DIR}/gen/sub" "${SOURCE_DIR}/dtds/hatf10.dtd")
+usage_error("-f needs -o: only an output file is replaced" -f --emit=ir x.dtd)
+usage_error("-f is given twice" -f --force --emit=ir -o a.json x.dtd)
+# The DTD itself is never the output.
+file(COPY "${SOURCE_DIR}/dtds/hatf10.dtd" DESTINATION "${WORK_DIR}")
+run(2 --emit=ir -f -o "${WORK_DIR}/hatf10.dtd" "${WORK_DIR}/hatf10.dtd")
+expect_exact("-o naming the DTD" "${err}" "mtfc: ${WORK_DIR}/hatf10.dtd: is also an input; write the output to another file\n")
+# A symbolic link is written through, a FIFO in place.
+file(CREATE_LINK "ir-target.json" "${WORK_DIR}/ir-link.json" SYMBOLIC)
+run(0 --emit=ir -o "${WORK_DIR}/ir-link.json" "${SOURCE_DIR}/dtds/hatf10.dtd")
+if(NOT IS_SYMLINK "${WORK_DIR}/ir-link.json" OR NOT EXISTS "${WORK_DIR}/ir-target.json")
+  message(FATAL_ERROR "mtfc -o through a symbolic link replaced the link")
+endif()
+execute_process(COMMAND mkfifo "${WORK_DIR}/fifo")
+execute_process(COMMAND ${MTFC} --emit=ir -o "${WORK_DIR}/fifo" "${SOURCE_DIR}/dtds/hatf10.dtd"
+                COMMAND timeout 60 cat "${WORK_DIR}/fifo" OUTPUT_VARIABLE from_fifo RESULTS_VARIABLE codes)
+expect_exact("mtfc -o FIFO" "${codes}" "0;0")
+expect_exact("the IR through a FIFO" "${from_fifo}" "${golden}")
 
 # A standard output that cannot be written is an error with its reason, never a silent exit.
 if(EXISTS /dev/full)

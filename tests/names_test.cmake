@@ -14,7 +14,7 @@ configure_file("${SOURCE_DIR}/dtds/hatf10.dtd" "${WORK_DIR}/linux.dtd" COPYONLY)
 
 # generate(<header> <namespace> <input file> <mtfc arguments>...)
 function(generate header namespace input)
-  execute_process(COMMAND ${MTFC} --emit=cpp -o "${WORK_DIR}/gen" ${ARGN} INPUT_FILE "${input}"
+  execute_process(COMMAND ${MTFC} --emit=cpp -f -o "${WORK_DIR}/gen" ${ARGN} INPUT_FILE "${input}"
                   RESULT_VARIABLE code ERROR_VARIABLE err)
   if(NOT code EQUAL 0)
     message(FATAL_ERROR "mtfc --emit=cpp ${ARGN} < ${input}: exit ${code}\n${err}")
