@@ -88,7 +88,7 @@ fails(1 "mtf: convert: ${WORK_DIR}: is a directory, not a file"
 execute_process(COMMAND head -c 4450 "${SOURCE_DIR}/${trace}" OUTPUT_FILE "${WORK_DIR}/truncated.mtf")
 fails(1 "mtf: check: ${WORK_DIR}/truncated.mtf: byte 40, record 0: the section index does not fit between the data and the end of the file"
       check "${WORK_DIR}/truncated.mtf")
-fails(1 "mtf: dump: ${trace}: the DTD tests/fixtures/features.dtd lays out records differently from the trace (fingerprint 0x8b10ac77bbfc8b29, the trace's 0xc78ed682bcdd5f99)"
+fails(1 "mtf: dump: ${trace}: the DTD tests/fixtures/features.dtd lays out records differently from the trace, whose DTD is 'hatf10' (fingerprint 0x8b10ac77bbfc8b29, the trace's 0xc78ed682bcdd5f99)"
       dump --dtd tests/fixtures/features.dtd ${trace})
 
 # ---- convert: native text to Meta-TF and back
@@ -98,6 +98,23 @@ run(0 convert "${WORK_DIR}/example.mtf" "${WORK_DIR}/example.spc")
 file(READ "${SOURCE_DIR}/${spc}" want)
 file(READ "${WORK_DIR}/example.spc" got)
 expect_equal("SPC text -> Meta-TF -> text" "${got}" "${want}")
+# A header that borrows a shipped DTD's name for another layout: a warning from info and check.
+execute_process(COMMAND perl -0777 -pe "s/spc/ptf/" "${WORK_DIR}/example.mtf" OUTPUT_FILE "${WORK_DIR}/relabelled.mtf")
+run(0 check "${WORK_DIR}/relabelled.mtf")
+expect_equal("check of an SPC trace relabelled 'ptf'" "${err}"
+  "mtf: check: ${WORK_DIR}/relabelled.mtf: warning: the header names the DTD 'ptf', but the trace is laid out as the shipped spc.dtd, not ptf.dtd\n")
+run(0 info "${WORK_DIR}/relabelled.mtf")
+expect_equal("info of an SPC trace relabelled 'ptf'" "${err}"
+  "mtf: info: ${WORK_DIR}/relabelled.mtf: warning: the header names the DTD 'ptf', but the trace is laid out as the shipped spc.dtd, not ptf.dtd\n")
+file(READ "${SOURCE_DIR}/dtds/spc.dtd" spc_dtd)
+string(REPLACE "tag.width = 1;" "tag.width = 2;" spc_dtd "${spc_dtd}")
+file(WRITE "${WORK_DIR}/wide/spc.dtd" "${spc_dtd}")
+run(0 convert --dtd "${WORK_DIR}/wide/spc.dtd" ${spc} "${WORK_DIR}/wide.mtf")
+run(0 check "${WORK_DIR}/wide.mtf")
+expect_equal("check of a trace of another 'spc'" "${err}"
+  "mtf: check: ${WORK_DIR}/wide.mtf: warning: the header names the DTD 'spc', but the trace is not laid out as the shipped spc.dtd\n")
+run(0 check "${WORK_DIR}/example.mtf")
+expect_equal("check of a trace of the shipped spc.dtd" "${err}" "")
 run(0 convert "${WORK_DIR}/example.mtf" -)
 expect_equal("convert to stdout" "${out}" "${want}")
 # Non-canonical input is normalized; a value too wide for its field is kept by widening it.

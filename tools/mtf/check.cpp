@@ -16,6 +16,7 @@ int run(const std::vector<std::string>& args) {
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
         Trace trace(path, o.find("--dtd"));
+        warn_of_dtd_name("check", trace);
         std::uint64_t records = 0;
         for_each_record("check", trace, [&](const ReadRecord&) { ++records; });
         std::set<std::uint8_t> sections;
@@ -43,6 +44,9 @@ and exits 0. On the first problem prints
   mtf: check: TRACE: byte OFFSET, section S, record R: WHAT
 (just TRACE: WHAT when the problem has no place in the trace, such as a file
 that cannot be read or is no trace at all) and exits 1.
+
+Warns on stderr when the header names a DTD that mtf ships (dtds/) but the
+trace has another layout.
 
 Options:
   --dtd FILE  read the trace with FILE instead of its embedded DTD; the two

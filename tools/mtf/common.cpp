@@ -136,8 +136,9 @@ const rt::DtdDesc& Trace::make_dtd(const rt::Header& h, const std::optional<std:
     dtd_ = std::make_unique<metatf::back::RuntimeDtd>(*c.schema);
     const std::uint64_t got = rt::fingerprint(dtd_->desc());
     if (got != h.dtd_fingerprint) {
-        throw InputError(name_ + ": " + which + " lays out records differently from the trace (fingerprint " + hex(got) +
-                         ", the trace's " + hex(h.dtd_fingerprint) + ")");
+        // Another DTD, or (embedded) a damaged header or text.
+        throw InputError(name_ + ": " + which + " lays out records differently from the trace, whose DTD is '" +
+                         h.dtd_name + "' (fingerprint " + hex(got) + ", the trace's " + hex(h.dtd_fingerprint) + ")");
     }
     return dtd_->desc();
 }

@@ -97,6 +97,12 @@ private:
     std::unique_ptr<rt::TraceReader> reader_;
 };
 
+// A warning when the header names a DTD that mtf ships (dtds/) but the trace
+// has another layout (a relabelled trace), or "".
+std::string dtd_name_warning(const rt::Header& header);
+// Prints that warning, if any, as "mtf: COMMAND: TRACE: warning: ...".
+void warn_of_dtd_name(const char* command, const Trace& trace);
+
 // Compiles a DTD file; its errors become one InputError line.
 std::unique_ptr<metatf::back::RuntimeDtd> load_dtd(const std::string& path);
 

@@ -52,6 +52,7 @@ int run(const std::vector<std::string>& args) {
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
         Trace trace(path, o.find("--dtd"));
+        warn_of_dtd_name("info", trace);
         std::vector<std::uint64_t> counts(trace.dtd().record_count);
         for_each_record("info", trace, [&](const ReadRecord& r) { ++counts[r.record.slot]; });
         print(header_table(trace) + "\n" + section_table(trace) + "\n" + record_table(trace.dtd(), counts));
@@ -72,6 +73,9 @@ order, record count, DTD name and fingerprint, size of the embedded DTD
 text), every section of the DTD with the chunks and bytes it has in the
 file, and every record type with its tag, section and number of records.
 Counting the records reads the whole trace.
+
+Warns on stderr when the header names a DTD that mtf ships (dtds/) but the
+trace has another layout.
 
 Options:
   --dtd FILE  read the trace with FILE instead of its embedded DTD; the two
