@@ -440,10 +440,14 @@ private:
     void name_groups(const std::vector<ir::LayoutItem>& items, std::set<std::string>& taken) {
         for (const auto& item : items) {
             if (const auto* rep = std::get_if<ir::Repeat>(&item)) {
-                std::string v = member_[rep->count] + "_items";
-                while (!taken.insert(v).second) v += '_';
-                group_member_[&rep->items] = v;
-                group_struct_[&rep->items] = pascal(member_[rep->count]) + "Item";
+                // Groups over one count (n*x, n*y) share a base name; the suffix keeps
+                // both the member and its struct type apart.
+                const std::string member = member_[rep->count] + "_items", type = pascal(member_[rep->count]) + "Item";
+                std::string suffix;
+                while (taken.count(member + suffix) || taken.count(type + suffix)) suffix += '_';
+                taken.insert({member + suffix, type + suffix});
+                group_member_[&rep->items] = member + suffix;
+                group_struct_[&rep->items] = type + suffix;
                 name_groups(rep->items, taken);
             }
         }

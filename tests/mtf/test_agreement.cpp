@@ -57,7 +57,12 @@ public:
     void field(std::uint32_t i, std::span<const std::byte> v) { put(i, latin1_to_utf8(v)); }
     template <typename Vector, typename Body>
     void repeat(std::uint32_t count, Vector& elements, Body&& body) {
-        json& list = (*stack_.back())[std::string(record_.fields[count].path) + "*"] = json::array();
+        // The k-th group over one count is "n*k" from the second on (docs/mtf.md).
+        json& object = *stack_.back();
+        const std::string key = std::string(record_.fields[count].path) + "*";
+        int k = 1;
+        while (object.contains(k == 1 ? key : key + std::to_string(k))) ++k;
+        json& list = object[k == 1 ? key : key + std::to_string(k)] = json::array();
         for (auto& e : elements) {
             stack_.push_back(&list.emplace_back(json::object()));
             body(e);

@@ -313,7 +313,13 @@ const char* property_name(rt::MetaOp op) {
     return "?";
 }
 
-std::string group_key(const rt::FieldDesc& count) { return std::string(count.path) + "*"; }
+std::string group_key(const rt::RecordDesc& r, std::uint32_t step) {
+    const std::uint32_t count = r.layout[step].index;
+    unsigned k = 1;  // this group is the k-th over its count
+    for (std::uint32_t i = 0; i < step; ++i) k += r.layout[i].op == rt::LayoutStep::repeat && r.layout[i].index == count;
+    const std::string key = std::string(r.fields[count].path) + "*";
+    return k == 1 ? key : key + std::to_string(k);
+}
 
 std::string section_name(const rt::DtdDesc& dtd, std::uint8_t number) {
     for (std::uint32_t i = 0; i < dtd.section_count; ++i) {
@@ -360,7 +366,7 @@ struct Emitter {
                 continue;
             }
             const std::uint32_t end = rt::layout_end(record, i);
-            sink.begin_list(group_key(record.fields[step.index]));
+            sink.begin_list(group_key(record, i));
             for (std::uint64_t k = 0; k < last[step.index]; ++k) {
                 sink.begin_element();
                 run(i + 1, end);
@@ -419,7 +425,7 @@ std::vector<std::string> record_keys(const rt::RecordDesc& r) {
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
         const rt::LayoutStep& step = r.layout[i];
         keys.push_back(step.op == rt::LayoutStep::field ? std::string(r.fields[step.index].path)
-                                                        : group_key(r.fields[step.index]));
+                                                        : group_key(r, i));
         if (step.op == rt::LayoutStep::repeat) i = rt::layout_end(r, i);
     }
     return keys;

@@ -220,8 +220,10 @@ public:
     virtual void end_element() = 0;
 };
 
-// The key of a repeated group: its count field's path with a star, as the DTD writes `n*(...)`.
-std::string group_key(const rt::FieldDesc& count);
+// The key of the repeated group at layout step `step`: its count field's path
+// with a star, as the DTD writes `n*(...)`; the second group over the same
+// count is `n*2`, the third `n*3`.
+std::string group_key(const rt::RecordDesc& r, std::uint32_t step);
 
 // Sends a record's values to `sink`. A metadata record gives names for its
 // record, field and property, and a list of its values.
