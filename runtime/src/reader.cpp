@@ -429,18 +429,21 @@ MetadataChange TraceReader::read_metadata() {
 std::span<const std::byte> TraceReader::section_content(std::uint8_t section) {
     Stream* s = streams_[section].get();
     if (!s) fail(ErrorKind::bad_section, "the DTD defines no section " + std::to_string(section));
+    const auto limit = [&](std::uint64_t bytes) {
+        if (bytes > max_chunk_bytes) fail(ErrorKind::bad_section, "section " + std::to_string(section) + " is too large to load whole");
+    };
     if (streaming_) {
         // A pipe: the table holds what has arrived so far.
         for (; !s->pending.empty(); s->pending.pop_front()) {
             const auto& bytes = s->pending.front().second;
-            if (s->whole.size() + bytes.size() > max_chunk_bytes) fail(ErrorKind::bad_section, "section " + std::to_string(section) + " is too large to load whole");
+            limit(s->whole.size() + bytes.size());
             s->whole.insert(s->whole.end(), bytes.begin(), bytes.end());
             pending_bytes_ -= bytes.size();
         }
     } else if (!s->whole_loaded) {
         std::uint64_t total = 0;
         for (std::size_t i : s->chunks) total += header_.chunks[i].size;
-        if (total > max_chunk_bytes) fail(ErrorKind::bad_section, "section " + std::to_string(section) + " is too large to load whole");
+        limit(total);
         s->whole.resize(total);
         std::uint64_t at = 0;
         for (std::size_t i : s->chunks) {

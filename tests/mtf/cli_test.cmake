@@ -343,3 +343,5 @@ if(NOT err MATCHES "^mtf: recover: .*cut.mtf: saved [0-9]+ records in 1 segment 
   message(FATAL_ERROR "mtf recover reported: ${err}")
 endif()
 run(0 check "${out_dir}/saved.mtf")
+fails(2 "mtf: recover: the recovered trace is read back once written, so OUTPUT must be a regular file (see 'mtf recover --help')"
+      recover "${out_dir}/cut.mtf" "${out_dir}/fifo")

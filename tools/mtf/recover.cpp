@@ -1,4 +1,6 @@
 // mtf recover: the complete segments of a trace whose writer never finished it.
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include <metatf/container.hpp>
@@ -77,7 +79,12 @@ std::optional<std::uint64_t> first_bad_record(const std::string& path) {
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(args, "recover", {{"-f", false}, {"--force", false}}, {"INPUT", "OUTPUT"});
     const std::string &input = o.positional[0], &output = o.positional[1];
-    if (output == "-") throw UsageError("the recovered trace is checked after it is written, so OUTPUT must be a file");
+    // Not a FIFO or a device: the copy is read back from OUTPUT.
+    std::error_code ec;
+    const auto type = std::filesystem::status(output, ec).type();
+    if (output == "-" || (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular)) {
+        throw UsageError("the recovered trace is read back once written, so OUTPUT must be a regular file");
+    }
     std::size_t limit = SIZE_MAX;
     for (int attempt = 0;; ++attempt) {
         rt::OutputFile out(output, output_options(o, {input}));
@@ -97,7 +104,10 @@ int run(const std::vector<std::string>& args) {
             std::remove(output.c_str());
             continue;
         }
-        if (bad) throw InputError(output + ": the recovered segments do not read back (record " + std::to_string(*bad) + ")");
+        if (bad) {
+            std::remove(output.c_str());  // it would look complete
+            throw InputError(output + ": the recovered segments do not read back (record " + std::to_string(*bad) + ")");
+        }
         std::cerr << "mtf: recover: " << (input == "-" ? "stdin" : input) << ": "
                   << (saved.complete ? "the trace was complete; " : "") << "saved " << saved.records << " records in "
                   << saved.segments << " segment" << (saved.segments == 1 ? "" : "s") << " to " << output;
@@ -129,7 +139,8 @@ the input was cut. Records the writer still held in memory are lost.
 A killed writer's output is the temporary file it left beside its target:
 NAME.XXXXXX.partial.
 
-INPUT may be '-' for standard input; OUTPUT must be a file. Only traces of
+INPUT may be '-' for standard input; OUTPUT must be a regular file (new, or
+replaced with -f), as the copy is read back. Only traces of
 container version 2 are written in segments.
 
 Options:
