@@ -5,6 +5,7 @@ namespace metatf::rt {
 const char* error_kind_name(ErrorKind k) {
     switch (k) {
         case ErrorKind::io: return "io";
+        case ErrorKind::output: return "output";
         case ErrorKind::bad_magic: return "bad_magic";
         case ErrorKind::bad_header: return "bad_header";
         case ErrorKind::bad_section: return "bad_section";
@@ -21,7 +22,7 @@ const char* error_kind_name(ErrorKind k) {
 namespace {
 
 bool positioned(ErrorKind kind, std::uint64_t offset, int section, std::uint64_t record) {
-    return kind != ErrorKind::io && (offset != 0 || section >= 0 || record != 0);
+    return kind != ErrorKind::io && kind != ErrorKind::output && (offset != 0 || section >= 0 || record != 0);
 }
 
 std::string describe(const std::string& message, std::uint64_t offset, int section, std::uint64_t record) {

@@ -52,7 +52,7 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     try {
         out_ = std::make_unique<OutputFile>(path, options.output);
     } catch (const OutputError& e) {
-        throw TraceError(ErrorKind::io, e.what(), 0, -1, 0);
+        throw TraceError(ErrorKind::output, e.what(), 0, -1, 0);
     }
     if (options.version == 1 && out_->streaming()) {
         throw TraceError(ErrorKind::usage, "a version-1 trace is finished by rewriting its start; write it to a file", 0, -1, 0);
@@ -81,7 +81,7 @@ void TraceWriter::emit(const std::byte* data, std::size_t n) {
         out_->write(data, n);
     } catch (const OutputError& e) {
         failed_ = true;
-        throw TraceError(ErrorKind::io, e.what(), out_->position(), current_, record_count_);
+        throw TraceError(ErrorKind::output, e.what(), out_->position(), current_, record_count_);
     }
 }
 
@@ -287,7 +287,7 @@ void TraceWriter::close() {
         out_->commit();
     } catch (const OutputError& e) {
         failed_ = true;
-        throw TraceError(ErrorKind::io, e.what(), out_->position(), -1, record_count_);
+        throw TraceError(ErrorKind::output, e.what(), out_->position(), -1, record_count_);
     }
     closed_ = true;
 }

@@ -50,4 +50,25 @@ TEST_CASE("a reader's errors before the first record have no position") {
     CHECK(std::string(text->what()) == "not a Meta-TF trace (the file does not start with \\177MTF)");
 }
 
+TEST_CASE("a writer's output failures are 'output' errors that name the file, without a position") {
+    const std::string path = "/nonexistent-metatf-dir/x.mtf";
+    try {
+        hatf10::Writer w(path);
+        FAIL("a writer in a missing directory");
+    } catch (const TraceError& e) {
+        CHECK(e.kind == ErrorKind::output);
+        CHECK_FALSE(e.has_position);
+        CHECK(std::string(e.what()) == path + ": cannot create a temporary file beside it: No such file or directory");
+    }
+    metatf::test::TempTrace t("error-output");
+    { std::ofstream(t.path()) << "kept"; }
+    try {
+        hatf10::Writer w(t.path());
+        FAIL("a writer over an existing file");
+    } catch (const TraceError& e) {
+        CHECK(e.kind == ErrorKind::output);
+        CHECK(std::string(e.what()) == t.path() + ": exists; use -f (--force) to replace it");
+    }
+}
+
 }  // TEST_SUITE

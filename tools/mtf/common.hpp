@@ -123,9 +123,8 @@ auto naming_file(const std::string& file, F&& f) -> decltype(f()) {
     try {
         return f();
     } catch (const rt::TraceError& e) {
-        // An output's failure (OutputError, as an io TraceError) already names its file.
-        const bool named = e.kind == rt::ErrorKind::io && e.message.starts_with(file + ": ");
-        throw InputError(named ? e.message : file + ": " + e.what());
+        // An output's failure already names its file.
+        throw InputError(e.kind == rt::ErrorKind::output ? e.message : file + ": " + e.what());
     }
 }
 

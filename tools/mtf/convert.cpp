@@ -97,7 +97,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
     } catch (const rt::TextError& e) {
         throw InputError(name + ": " + e.what());
     } catch (const rt::TraceError& e) {
-        if (e.kind == rt::ErrorKind::io) throw InputError(e.message);  // the output: no trace position to give
+        if (e.kind == rt::ErrorKind::output) throw InputError(e.message);  // names the output; no trace position
         throw;
     }
     return 0;

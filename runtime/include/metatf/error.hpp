@@ -18,6 +18,7 @@ enum class ErrorKind {
     bad_metadata,    // a metadata record names a missing record, field or property, or an illegal change
     bad_value,       // a value does not fit its field's encoding (writer), or a count is impossible (reader)
     usage,           // the API was used wrongly (writing after close, a record in the wrong section)
+    output,          // a writer's output file could not be made, written or committed; the message names it
 };
 
 const char* error_kind_name(ErrorKind k);
