@@ -34,6 +34,10 @@ void put_text(std::vector<std::byte>& out, const std::string& s) {
     for (char c : s) out.push_back(static_cast<std::byte>(c));
 }
 
+bool all_zero(const std::byte* p, std::size_t n) {
+    return std::all_of(p, p + n, [](std::byte b) { return b == std::byte{0}; });
+}
+
 std::uint64_t take(InputFile& in, const Header& h, unsigned width, const char* what) {
     std::byte b[8];
     in.read(b, width, what);
@@ -67,6 +71,7 @@ void read_index_v1(InputFile& in, Header& h, const std::byte* words) {
         const std::byte* e = index.data() + i * entry;
         const std::uint64_t at = h.index_offset + i * entry;
         Chunk c;
+        c.entry = at;
         const std::uint64_t number = load_uint(e, w, h.order);
         c.start = load_uint(e + w, w, h.order);
         c.size = load_uint(e + 2 * w, w, h.order);
@@ -100,7 +105,7 @@ void read_segments_v2(InputFile& in, Header& h) {
     std::uint64_t records = 0;
     in.seek(h.data_start);
     for (Segment s; read_segment(in, h, in.position(), s);) {
-        s.first_record = records;
+        number_segment(s, records);
         records += s.records;
         for (const Chunk& c : s.chunks) h.chunks.push_back(c);
         in.seek(s.end);
@@ -108,7 +113,6 @@ void read_segments_v2(InputFile& in, Header& h) {
     }
     h.index_offset = in.position() - 1;
     read_end(in, h, seen, records);
-    if (in.position() != in.size()) header_error(ErrorKind::bad_header, "bytes follow the end frame", in.position());
     h.record_count = records;
 }
 
@@ -254,6 +258,7 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment&
     if (chunks == 0 || chunks > 256) {
         header_error(ErrorKind::bad_section, "a segment of " + std::to_string(chunks) + " chunks", offset + 2);
     }
+    if (!all_zero(fixed + 4, 4)) header_error(ErrorKind::bad_section, "a segment frame whose reserved bytes are not 0", offset + 4);
     out.records = take(in, h, w, "a segment frame");
     const std::uint64_t state = take(in, h, w, "a segment frame");
     if (state != 0) header_error(ErrorKind::bad_section, "a segment frame with a state block, which this reader does not know", offset + frame_fixed + w);
@@ -266,11 +271,13 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment&
         Chunk c;
         c.section = std::to_integer<std::uint8_t>(head[0]);
         c.codec = std::to_integer<std::uint8_t>(head[1]);
+        c.entry = entry;
         c.size = take(in, h, w, "a segment frame");
         const std::uint64_t raw = take(in, h, w, "a segment frame");
         if (present[c.section]) header_error(ErrorKind::bad_section, "a segment with two chunks of section " + std::to_string(c.section), entry);
         present[c.section] = true;
         if (c.codec != 0) header_error(ErrorKind::bad_section, "a chunk stored with codec " + std::to_string(c.codec) + ", which this reader does not know", entry + 1);
+        if (!all_zero(head + 2, 2)) header_error(ErrorKind::bad_section, "a chunk entry whose reserved bytes are not 0", entry + 2);
         if (raw != c.size) header_error(ErrorKind::bad_section, "a stored chunk whose two sizes differ", entry + chunk_fixed);
         if (in.seekable() && (c.size > in.size() || at > in.size() - c.size)) {
             header_error(ErrorKind::truncated, "a chunk of " + std::to_string(c.size) + " bytes runs past the end of the file", entry + chunk_fixed);
@@ -279,8 +286,20 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment&
         at += c.size;
         out.chunks.push_back(c);
     }
+    // The segment's first record is in its start section, so that section has a chunk here.
+    if (!present[out.start_section]) {
+        header_error(ErrorKind::bad_section, "a segment that starts in section " + std::to_string(out.start_section) +
+                                                 " but holds no chunk of it", offset + 1);
+    }
     out.end = at;
     return true;
+}
+
+void number_segment(Segment& s, std::uint64_t first_record) {
+    s.first_record = first_record;
+    for (Chunk& c : s.chunks) {
+        if (c.section == s.start_section) c.first_record = first_record;
+    }
 }
 
 void read_end(InputFile& in, const Header& h, const std::vector<Segment>& seen, std::uint64_t records) {
@@ -288,6 +307,7 @@ void read_end(InputFile& in, const Header& h, const std::vector<Segment>& seen, 
     const std::uint64_t offset = in.position() - 1;
     std::byte reserved[frame_fixed - 1];
     in.read(reserved, sizeof reserved, "the end frame");
+    if (!all_zero(reserved, sizeof reserved)) header_error(ErrorKind::bad_header, "an end frame whose reserved bytes are not 0", offset + 1);
     const std::uint64_t total = take(in, h, w, "the end frame");
     const std::uint64_t count = take(in, h, w, "the end frame");
     if (total != records) {
@@ -302,16 +322,18 @@ void read_end(InputFile& in, const Header& h, const std::vector<Segment>& seen, 
         const std::uint64_t at = in.position();
         const std::uint64_t where = take(in, h, w, "the end frame"), first = take(in, h, w, "the end frame");
         if (where != seen[i].offset || first != seen[i].first_record) {
-            header_error(ErrorKind::bad_header, "entry " + std::to_string(i) + " of the segment index is wrong", at);
+            header_error(ErrorKind::bad_header, "entry " + std::to_string(i) + " of the segment index is wrong",
+                         where != seen[i].offset ? at : at + w);
         }
     }
     const std::uint64_t at = in.position();
     std::byte tail[sizeof end_magic];
     const std::uint64_t back = take(in, h, w, "the end frame");
     in.read(tail, sizeof tail, "the end frame");
-    if (back != offset || std::memcmp(tail, end_magic, sizeof tail) != 0) {
-        header_error(ErrorKind::bad_header, "the footer does not point to the end frame", at);
-    }
+    if (back != offset) header_error(ErrorKind::bad_header, "the footer does not point to the end frame", at);
+    if (std::memcmp(tail, end_magic, sizeof tail) != 0) header_error(ErrorKind::bad_header, "the footer does not end with \\177END", at + w);
+    // The end frame is the last thing in the trace, in a file as in a pipe.
+    if (in.read_some(tail, 1) != 0) header_error(ErrorKind::bad_header, "bytes follow the end frame", in.position() - 1);
 }
 
 // ---- InputFile ------------------------------------------------------------------------

@@ -24,7 +24,7 @@ struct TraceReader::Stream {
     enum class Mode { unused, records, values } mode = Mode::unused;
     std::vector<std::size_t> chunks;  // a file: indices into header_.chunks, in order
     std::size_t next_chunk = 0;
-    std::deque<std::pair<std::uint64_t, std::vector<std::byte>>> pending;  // a pipe: chunks read, not yet used
+    std::deque<std::pair<Chunk, std::vector<std::byte>>> pending;  // a pipe: chunks read, not yet used
     std::vector<std::byte> buffer;     // the current chunk
     std::uint64_t buffer_file_offset = 0;
     std::uint64_t buffer_stream_offset = 0;  // section offset of buffer[0]
@@ -95,17 +95,7 @@ void TraceReader::attach(const DtdDesc& dtd) {
             }
         }
     }
-    for (std::size_t i = 0; i < header_.chunks.size(); ++i) {
-        const Chunk& c = header_.chunks[i];
-        if (!streams_[c.section]) {
-            throw TraceError(ErrorKind::bad_section,
-                             "the section index names section " + std::to_string(c.section) +
-                                 ", which the DTD does not define",
-                             header_.index_offset + i * 3ull * header_.word(), -1, 0);
-        }
-        check_chunk(c);
-        streams_[c.section]->chunks.push_back(i);
-    }
+    for (std::size_t i = 0; i < header_.chunks.size(); ++i) stream_of(header_.chunks[i]).chunks.push_back(i);
     streams_[0]->mode = Stream::Mode::records;
     initial_.assign(dtd.record_count, 0);
     reset_initial();
@@ -120,11 +110,30 @@ std::uint64_t TraceReader::file_offset() const {
     return s.buffer_file_offset + static_cast<std::uint64_t>(pos_ - begin);
 }
 
-void TraceReader::check_chunk(const Chunk& c) const {
+// The stream that a chunk of the index or of a segment frame belongs to.
+TraceReader::Stream& TraceReader::stream_of(const Chunk& c) const {
+    if (!streams_[c.section]) {
+        const char* what = header_.version == 1 ? "the section index names section " : "a segment holds a chunk of section ";
+        throw TraceError(ErrorKind::bad_section, what + std::to_string(c.section) + ", which the DTD does not define", c.entry, -1,
+                         record_index_);
+    }
     if (c.size > max_chunk_bytes) {
         throw TraceError(ErrorKind::bad_section, "chunk of " + std::to_string(c.size) + " bytes is too large", c.start,
                          c.section, record_index_);
     }
+    return *streams_[c.section];
+}
+
+// A segment's first record starts the chunk of its start section: that chunk
+// reached at another record means that a frame's start section or a record
+// count is wrong.
+void TraceReader::check_segment_start(const Chunk& c, const Stream& s) const {
+    if (!c.first_record || (s.mode == Stream::Mode::records && *c.first_record == record_index_)) return;
+    const std::string says = "the segment frames say this chunk starts with record " + std::to_string(*c.first_record);
+    throw TraceError(ErrorKind::bad_section,
+                     s.mode == Stream::Mode::records ? says + ", not record " + std::to_string(record_index_)
+                                                     : says + ", but section " + std::to_string(c.section) + " holds strided values",
+                     c.start, c.section, record_index_);
 }
 
 void TraceReader::fail(ErrorKind kind, const std::string& message) const {
@@ -174,15 +183,17 @@ bool TraceReader::load_next_chunk(Stream& s) {
         while (s.pending.empty()) {
             if (!pull_segment()) return false;
         }
+        check_segment_start(s.pending.front().first, s);
         s.buffer_stream_offset += s.buffer.size();
-        s.buffer_file_offset = s.pending.front().first;
+        s.buffer_file_offset = s.pending.front().first.start;
         s.buffer = std::move(s.pending.front().second);
         pending_bytes_ -= s.buffer.size();
         s.pending.pop_front();
     } else {
         if (s.next_chunk == s.chunks.size()) return false;
-        s.buffer_stream_offset += s.buffer.size();
         const Chunk& c = header_.chunks[s.chunks[s.next_chunk++]];
+        check_segment_start(c, s);
+        s.buffer_stream_offset += s.buffer.size();
         s.buffer.resize(c.size);
         file_.read_at(c.start, s.buffer.data(), c.size);
         s.buffer_file_offset = c.start;
@@ -192,25 +203,30 @@ bool TraceReader::load_next_chunk(Stream& s) {
     return true;
 }
 
-// A pipe: reads the next segment, queueing its chunks by section; false at the end frame.
+// A pipe: reads the next segment, queueing its chunks by section; false at
+// the end frame. Its errors name the record the reader was at: those before
+// it were read.
 bool TraceReader::pull_segment() {
     if (stream_ended_) return false;
+    try {
+        return read_next_segment();
+    } catch (const TraceError& e) {
+        throw TraceError(e.kind, e.message, e.offset, e.section, record_index_);
+    }
+}
+
+bool TraceReader::read_next_segment() {
     Segment seg;
     if (!read_segment(file_, header_, next_segment_, seg)) {
+        header_.index_offset = next_segment_;
         read_end(file_, header_, segments_seen_, header_.record_count);
         stream_ended_ = true;
         return false;
     }
-    seg.first_record = header_.record_count;
+    number_segment(seg, header_.record_count);
     header_.record_count += seg.records;
     for (const Chunk& c : seg.chunks) {
-        check_chunk(c);
-        Stream* target = streams_[c.section].get();
-        if (!target) {
-            throw TraceError(ErrorKind::bad_section,
-                             "a segment holds a chunk of section " + std::to_string(c.section) + ", which the DTD does not define",
-                             seg.offset, -1, record_index_);
-        }
+        Stream& target = stream_of(c);
         pending_bytes_ += c.size;
         if (pending_bytes_ > max_pending_bytes) {
             throw TraceError(ErrorKind::bad_section, "more than 1 GiB of chunks wait for sections that the records do not reach",
@@ -218,7 +234,7 @@ bool TraceReader::pull_segment() {
         }
         std::vector<std::byte> bytes(c.size);
         file_.read(bytes.data(), bytes.size(), "a chunk");
-        target->pending.emplace_back(c.start, std::move(bytes));
+        target.pending.emplace_back(c, std::move(bytes));
         header_.chunks.push_back(c);
     }
     next_segment_ = seg.end;
@@ -299,9 +315,9 @@ void TraceReader::finish() {
         }
     }
     if (record_index_ != header_.record_count) {
+        const char* counted = header_.version == 1 ? "the header counts " : "the segment frames count ";
         throw TraceError(ErrorKind::bad_header,
-                         "the header counts " + std::to_string(header_.record_count) + " records, but the trace holds " +
-                             std::to_string(record_index_),
+                         counted + std::to_string(header_.record_count) + " records, but the trace holds " + std::to_string(record_index_),
                          header_.index_offset, current_, record_index_);
     }
 }

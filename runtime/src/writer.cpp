@@ -220,6 +220,8 @@ void TraceWriter::section(std::uint8_t number) {
     current_ = number;
     buffer_ = &target->buffer;
     flushed_ = target->flushed;
+    // A segment that this record ended starts in the section it leads to.
+    if (segment_first_record_ == record_count_) segment_section_ = number;
 }
 
 void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a, std::uint64_t b) {

@@ -74,7 +74,10 @@ struct TraceBytes {
         t.b.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
         return t;
     }
+    // A new file each time: ext4 flushes a file truncated and written again
+    // when it is closed, which made the sweeps over thousands of variants wait on the disk.
     void save(const std::string& path) const {
+        std::filesystem::remove(path);
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
         out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
     }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct Chunk {
     std::uint8_t codec = 0;   // 0: stored as is
     std::uint64_t start = 0;  // file offset of the chunk's bytes
     std::uint64_t size = 0;   // stored bytes
+    std::uint64_t entry = 0;  // file offset of its entry: in the section index (version 1) or its segment frame
+    // Version 2, the chunk of its segment's start section: the index of the
+    // segment's first record, which starts the chunk (see number_segment()).
+    std::optional<std::uint64_t> first_record = std::nullopt;
 };
 
 // A version-2 segment: the chunks of every section that a writer flushed at once.
@@ -109,8 +114,11 @@ Header read_prologue(InputFile& in);
 // in order), and checks it; the chunks' bytes follow. Returns false at the
 // end frame, whose kind byte has then been consumed.
 bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment& out);
+// Gives a segment read by read_segment() its first record's index, and marks
+// the chunk where that record starts (the reader checks that it is there).
+void number_segment(Segment& s, std::uint64_t first_record);
 // Reads the rest of an end frame whose kind byte read_segment() consumed,
-// and checks it against the segments seen.
+// checks it against the segments seen, and checks that the input ends there.
 void read_end(InputFile& in, const Header& h, const std::vector<Segment>& seen, std::uint64_t records);
 
 }  // namespace metatf::rt

@@ -168,7 +168,9 @@ private:
     void check_dtd(const DtdDesc& dtd) const;
     bool load_next_chunk(Stream& s);
     bool pull_segment();
-    void check_chunk(const Chunk& c) const;
+    bool read_next_segment();
+    Stream& stream_of(const Chunk& c) const;
+    void check_segment_start(const Chunk& c, const Stream& s) const;
     std::uint64_t element_budget() const;
     bool next_chunk();
     bool large_tag(std::uint64_t tag);

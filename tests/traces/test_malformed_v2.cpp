@@ -1,0 +1,841 @@
+// Malformed traces in container version 2 (docs/trace-format.md sections 1
+// and 7-10): every field of a segment frame and of the end frame, every
+// prefix of a trace and every bit flipped. Each trace is read twice, from its
+// file (the reader checks the frames when it opens it) and from a pipe (it
+// checks each frame as it arrives), and both readings must refuse it, each
+// with its exact error. The expected offsets come from Layout, which decodes
+// the frames from the bytes here, not with the runtime.
+//
+// A frame's error is at the first byte of the field that is wrong. From a
+// file it is raised on opening, at record 0; from a pipe, when the frame is
+// reached, at the record the reader was at: the segment's first.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <features.hpp>
+#include <hatf10.hpp>
+#include <repeats.hpp>
+
+#include <doctest/doctest.h>
+
+#include "trace_support.hpp"
+
+namespace rt = metatf::rt;
+using metatf::test::error_of;
+using metatf::test::read_all;
+using metatf::test::show;
+using metatf::test::TempTrace;
+using metatf::test::TraceBytes;
+using rt::ErrorKind;
+
+namespace {
+
+struct Format {
+    const char* name;
+    rt::Class cls;
+    rt::ByteOrder order;
+    rt::WriterOptions options(std::size_t chunk_bytes) const { return {cls, order, chunk_bytes, {true, {}}, 2}; }
+};
+constexpr Format formats[] = {
+    {"64-bit little-endian", rt::Class::bits64, rt::ByteOrder::little},
+    {"32-bit big-endian", rt::Class::bits32, rt::ByteOrder::big},
+};
+
+// A version-2 trace's layout, decoded from its bytes: the prologue, the
+// segment frames and their chunk entries, the end frame and its footer.
+struct Layout {
+    struct Entry {
+        std::uint64_t at;  // section, codec, 2 reserved bytes, stored size (a word), decoded size (a word)
+        std::uint8_t section;
+        std::uint64_t start, size;  // the chunk's bytes
+    };
+    struct Frame {
+        std::uint64_t at, records, first_record;
+        std::uint8_t start_section;
+        std::vector<Entry> chunks;
+        std::uint64_t payload, end;  // the chunks' bytes
+    };
+
+    unsigned w = 0;
+    std::uint64_t text = 0, data_start = 0, end_frame = 0, records = 0;
+    std::vector<Frame> segments;
+
+    static Layout decode(const TraceBytes& b) {
+        Layout l;
+        l.w = b.word_size();
+        l.text = l.name_at() + b.b.at(6);
+        l.data_start = l.text + b.get(TraceBytes::ident, l.w);
+        std::uint64_t at = l.data_start;
+        while (at < b.b.size() && b.b[at] == 'S') {
+            Frame f{at, b.get(at + 8, l.w), l.records, b.b.at(at + 1), {}, 0, 0};
+            const std::uint64_t count = b.get(at + 2, 2);
+            f.payload = l.entry_at(at, count);
+            std::uint64_t start = f.payload;
+            for (std::uint64_t i = 0; i < count; ++i) {
+                const std::uint64_t entry = l.entry_at(at, i);
+                f.chunks.push_back({entry, b.b.at(entry), start, b.get(entry + 4, l.w)});
+                start += f.chunks.back().size;
+            }
+            f.end = start;
+            l.records += f.records;
+            l.segments.push_back(f);
+            at = start;
+        }
+        l.end_frame = at;
+        return l;
+    }
+
+    std::uint64_t name_at() const { return TraceBytes::ident + w; }
+    std::uint64_t entry_at(std::uint64_t frame, std::uint64_t i) const { return frame + 8 + 2 * w + i * (4 + 2 * w); }
+    // The end frame's fields: the totals, the index entries (`part` 0 a
+    // frame's offset, 1 its first record), the footer.
+    std::uint64_t total_at() const { return end_frame + 8; }
+    std::uint64_t count_at() const { return end_frame + 8 + w; }
+    std::uint64_t index_at(std::size_t segment, unsigned part) const { return end_frame + 8 + (2 + 2 * segment + part) * w; }
+    std::uint64_t footer_at() const { return index_at(segments.size(), 0); }
+    std::uint64_t size() const { return footer_at() + w + 4; }
+
+    const Frame* segment_of(std::uint64_t at) const {
+        for (const Frame& f : segments) {
+            if (at >= f.at && at < f.end) return &f;
+        }
+        return nullptr;
+    }
+    // Bytes a generated reader does not check: the DTD's name and text (its
+    // fingerprint decides) and the records (whose changes may still parse).
+    bool unchecked(std::uint64_t at) const {
+        const Frame* f = segment_of(at);
+        return (at >= name_at() && at < data_start) || (f && at >= f->payload);
+    }
+};
+
+// What reading a trace gives from its file and from a pipe: the error, or "no error".
+struct Outcome {
+    std::string file, pipe;
+};
+const std::string no_error = "no error";
+
+// Reads `bytes` from a pipe, which the reader cannot seek, so it streams. The
+// trace fits in the pipe, whose writing end is closed before reading: the
+// reader meets the end of the input and never waits.
+template <typename Reader>
+std::string read_pipe(const std::vector<std::uint8_t>& bytes) {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    REQUIRE(bytes.size() <= static_cast<std::size_t>(::fcntl(fds[1], F_GETPIPE_SZ)));
+    for (std::size_t done = 0; done < bytes.size();) {
+        const ssize_t n = ::write(fds[1], bytes.data() + done, bytes.size() - done);
+        REQUIRE(n > 0);
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fds[1]);
+    const auto e = error_of([&] { read_all<Reader>("/dev/fd/" + std::to_string(fds[0])); });
+    ::close(fds[0]);
+    return show(e);
+}
+
+template <typename Reader>
+Outcome read_both(const TempTrace& t, const TraceBytes& b) {
+    b.save(t.path());
+    return {show(metatf::test::read_error<Reader>(t.path())), read_pipe<Reader>(b.b)};
+}
+
+// One error from both readings, the pipe's at record `pipe_record`.
+Outcome both(ErrorKind kind, std::uint64_t offset, int section, std::uint64_t file_record, std::uint64_t pipe_record,
+             const std::string& message) {
+    return {show(kind, offset, section, file_record, message), show(kind, offset, section, pipe_record, message)};
+}
+
+// A frame's error: from a file on opening, from a pipe at the record where the frame is reached.
+Outcome frame_error(ErrorKind kind, std::uint64_t offset, std::uint64_t pipe_record, const std::string& message) {
+    return both(kind, offset, -1, 0, pipe_record, message);
+}
+
+void check(const Outcome& got, const Outcome& expected) {
+    CHECK(got.file == expected.file);
+    CHECK(got.pipe == expected.pipe);
+}
+
+// ---- the traces
+
+// Writes a trace in a format.
+using Write = void (*)(const std::string& path, const Format& f);
+constexpr std::size_t small_chunks = 16;
+
+// hatf10: records of 11, 9, 9, 5, 9 and 5 bytes. With chunks of 16 bytes the
+// writer ends a segment after records 1 and 4: segments of 2, 3 and 1
+// records, of 20, 23 and 5 bytes, each one chunk of section 0.
+void write_hatf10(const std::string& path, const Format& f) {
+    using namespace hatf10;
+    Writer w(path, f.options(small_chunks));
+    w.comment("malformed");
+    w.write(Alloc{.size = 24, .address = 0x1000});
+    w.write(Alloc{.size = 32, .address = 0x2000});
+    w.write(Free{.address = 0x1000});
+    w.write(Alloc{.size = 16, .address = 0x3000});
+    w.write(Free{.address = 0x2000});
+    w.close();
+}
+
+// repeats: groups of 9, 7, 5, 11 and 7 bytes, in segments of 2, 2 and 1.
+void write_repeats(const std::string& path, const Format& f) {
+    using namespace repeats;
+    Writer w(path, f.options(small_chunks));
+    w.write(Group{.n = 2, .n_items = {{.x = 1}, {.x = 2}}});
+    w.write(Group{.n = 1, .n_items = {{.x = 3}}});
+    w.write(Group{.n = 0, .n_items = {}});
+    w.write(Group{.n = 3, .n_items = {{.x = 4}, {.x = 5}, {.x = 6}}});
+    w.write(Group{.n = 1, .n_items = {{.x = 7}}});
+    w.close();
+}
+
+// features, with sections: records 0-5 (tick, section 3, four marks) end a
+// segment in section 3, with chunks of sections 0 and 3; records 6-8
+// (section 0, tick, an event whose addr goes to section 2) one that starts in
+// section 3, with chunks of sections 0, 2 and 3; record 9 (a tick) the last.
+void write_features(const std::string& path, const Format& f) {
+    using namespace features;
+    Writer w(path, f.options(small_chunks));
+    w.write(Tick{.id = 1});
+    w.section(3);
+    for (std::uint64_t id = 1; id <= 4; ++id) w.write(Mark{.id = id});
+    w.section(0);
+    w.write(Tick{.id = 2});
+    Event e{};
+    e.seq = 103;  // stride 100 3
+    e.konst = 7;
+    e.base = 0x10000;
+    e.label = rt::as_bytes("abc");
+    e.addr = 0x7f0000000000;
+    w.write(e);
+    w.write(Tick{.id = 3});
+    w.close();
+}
+
+// A trace written by `write` in `f`, its bytes changed by `change`, read both ways.
+template <typename Reader, typename Change>
+Outcome corrupt(const TempTrace& t, const Format& f, Write write, Change&& change) {
+    write(t.path(), f);
+    TraceBytes b = TraceBytes::load(t.path());
+    change(b);
+    return read_both<Reader>(t, b);
+}
+
+template <typename Change>
+Outcome corrupt_hatf10(const TempTrace& t, const Format& f, Change&& change) {
+    return corrupt<hatf10::Reader>(t, f, write_hatf10, change);
+}
+
+Layout layout_of(const TempTrace& t, const Format& f, Write write) {
+    write(t.path(), f);
+    return Layout::decode(TraceBytes::load(t.path()));
+}
+
+const std::string unfinished = "its writer did not finish it ('mtf recover' saves its complete segments)";
+
+// How a trace cut after `size` bytes is refused, from a file and from a pipe.
+Outcome cut_error(const Layout& l, std::uint64_t size) {
+    const std::uint64_t name = l.name_at();  // after the ident and one word, the DTD text's length
+    if (size < TraceBytes::ident) return both(ErrorKind::bad_header, size, -1, 0, 0, "the file is too short for a Meta-TF header");
+    if (size < name) return both(ErrorKind::truncated, size, -1, 0, 0, "the trace ends in the middle of the header's words");
+    if (size < l.data_start) {
+        // A file's DTD is checked against its size; a pipe runs dry in the name or the text.
+        return {show(ErrorKind::bad_header, name, -1, 0, "the embedded DTD runs past the end of the file"),
+                show(ErrorKind::truncated, size, -1, 0,
+                     std::string("the trace ends in the middle of ") + (size < l.text ? "the DTD name" : "the embedded DTD"))};
+    }
+    // A file is checked for its footer first; a pipe reads the frames until
+    // it runs dry, having read the records of the segments before the cut.
+    const std::string file = show(ErrorKind::truncated, size, -1, 0, "the trace has no end frame: " + unfinished);
+    const Layout::Frame* f = l.segment_of(size);
+    const std::uint64_t records = f ? f->first_record : l.records;
+    std::string pipe;
+    if (size == (f ? f->at : l.end_frame)) {
+        pipe = "the trace ends without its end frame: " + unfinished;
+    } else {
+        pipe = std::string("the trace ends in the middle of ") + (!f ? "the end frame" : size < f->payload ? "a segment frame" : "a chunk");
+    }
+    return {file, show(ErrorKind::truncated, size, -1, records, pipe)};
+}
+
+// Every prefix of the trace `write` makes is refused, with the error that cut_error() predicts.
+template <typename Reader>
+void check_every_cut(Write write) {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-cut");
+        write(t.path(), f);
+        const TraceBytes whole = TraceBytes::load(t.path());
+        const Layout l = Layout::decode(whole);
+        REQUIRE(l.size() == whole.b.size());
+        std::string wrong;
+        for (std::uint64_t size = 0; size < whole.b.size(); ++size) {
+            TraceBytes cut;
+            cut.b.assign(whole.b.begin(), whole.b.begin() + static_cast<std::ptrdiff_t>(size));
+            const Outcome got = read_both<Reader>(t, cut), expected = cut_error(l, size);
+            if (got.file != expected.file || got.pipe != expected.pipe) {
+                wrong += "\ncut at " + std::to_string(size) + ": " + got.file + " | " + got.pipe;
+            }
+        }
+        CHECK(wrong == "");
+    }
+}
+
+// Every bit flipped (one bit per byte in the DTD text, which the reader does
+// not check) is refused by both readings alike, or read by both when it is
+// in a byte that Layout::unchecked() allows. Returns how many flips in the
+// records were read.
+template <typename Reader>
+std::uint64_t check_every_flip(Write write) {
+    std::uint64_t read = 0;
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-flip");
+        write(t.path(), f);
+        const TraceBytes whole = TraceBytes::load(t.path());
+        const Layout l = Layout::decode(whole);
+        std::string wrong;
+        for (std::uint64_t at = 0; at < whole.b.size(); ++at) {
+            const bool text = at >= l.text && at < l.data_start;
+            for (unsigned bit = text ? at % 8 : 0; bit < (text ? at % 8 + 1 : 8); ++bit) {
+                TraceBytes b = whole;
+                b.b[at] ^= static_cast<std::uint8_t>(1u << bit);
+                const Outcome got = read_both<Reader>(t, b);
+                const bool file_read = got.file == no_error, pipe_read = got.pipe == no_error;
+                read += file_read && l.segment_of(at);
+                if (file_read != pipe_read || (file_read && !l.unchecked(at))) {
+                    wrong += "\nbit " + std::to_string(bit) + " of byte " + std::to_string(at) + ": " + got.file + " | " + got.pipe;
+                }
+            }
+        }
+        CHECK(wrong == "");
+    }
+    return read;
+}
+
+}  // namespace
+
+TEST_SUITE("malformed version-2 traces") {
+
+TEST_CASE("the base traces read back and have the layout the tests assume") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-layout");
+        const unsigned w = f.cls == rt::Class::bits32 ? 4 : 8;
+        write_hatf10(t.path(), f);
+        const TraceBytes b = TraceBytes::load(t.path());
+        const Layout l = Layout::decode(b);
+        CHECK(b.b[7] == 2);
+        CHECK(l.w == w);
+        CHECK(l.data_start == l.name_at() + std::strlen(hatf10::dtd.name) + std::strlen(hatf10::dtd.text));
+        REQUIRE(l.segments.size() == 3);
+        const std::uint64_t records[] = {2, 3, 1}, sizes[] = {20, 23, 5};
+        for (std::size_t i = 0; i < 3; ++i) {
+            const Layout::Frame& s = l.segments[i];
+            CAPTURE(i);
+            CHECK(s.at == (i == 0 ? l.data_start : l.segments[i - 1].end));
+            CHECK(s.start_section == 0);
+            CHECK(b.get(s.at + 4, 4) == 0);      // reserved
+            CHECK(b.get(s.at + 8 + w, w) == 0);  // no state block
+            CHECK(s.records == records[i]);
+            REQUIRE(s.chunks.size() == 1);
+            CHECK(s.chunks[0].section == 0);
+            CHECK(b.b[s.chunks[0].at + 1] == 0);            // codec: stored
+            CHECK(b.get(s.chunks[0].at + 2, 2) == 0);       // reserved
+            CHECK(b.get(s.chunks[0].at + 4 + w, w) == sizes[i]);  // decoded size
+            CHECK(s.chunks[0].size == sizes[i]);
+            CHECK(s.payload == s.at + 12 + 4 * w);
+            CHECK(b.get(l.index_at(i, 0), w) == s.at);
+            CHECK(b.get(l.index_at(i, 1), w) == s.first_record);
+        }
+        CHECK(b.b[l.end_frame] == 'E');
+        CHECK(b.get(l.end_frame + 1, 7) == 0);  // reserved
+        CHECK(b.get(l.total_at(), w) == 6);
+        CHECK(b.get(l.count_at(), w) == 3);
+        CHECK(b.get(l.footer_at(), w) == l.end_frame);
+        CHECK(std::string(b.b.end() - 4, b.b.end()) == "\177END");
+        CHECK(l.size() == b.b.size());
+        CHECK(read_all<hatf10::Reader>(t.path()) == 6);
+        CHECK(read_pipe<hatf10::Reader>(b.b) == no_error);
+    }
+}
+
+TEST_CASE("the features trace has segments with chunks of several sections") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-features");
+        const Layout l = layout_of(t, f, write_features);
+        REQUIRE(l.segments.size() == 3);
+        auto sections = [&](std::size_t i) {
+            std::vector<int> out;
+            for (const auto& c : l.segments[i].chunks) out.push_back(c.section);
+            return out;
+        };
+        CHECK(sections(0) == std::vector<int>{0, 3});
+        CHECK(sections(1) == std::vector<int>{0, 2, 3});
+        CHECK(sections(2) == std::vector<int>{0});
+        CHECK(l.segments[0].start_section == 0);
+        CHECK(l.segments[1].start_section == 3);
+        CHECK(l.segments[1].first_record == 6);
+        CHECK(l.segments[2].first_record == 9);
+        CHECK(read_all<features::Reader>(t.path()) == 10);
+        CHECK(read_pipe<features::Reader>(TraceBytes::load(t.path()).b) == no_error);
+    }
+}
+
+TEST_CASE("a segment that a section record ends starts in the section it leads to") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-section-end");
+        {
+            using namespace features;
+            Writer w(t.path(), f.options(small_chunks));
+            for (std::uint64_t id = 1; id <= 5; ++id) w.write(Tick{.id = id});  // 15 bytes
+            w.section(3);                                                          // 17: the segment ends
+            w.write(Mark{.id = 1});
+            w.close();
+        }
+        const Layout l = Layout::decode(TraceBytes::load(t.path()));
+        REQUIRE(l.segments.size() == 2);
+        CHECK(l.segments[1].first_record == 6);
+        CHECK(l.segments[1].start_section == 3);
+        CHECK(read_all<features::Reader>(t.path()) == 7);
+        CHECK(read_pipe<features::Reader>(TraceBytes::load(t.path()).b) == no_error);
+    }
+}
+
+// ---- segment frames
+
+TEST_CASE("a segment frame that does not start with S") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-frame-kind");
+        for (const Layout::Frame& s : layout_of(t, f, write_hatf10).segments) {
+            CAPTURE(s.at);
+            for (std::uint8_t kind : {0, int{'X'}, int{'s'}, 0xd3}) {
+                check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[s.at] = kind; }),
+                      frame_error(ErrorKind::bad_section, s.at, s.first_record,
+                                  "a segment frame should start here, not byte " + std::to_string(kind)));
+            }
+            // An E makes it an end frame, whose reserved bytes are the frame's chunk count and more.
+            check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[s.at] = 'E'; }),
+                  frame_error(ErrorKind::bad_header, s.at + 1, s.first_record, "an end frame whose reserved bytes are not 0"));
+        }
+    }
+}
+
+TEST_CASE("a segment's start section with no chunk in the segment") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-start-section");
+        for (const Layout::Frame& s : layout_of(t, f, write_hatf10).segments) {
+            CAPTURE(s.at);
+            for (std::uint8_t section : {1, 7, 255}) {
+                check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[s.at + 1] = section; }),
+                      frame_error(ErrorKind::bad_section, s.at + 1, s.first_record,
+                                  "a segment that starts in section " + std::to_string(section) + " but holds no chunk of it"));
+            }
+        }
+    }
+}
+
+TEST_CASE("a segment's start section naming another of its chunks") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-start-other");
+        const Layout l = layout_of(t, f, write_features);
+        auto start = [&](std::size_t segment, std::uint8_t section) {
+            return corrupt<features::Reader>(t, f, write_features,
+                                             [&](TraceBytes& b) { b.b[l.segments[segment].at + 1] = section; });
+        };
+        // Segment 0 (records 0-5) made to start in section 3: its chunk of
+        // section 3 is reached at record 2, after the section record.
+        const Layout::Entry& marks = l.segments[0].chunks[1];
+        check(start(0, 3), both(ErrorKind::bad_section, marks.start, 3, 2, 2,
+                                "the segment frames say this chunk starts with record 0, not record 2"));
+        // Segment 1 (records 6-8) made to start in section 0: record 6 is the
+        // section record in section 3, and section 0's chunk comes at record 7.
+        const Layout::Entry& ticks = l.segments[1].chunks[0];
+        check(start(1, 0), both(ErrorKind::bad_section, ticks.start, 0, 7, 7,
+                                "the segment frames say this chunk starts with record 6, not record 7"));
+        // ... or in section 2, which holds the event's addr, read within record 8.
+        const Layout::Entry& values = l.segments[1].chunks[1];
+        check(start(1, 2), both(ErrorKind::bad_section, values.start, 2, 8, 8,
+                                "the segment frames say this chunk starts with record 6, but section 2 holds strided values"));
+    }
+}
+
+TEST_CASE("a segment's chunk count") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-chunk-count");
+        const Layout l = layout_of(t, f, write_hatf10);
+        for (const Layout::Frame& s : l.segments) {
+            CAPTURE(s.at);
+            for (std::uint64_t count : {0, 257, 0xffff}) {
+                check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.set(s.at + 2, count, 2); }),
+                      frame_error(ErrorKind::bad_section, s.at + 2, s.first_record, "a segment of " + std::to_string(count) + " chunks"));
+            }
+        }
+        // More chunks than the frame has: the first bytes of the records are
+        // read as a chunk entry. Segment 1's alloc record, tag 4 and size 32:
+        // in a 64-bit little-endian trace 32 is the codec; in a 32-bit
+        // big-endian one the section is 4, the codec and reserved bytes 0,
+        // and the sizes are 0x20000020 and 0x00050000.
+        const Layout::Frame& s = l.segments[1];
+        const bool le = f.order == rt::ByteOrder::little;
+        check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.set(s.at + 2, 2, 2); }),
+              le ? frame_error(ErrorKind::bad_section, s.payload + 1, 2, "a chunk stored with codec 32, which this reader does not know")
+                 : frame_error(ErrorKind::bad_section, s.payload + 4, 2, "a stored chunk whose two sizes differ"));
+        // More chunks than there are bytes: the last frame's second entry runs
+        // out. A file has no footer then; a pipe runs dry in the frame.
+        const Layout::Frame& last = l.segments[2];
+        const std::uint64_t cut = last.payload + 3;
+        check(corrupt_hatf10(t, f,
+                             [&](TraceBytes& b) {
+                                 b.set(last.at + 2, 2, 2);
+                                 b.b.resize(cut);
+                             }),
+              {show(ErrorKind::truncated, cut, -1, 0, "the trace has no end frame: " + unfinished),
+               show(ErrorKind::truncated, cut, -1, 5, "the trace ends in the middle of a segment frame")});
+    }
+}
+
+TEST_CASE("a segment frame's reserved bytes") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-frame-reserved");
+        for (const Layout::Frame& s : layout_of(t, f, write_hatf10).segments) {
+            for (std::uint64_t at = s.at + 4; at < s.at + 8; ++at) {
+                CAPTURE(at);
+                for (std::uint8_t value : {1, 0x80}) {
+                    check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[at] = value; }),
+                          frame_error(ErrorKind::bad_section, s.at + 4, s.first_record, "a segment frame whose reserved bytes are not 0"));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("a segment's record count that disagrees with its records") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-records");
+        const Layout l = layout_of(t, f, write_hatf10);
+        for (std::size_t i = 0; i < l.segments.size(); ++i) {
+            const Layout::Frame& s = l.segments[i];
+            const bool last = i + 1 == l.segments.size();
+            // (The largest count only where the end frame is left alone: its sums would outgrow a 32-bit word.)
+            for (std::uint64_t count : {s.records - 1, s.records + 1, std::uint64_t(0), std::uint64_t(0xffffffffu)}) {
+                CAPTURE(i);
+                CAPTURE(count);
+                const std::uint64_t total = l.records - s.records + count;
+                // A file: the end frame's total disagrees. A pipe: the next
+                // segment's first record is not where the counts put it, or,
+                // after the last segment, the end frame disagrees.
+                const std::string totals = "the end frame counts 6 records, but the segments hold " + std::to_string(total);
+                const Layout::Frame* next = last ? nullptr : &l.segments[i + 1];
+                const Outcome expected{
+                    show(ErrorKind::bad_header, l.total_at(), -1, 0, totals),
+                    next ? show(ErrorKind::bad_section, next->payload, 0, next->first_record,
+                                "the segment frames say this chunk starts with record " + std::to_string(total - l.records + next->first_record) +
+                                    ", not record " + std::to_string(next->first_record))
+                         : show(ErrorKind::bad_header, l.total_at(), -1, l.records, totals)};
+                check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.set(s.at + 8, count, l.w); }), expected);
+
+                // The end frame made to agree (its total and the later index entries):
+                // both readings find the records where the counts do not put them.
+                const auto agreeing = [&](TraceBytes& b) {
+                    b.set(s.at + 8, count, l.w);
+                    b.set(l.total_at(), total, l.w);
+                    for (std::size_t j = i + 1; j < l.segments.size(); ++j) {
+                        b.set(l.index_at(j, 1), l.segments[j].first_record - s.records + count, l.w);
+                    }
+                };
+                const Outcome expected_agreeing =
+                    next ? both(ErrorKind::bad_section, next->payload, 0, next->first_record, next->first_record,
+                                "the segment frames say this chunk starts with record " +
+                                    std::to_string(total - l.records + next->first_record) + ", not record " +
+                                    std::to_string(next->first_record))
+                         : both(ErrorKind::bad_header, l.end_frame, 0, l.records, l.records,
+                                "the segment frames count " + std::to_string(total) + " records, but the trace holds 6");
+                if (count != 0xffffffffu) check(corrupt_hatf10(t, f, agreeing), expected_agreeing);
+            }
+        }
+    }
+}
+
+TEST_CASE("a segment frame with a state block") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-state");
+        const Layout l = layout_of(t, f, write_hatf10);
+        for (const Layout::Frame& s : l.segments) {
+            for (std::uint64_t length : {1u, 0x80u, 0xffffffffu}) {
+                CAPTURE(length);
+                check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.set(s.at + 8 + l.w, length, l.w); }),
+                      frame_error(ErrorKind::bad_section, s.at + 8 + l.w, s.first_record,
+                                  "a segment frame with a state block, which this reader does not know"));
+            }
+        }
+    }
+}
+
+TEST_CASE("a chunk of a section the DTD does not define") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-chunk-section");
+        for (const Layout::Frame& s : layout_of(t, f, write_hatf10).segments) {
+            const std::uint64_t entry = s.chunks[0].at;
+            for (std::uint8_t section : {1, 7, 255}) {
+                CAPTURE(section);
+                // The segment's start section, 0, is left without a chunk.
+                check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[entry] = section; }),
+                      frame_error(ErrorKind::bad_section, s.at + 1, s.first_record, "a segment that starts in section 0 but holds no chunk of it"));
+                // With the start section moved too, the section itself is refused.
+                check(corrupt_hatf10(t, f,
+                                     [&](TraceBytes& b) {
+                                         b.b[entry] = section;
+                                         b.b[s.at + 1] = section;
+                                     }),
+                      frame_error(ErrorKind::bad_section, entry, s.first_record,
+                                  "a segment holds a chunk of section " + std::to_string(section) + ", which the DTD does not define"));
+            }
+        }
+    }
+}
+
+TEST_CASE("two chunks of one section in a segment") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-chunk-twice");
+        const Layout l = layout_of(t, f, write_features);
+        const Layout::Frame& s = l.segments[1];  // chunks of sections 0, 2 and 3
+        check(corrupt<features::Reader>(t, f, write_features, [&](TraceBytes& b) { b.b[s.chunks[2].at] = 2; }),
+              frame_error(ErrorKind::bad_section, s.chunks[2].at, 6, "a segment with two chunks of section 2"));
+    }
+}
+
+TEST_CASE("a chunk's codec") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-codec");
+        for (const Layout::Frame& s : layout_of(t, f, write_hatf10).segments) {
+            // 1 is set aside for zstd; no codec but 0 (stored) is read yet.
+            for (std::uint8_t codec : {1, 2, 255}) {
+                CAPTURE(codec);
+                check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[s.chunks[0].at + 1] = codec; }),
+                      frame_error(ErrorKind::bad_section, s.chunks[0].at + 1, s.first_record,
+                                  "a chunk stored with codec " + std::to_string(codec) + ", which this reader does not know"));
+            }
+        }
+    }
+}
+
+TEST_CASE("a chunk entry's reserved bytes") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-entry-reserved");
+        for (const Layout::Frame& s : layout_of(t, f, write_hatf10).segments) {
+            const std::uint64_t entry = s.chunks[0].at;
+            for (std::uint64_t at : {entry + 2, entry + 3}) {
+                check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[at] = 0x10; }),
+                      frame_error(ErrorKind::bad_section, entry + 2, s.first_record, "a chunk entry whose reserved bytes are not 0"));
+            }
+        }
+    }
+}
+
+TEST_CASE("a chunk's stored and decoded sizes") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-sizes");
+        const Layout l = layout_of(t, f, write_hatf10);
+        const unsigned w = l.w;
+        const std::uint64_t file_size = l.size();
+        for (const Layout::Frame& s : l.segments) {
+            const Layout::Entry& c = s.chunks[0];
+            CAPTURE(c.at);
+            auto sizes = [&](std::uint64_t stored, std::uint64_t decoded) {
+                return corrupt_hatf10(t, f, [&](TraceBytes& b) {
+                    b.set(c.at + 4, stored, w);
+                    b.set(c.at + 4 + w, decoded, w);
+                });
+            };
+            // Stored uncompressed, the two sizes must agree.
+            const auto differ = frame_error(ErrorKind::bad_section, c.at + 4, s.first_record, "a stored chunk whose two sizes differ");
+            check(sizes(c.size + 1, c.size), differ);
+            check(sizes(c.size, c.size + 1), differ);
+            check(sizes(c.size, 0), differ);
+            // Past the end of the file: a file checks the size; a pipe refuses
+            // a chunk over 256 MiB before reading it, and otherwise runs dry.
+            const std::string past = " bytes runs past the end of the file";
+            check(sizes(0xffffffffu, 0xffffffffu),
+                  {show(ErrorKind::truncated, c.at + 4, -1, 0, "a chunk of 4294967295" + past),
+                   show(ErrorKind::bad_section, c.start, 0, s.first_record, "chunk of 4294967295 bytes is too large")});
+            check(sizes(1000, 1000), {show(ErrorKind::truncated, c.at + 4, -1, 0, "a chunk of 1000" + past),
+                                      show(ErrorKind::truncated, file_size, -1, s.first_record, "the trace ends in the middle of a chunk")});
+        }
+        // Segment 1's chunk a byte longer: the file's next frame is one byte
+        // on, at its start section; the pipe's records run into the frame's S.
+        const Layout::Frame &s = l.segments[1], &next = l.segments[2];
+        auto resize = [&](std::uint64_t size) {
+            return corrupt_hatf10(t, f, [&](TraceBytes& b) {
+                b.set(s.chunks[0].at + 4, size, w);
+                b.set(s.chunks[0].at + 4 + w, size, w);
+            });
+        };
+        check(resize(24), {show(ErrorKind::bad_section, next.at + 1, -1, 0, "a segment frame should start here, not byte 0"),
+                           show(ErrorKind::unknown_tag, next.at, 0, 5, "no record of section 0 has tag 83")});
+        // A byte shorter: the file's next frame starts at the last byte of
+        // record 4's address, 0; the pipe's record 4 runs past its chunk. In
+        // the machine's byte order the generated reader takes the record's
+        // fields in one step, so it reports the whole record short.
+        const std::uint64_t record4 = s.payload + 14;
+        const bool native = f.order == rt::ByteOrder::little;
+        check(resize(22), {show(ErrorKind::bad_section, next.at - 1, -1, 0, "a segment frame should start here, not byte 0"),
+                           native ? show(ErrorKind::truncated, record4 + 1, 0, 4, "record 'alloc' needs 8 bytes here, more than its chunk holds")
+                                  : show(ErrorKind::truncated, record4 + 5, 0, 4, "record 'alloc' needs 4 bytes here, more than its chunk holds")});
+    }
+}
+
+// ---- the end frame
+
+TEST_CASE("an end frame that does not start with E") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-end-kind");
+        const Layout l = layout_of(t, f, write_hatf10);
+        check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[l.end_frame] = 'X'; }),
+              frame_error(ErrorKind::bad_section, l.end_frame, 6, "a segment frame should start here, not byte 88"));
+        // An S makes it a segment frame, of 0 chunks (its reserved bytes).
+        check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[l.end_frame] = 'S'; }),
+              frame_error(ErrorKind::bad_section, l.end_frame + 2, 6, "a segment of 0 chunks"));
+    }
+}
+
+TEST_CASE("an end frame's reserved bytes") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-end-reserved");
+        const Layout l = layout_of(t, f, write_hatf10);
+        for (std::uint64_t at = l.end_frame + 1; at < l.end_frame + 8; ++at) {
+            CAPTURE(at);
+            check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[at] = 1; }),
+                  frame_error(ErrorKind::bad_header, l.end_frame + 1, 6, "an end frame whose reserved bytes are not 0"));
+        }
+    }
+}
+
+TEST_CASE("an end frame's totals") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-end-totals");
+        const Layout l = layout_of(t, f, write_hatf10);
+        for (std::uint64_t records : {0u, 5u, 7u, 0xffffffffu}) {
+            CAPTURE(records);
+            check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.set(l.total_at(), records, l.w); }),
+                  frame_error(ErrorKind::bad_header, l.total_at(), 6,
+                              "the end frame counts " + std::to_string(records) + " records, but the segments hold 6"));
+        }
+        for (std::uint64_t segments : {0u, 2u, 4u, 0xffffffffu}) {
+            CAPTURE(segments);
+            check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.set(l.count_at(), segments, l.w); }),
+                  frame_error(ErrorKind::bad_header, l.count_at(), 6,
+                              "the end frame counts " + std::to_string(segments) + " segments, but the trace has 3"));
+        }
+    }
+}
+
+TEST_CASE("an end frame's segment index") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-end-index");
+        const Layout l = layout_of(t, f, write_hatf10);
+        for (std::size_t i = 0; i < l.segments.size(); ++i) {
+            const Layout::Frame& s = l.segments[i];
+            const std::string wrong = "entry " + std::to_string(i) + " of the segment index is wrong";
+            for (std::uint64_t offset : {s.at - 1, s.at + 1, std::uint64_t(0), l.end_frame}) {
+                CAPTURE(offset);
+                check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.set(l.index_at(i, 0), offset, l.w); }),
+                      frame_error(ErrorKind::bad_header, l.index_at(i, 0), 6, wrong));
+            }
+            for (std::uint64_t first : {s.first_record + 1, s.first_record + s.records, std::uint64_t(0xffffffffu)}) {
+                CAPTURE(first);
+                check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.set(l.index_at(i, 1), first, l.w); }),
+                      frame_error(ErrorKind::bad_header, l.index_at(i, 1), 6, wrong));
+            }
+        }
+    }
+}
+
+TEST_CASE("a footer that points elsewhere") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-footer");
+        const Layout l = layout_of(t, f, write_hatf10);
+        for (std::uint64_t offset : {l.end_frame - 1, l.end_frame + 1, l.segments[2].at, std::uint64_t(0), l.size(),
+                                     std::uint64_t(0xffffffffu)}) {
+            CAPTURE(offset);
+            check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.set(l.footer_at(), offset, l.w); }),
+                  frame_error(ErrorKind::bad_header, l.footer_at(), 6, "the footer does not point to the end frame"));
+        }
+    }
+}
+
+TEST_CASE("a footer that does not end with \\177END") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-footer-magic");
+        const Layout l = layout_of(t, f, write_hatf10);
+        const std::uint64_t magic = l.footer_at() + l.w;
+        for (std::uint64_t at = magic; at < l.size(); ++at) {
+            CAPTURE(at);
+            // A file without its footer was never finished; a pipe reads the whole end frame first.
+            check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[at] ^= 0x20; }),
+                  {show(ErrorKind::truncated, l.size(), -1, 0, "the trace has no end frame: " + unfinished),
+                   show(ErrorKind::bad_header, magic, -1, 6, "the footer does not end with \\177END")});
+        }
+    }
+}
+
+TEST_CASE("bytes after the end frame") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-after-end");
+        const Layout l = layout_of(t, f, write_hatf10);
+        const std::string follow = "bytes follow the end frame";
+        // A second footer after the first: the file has a footer, and the end frame is not last.
+        check(corrupt_hatf10(t, f,
+                             [&](TraceBytes& b) {
+                                 const std::vector<std::uint8_t> footer(b.b.end() - (l.w + 4), b.b.end());
+                                 b.b.insert(b.b.end(), footer.begin(), footer.end());
+                             }),
+              frame_error(ErrorKind::bad_header, l.size(), 6, follow));
+        // One byte: the file has no footer any more.
+        check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b.push_back(0); }),
+              {show(ErrorKind::truncated, l.size() + 1, -1, 0, "the trace has no end frame: " + unfinished),
+               show(ErrorKind::bad_header, l.size(), -1, 6, follow)});
+    }
+}
+
+// ---- every prefix, every bit
+
+TEST_CASE("every prefix of a trace is refused, from a file and from a pipe") {
+    SUBCASE("hatf10") { check_every_cut<hatf10::Reader>(write_hatf10); }
+    SUBCASE("repeats") { check_every_cut<repeats::Reader>(write_repeats); }
+    SUBCASE("features") { check_every_cut<features::Reader>(write_features); }
+}
+
+TEST_CASE("every bit flipped is refused, or read alike from a file and a pipe when it is in the records") {
+    // Some flips in the records must still read, or the sweep tells nothing about them.
+    SUBCASE("hatf10") { CHECK(check_every_flip<hatf10::Reader>(write_hatf10) > 0); }
+    SUBCASE("repeats") { CHECK(check_every_flip<repeats::Reader>(write_repeats) > 0); }
+    SUBCASE("features") { CHECK(check_every_flip<features::Reader>(write_features) > 0); }
+}
+
+}  // TEST_SUITE
