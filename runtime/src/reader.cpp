@@ -30,8 +30,10 @@ struct TraceReader::Stream {
     std::uint64_t buffer_stream_offset = 0;  // section offset of buffer[0]
     std::size_t read = 0;                    // bytes of buffer consumed (records)
     std::uint64_t cursor = 0;                // values: section offset of the next element
-    std::vector<std::byte> whole;            // the whole section, once asked for
-    bool whole_loaded = false;
+    std::vector<std::byte> whole;            // the section as a table, from section offset whole_start
+    std::uint64_t whole_start = 0;
+    bool whole_loaded = false;               // a file: loaded once, whole
+    bool table = false;                      // a pipe: every chunk is also appended to `whole`
 };
 
 struct TraceReader::Saved {
@@ -96,6 +98,14 @@ void TraceReader::attach(const DtdDesc& dtd) {
         }
     }
     for (std::size_t i = 0; i < header_.chunks.size(); ++i) stream_of(header_.chunks[i]).chunks.push_back(i);
+    // A pipe keeps the bytes of the sections the DTD's offsets point into, as they arrive.
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+        const RecordDesc& r = dtd.records[i];
+        for (std::uint32_t f = 0; f < r.field_count; ++f) {
+            const Encoding& e = r.fields[f].initial;
+            if (e.kind == Interp::section_offset && streams_[e.section]) streams_[e.section]->table = true;
+        }
+    }
     streams_[0]->mode = Stream::Mode::records;
     initial_.assign(dtd.record_count, 0);
     reset_initial();
@@ -234,6 +244,7 @@ bool TraceReader::read_next_segment() {
         }
         std::vector<std::byte> bytes(c.size);
         file_.read(bytes.data(), bytes.size(), "a chunk");
+        if (target.table) append_table(target, c.section, bytes);
         target.pending.emplace_back(c, std::move(bytes));
         header_.chunks.push_back(c);
     }
@@ -442,24 +453,26 @@ MetadataChange TraceReader::read_metadata() {
 
 // ---- tables -----------------------------------------------------------------------------
 
-std::span<const std::byte> TraceReader::section_content(std::uint8_t section) {
+void TraceReader::append_table(Stream& s, std::uint8_t section, std::span<const std::byte> bytes) {
+    if (s.whole.size() + bytes.size() > max_chunk_bytes) {
+        fail(ErrorKind::bad_section, "section " + std::to_string(section) + " is too large to load whole");
+    }
+    s.whole.insert(s.whole.end(), bytes.begin(), bytes.end());
+}
+
+TraceReader::Stream& TraceReader::table_stream(std::uint8_t section) {
     Stream* s = streams_[section].get();
     if (!s) fail(ErrorKind::bad_section, "the DTD defines no section " + std::to_string(section));
-    const auto limit = [&](std::uint64_t bytes) {
-        if (bytes > max_chunk_bytes) fail(ErrorKind::bad_section, "section " + std::to_string(section) + " is too large to load whole");
-    };
-    if (streaming_) {
-        // A pipe: the table holds what has arrived so far.
-        for (; !s->pending.empty(); s->pending.pop_front()) {
-            const auto& bytes = s->pending.front().second;
-            limit(s->whole.size() + bytes.size());
-            s->whole.insert(s->whole.end(), bytes.begin(), bytes.end());
-            pending_bytes_ -= bytes.size();
-        }
-    } else if (!s->whole_loaded) {
+    if (streaming_ && !s->table) {
+        // A pipe, and a section that metadata made a table: it holds what is still here.
+        s->table = true;
+        s->whole_start = s->buffer_stream_offset;
+        append_table(*s, section, s->buffer);
+        for (const auto& chunk : s->pending) append_table(*s, section, chunk.second);
+    } else if (!streaming_ && !s->whole_loaded) {
         std::uint64_t total = 0;
         for (std::size_t i : s->chunks) total += header_.chunks[i].size;
-        limit(total);
+        if (total > max_chunk_bytes) fail(ErrorKind::bad_section, "section " + std::to_string(section) + " is too large to load whole");
         s->whole.resize(total);
         std::uint64_t at = 0;
         for (std::size_t i : s->chunks) {
@@ -468,13 +481,20 @@ std::span<const std::byte> TraceReader::section_content(std::uint8_t section) {
         }
         s->whole_loaded = true;
     }
-    return s->whole;
+    return *s;
 }
 
 void TraceReader::enter_table(std::uint8_t section, std::uint64_t offset) {
-    const auto content = section_content(section);
+    const Stream& table = table_stream(section);
+    if (offset < table.whole_start) {
+        fail(ErrorKind::bad_value, "offset " + std::to_string(offset) + " of section " + std::to_string(section) +
+                                       " went by in the pipe before metadata made it a table; read the trace from a file");
+    }
+    const std::span<const std::byte> content(table.whole);
+    offset -= table.whole_start;
     if (offset >= content.size()) {
-        fail(ErrorKind::bad_value, "offset " + std::to_string(offset) + " is past the end of section " + std::to_string(section));
+        fail(ErrorKind::bad_value, "offset " + std::to_string(offset + table.whole_start) + " is past the end of section " +
+                                       std::to_string(section));
     }
     saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_, initial_, fast_tags_});
     reset_initial();

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <features.hpp>
 #include <hatf10.hpp>
 
@@ -137,7 +139,23 @@ TEST_CASE("the header says how the trace was written") {
     CHECK(h.chunks[0].section == 0);
 }
 
-TEST_CASE("sectionOffset fields resolve into a table section") {
+// The names the events of `path` refer to, looked up in the table section.
+std::vector<std::string> resolved_names(const std::string& path) {
+    using namespace features;
+    Reader r(path);
+    std::vector<std::string> resolved;
+    while (r.next()) {
+        if (r.type() != RecordType::Event) continue;
+        r.visit_table_record(1, r.get<Event>().nameRef, [&](const auto& record) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(record)>, Name>) {
+                resolved.emplace_back(reinterpret_cast<const char*>(record.vfield_data.data()), record.vfield_data.size());
+            }
+        });
+    }
+    return resolved;
+}
+
+TEST_CASE("sectionOffset fields resolve into a table section, from a file and from a pipe") {
     using namespace features;
     const std::string path = temp_path("table.mtf");
     const std::string names[] = {"int", "struct node", "char[16]"};
@@ -161,17 +179,17 @@ TEST_CASE("sectionOffset fields resolve into a table section") {
         w.close();
     }
     CHECK(offsets == std::vector<std::uint64_t>{0, 5, 18});
-    Reader r(path);
-    std::vector<std::string> resolved;
-    while (r.next()) {
-        if (r.type() != RecordType::Event) continue;
-        r.visit_table_record(1, r.get<Event>().nameRef, [&](const auto& record) {
-            if constexpr (std::is_same_v<std::decay_t<decltype(record)>, Name>) {
-                resolved.emplace_back(reinterpret_cast<const char*>(record.vfield_data.data()), record.vfield_data.size());
-            }
-        });
-    }
-    CHECK(resolved == std::vector<std::string>{"int", "struct node", "char[16]", "int", "struct node", "char[16]"});
+    const std::vector<std::string> want{"int", "struct node", "char[16]", "int", "struct node", "char[16]"};
+    CHECK(resolved_names(path) == want);
+    // A pipe streams: the table's records go by before the events refer to them.
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    REQUIRE(::write(fds[1], bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));  // fits in the pipe
+    ::close(fds[1]);
+    CHECK(resolved_names("/dev/fd/" + std::to_string(fds[0])) == want);
+    ::close(fds[0]);
 }
 
 TEST_CASE("a sectionStride field draws successive elements from its section") {

@@ -151,8 +151,6 @@ public:
     std::uint8_t read_section();
     MetadataChange read_metadata();
 
-    // The whole content of a section, loaded on demand (tables for sectionOffset).
-    std::span<const std::byte> section_content(std::uint8_t section);
     // Decodes, with the DTD's initial encodings, the record at `offset` of a
     // table section: the target of a sectionOffset field. `decode` is called
     // with this reader positioned on that record and returns what it made.
@@ -163,6 +161,9 @@ public:
 
 private:
     struct Stream;
+    // The section as a table (from a file: whole; from a pipe: what has arrived).
+    Stream& table_stream(std::uint8_t section);
+    void append_table(Stream& s, std::uint8_t section, std::span<const std::byte> bytes);
     explicit TraceReader(const std::string& path);
     void attach(const DtdDesc& dtd);
     void check_dtd(const DtdDesc& dtd) const;
