@@ -98,10 +98,9 @@ void TraceReader::attach(const DtdDesc& dtd) {
     for (std::size_t i = 0; i < header_.chunks.size(); ++i) {
         const Chunk& c = header_.chunks[i];
         if (!streams_[c.section]) {
+            const std::string where = header_.version == 1 ? "the section index names" : "a segment holds a chunk of";
             throw TraceError(ErrorKind::bad_section,
-                             "the section index names section " + std::to_string(c.section) +
-                                 ", which the DTD does not define",
-                             header_.index_offset + i * 3ull * header_.word(), -1, 0);
+                             where + " section " + std::to_string(c.section) + ", which the DTD does not define", c.entry, -1, 0);
         }
         check_chunk(c);
         streams_[c.section]->chunks.push_back(i);

@@ -308,6 +308,29 @@ TEST_CASE("the second of two section index entries wrong") {
     }
 }
 
+// Found by fuzz_mtf_trace: the error was placed where a version-1 index
+// entry would be, past the end of a version-2 file.
+TEST_CASE("a version-2 segment frame naming a section the DTD does not define") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("frame-section");
+        rt::WriterOptions options = f.options();
+        options.version = 2;
+        write_base(t.path(), options);
+        TraceBytes b = TraceBytes::load(t.path());
+        const unsigned w = f.word();
+        // Ident, text length, name, text; then the one segment's frame: 8 fixed bytes, two words, its chunk entry.
+        const std::uint64_t frame = TB::ident + w + std::strlen(hatf10::dtd.name) + std::strlen(hatf10::dtd.text);
+        const std::uint64_t entry = frame + 8 + 2 * w;
+        REQUIRE(b.b.at(frame) == 'S');
+        REQUIRE(b.b.at(entry) == 0);  // the chunk's section
+        b.b[entry] = 7;
+        b.save(t.path());
+        CHECK(show(read_hatf10(t.path())) ==
+              show(ErrorKind::bad_section, entry, -1, 0, "a segment holds a chunk of section 7, which the DTD does not define"));
+    }
+}
+
 TEST_CASE("header record count disagrees with the records") {
     for (const Format& f : formats) {
         INFO("format: " << std::string(f.name));

@@ -30,6 +30,7 @@ struct Chunk {
     std::uint8_t codec = 0;   // 0: stored as is
     std::uint64_t start = 0;  // file offset of the chunk's bytes
     std::uint64_t size = 0;   // stored bytes
+    std::uint64_t entry = 0;  // read: file offset of the entry that describes it (section index or segment frame)
 };
 
 // A version-2 segment: the chunks of every section that a writer flushed at once.
