@@ -168,6 +168,7 @@ private:
     void check_dtd(const DtdDesc& dtd) const;
     bool load_next_chunk(Stream& s);
     bool pull_segment();
+    bool read_next_segment();  // pull_segment(), but for the record index of the container's errors
     void check_chunk(const Chunk& c) const;
     std::uint64_t element_budget() const;
     bool next_chunk();
