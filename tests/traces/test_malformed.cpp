@@ -355,7 +355,9 @@ TEST_CASE("a version-2 segment frame naming a section the DTD does not define") 
         const std::uint64_t frame = hatf10_first_frame(w);
         const std::uint64_t entry = frame + 8 + 2 * w;
         REQUIRE(b.b.at(frame) == 'S');
-        REQUIRE(b.b.at(entry) == 0);  // the chunk's section
+        REQUIRE(b.b.at(frame + 1) == 0);  // the section the segment starts in
+        REQUIRE(b.b.at(entry) == 0);      // the chunk's section
+        b.b[frame + 1] = 7;               // both, so that only section 7's being undefined is wrong
         b.b[entry] = 7;
         b.save(t.path());
         CHECK(show(read_hatf10(t.path())) ==
