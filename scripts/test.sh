@@ -18,5 +18,5 @@ cmake --build build-sanitize -j"$jobs"
 ctest --test-dir build-sanitize --output-on-failure --timeout 900 -j"$jobs"
 
 CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMETATF_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_hatf10_reader fuzz_mtfc fuzz_text_reader
+cmake --build build-fuzz -j"$jobs" --target fuzz_hatf10_reader fuzz_mtf_trace fuzz_mtfc fuzz_text_reader
 ctest --test-dir build-fuzz --output-on-failure -R '^fuzz_'

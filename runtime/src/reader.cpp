@@ -17,6 +17,20 @@ constexpr std::uint64_t max_repeat_count = std::uint64_t(1) << 24;
 // A pipe's chunks wait in memory until their section is read; this bounds them.
 constexpr std::uint64_t max_pending_bytes = std::uint64_t(1) << 30;
 
+// Reads `size` bytes of a pipe into a buffer that grows with the bytes that
+// arrive (doubling, from 64 KiB), not to the size a frame claims: a short
+// input that claims a large chunk costs no more memory than it holds.
+std::vector<std::byte> read_arriving(InputFile& in, std::uint64_t size, const char* what) {
+    std::vector<std::byte> out;
+    while (out.size() < size) {
+        const std::size_t have = out.size();
+        const std::uint64_t step = std::min<std::uint64_t>(size - have, std::max<std::size_t>(have, std::size_t(1) << 16));
+        out.resize(have + static_cast<std::size_t>(step));
+        in.read(out.data() + have, static_cast<std::size_t>(step), what);
+    }
+    return out;
+}
+
 }  // namespace
 
 // One section's bytes as the reader walks through them, chunk by chunk.
@@ -214,13 +228,14 @@ bool TraceReader::load_next_chunk(Stream& s) {
 }
 
 // A pipe: reads the next segment, queueing its chunks by section; false at
-// the end frame. Its errors name the record the reader was at: those before
-// it were read.
+// the end frame. The container's errors (a bad frame, a chunk cut short) come
+// between records here, not before the first: they name the record reached.
 bool TraceReader::pull_segment() {
     if (stream_ended_) return false;
     try {
         return read_next_segment();
     } catch (const TraceError& e) {
+        if (!e.has_position) throw;
         throw TraceError(e.kind, e.message, e.offset, e.section, record_index_);
     }
 }
@@ -242,8 +257,7 @@ bool TraceReader::read_next_segment() {
             throw TraceError(ErrorKind::bad_section, "more than 1 GiB of chunks wait for sections that the records do not reach",
                              c.start, c.section, record_index_);
         }
-        std::vector<std::byte> bytes(c.size);
-        file_.read(bytes.data(), bytes.size(), "a chunk");
+        std::vector<std::byte> bytes = read_arriving(file_, c.size, "a chunk");
         if (target.table) append_table(target, c.section, bytes);
         target.pending.emplace_back(c, std::move(bytes));
         header_.chunks.push_back(c);

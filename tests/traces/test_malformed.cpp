@@ -9,8 +9,12 @@
 // metadata record that is wrong (its property byte for a change the field
 // cannot take). A count that is found wrong only at the end of the data (the
 // record count) is reported there, and a repeat count at its group.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <hatf10.hpp>
@@ -69,6 +73,37 @@ constexpr Format formats[] = {
 std::uint64_t hatf10_data_start(unsigned word) {
     return TB::ident + 5 * word + std::strlen(hatf10::dtd.name) + std::strlen(hatf10::dtd.text);
 }
+
+// Where a version-2 hatf10 trace's first segment frame starts: ident, one word, name, DTD text.
+std::uint64_t hatf10_first_frame(unsigned word) {
+    return TB::ident + word + std::strlen(hatf10::dtd.name) + std::strlen(hatf10::dtd.text);
+}
+
+// The base trace in container version 2: one segment, whose frame has one chunk entry.
+TraceBytes version2_base(const TempTrace& t, const Format& f) {
+    rt::WriterOptions options = f.options();
+    options.version = 2;
+    write_base(t.path(), options);
+    return TraceBytes::load(t.path());
+}
+
+// A trace's bytes in a pipe, written whole and closed, so that a reader of path() streams them.
+class Piped {
+public:
+    explicit Piped(const std::vector<std::uint8_t>& bytes) {
+        REQUIRE(::pipe(fds_) == 0);
+        REQUIRE(::fcntl(fds_[1], F_GETPIPE_SZ) >= static_cast<int>(bytes.size()));
+        REQUIRE(::write(fds_[1], bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+        ::close(fds_[1]);
+    }
+    ~Piped() { ::close(fds_[0]); }
+    Piped(const Piped&) = delete;
+    Piped& operator=(const Piped&) = delete;
+    std::string path() const { return "/proc/self/fd/" + std::to_string(fds_[0]); }
+
+private:
+    int fds_[2] = {-1, -1};
+};
 
 std::optional<rt::TraceError> read_hatf10(const std::string& path) {
     return metatf::test::read_error<hatf10::Reader>(path);
@@ -305,6 +340,28 @@ TEST_CASE("the second of two section index entries wrong") {
         // Two chunks overlapping by one byte.
         CHECK(show(corrupt_base(t, f, [&](TraceBytes& b) { b.set_entry(0, TB::size, b.entry(0, TB::size) + 1); }, 16)) ==
               show(ErrorKind::bad_section, second, -1, 0, "chunk 1 of the section index is out of place"));
+    }
+}
+
+// Found by fuzz_mtf_trace: the error was placed where a version-1 index
+// entry would be, past the end of a version-2 file.
+TEST_CASE("a version-2 segment frame naming a section the DTD does not define") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("frame-section");
+        TraceBytes b = version2_base(t, f);
+        const unsigned w = f.word();
+        // The frame: 8 fixed bytes, two words, then the chunk's entry.
+        const std::uint64_t frame = hatf10_first_frame(w);
+        const std::uint64_t entry = frame + 8 + 2 * w;
+        REQUIRE(b.b.at(frame) == 'S');
+        REQUIRE(b.b.at(frame + 1) == 0);  // the section the segment starts in
+        REQUIRE(b.b.at(entry) == 0);      // the chunk's section
+        b.b[frame + 1] = 7;               // both, so that only section 7's being undefined is wrong
+        b.b[entry] = 7;
+        b.save(t.path());
+        CHECK(show(read_hatf10(t.path())) ==
+              show(ErrorKind::bad_section, entry, -1, 0, "a segment holds a chunk of section 7, which the DTD does not define"));
     }
 }
 
@@ -659,6 +716,68 @@ TEST_CASE("a trace of a DTD with the same name but another layout") {
         CHECK(show(corrupt_base(t, f, [](TraceBytes& b) { b.b[12] ^= 0x10; })) ==
               show(ErrorKind::wrong_dtd, 8, -1, 0, "the trace's DTD 'hatf10' lays out records differently from this reader's DTD 'hatf10'"));
     }
+}
+
+}  // TEST_SUITE
+
+// Found by fuzz_mtf_trace, which reads every input from a pipe as well.
+TEST_SUITE("traces from a pipe") {
+
+TEST_CASE("a pipe that goes on after the end frame is refused, as a file is") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("pipe-after-end");
+        TraceBytes b = version2_base(t, f);
+        CHECK(read_all<Reader>(Piped(b.b).path()) == base_records);
+        const std::uint64_t end = b.b.size();
+        b.b.push_back(0);
+        CHECK(show(read_hatf10(Piped(b.b).path())) ==
+              show(ErrorKind::bad_header, end, -1, base_records, "bytes follow the end frame"));
+    }
+}
+
+TEST_CASE("a bad segment frame met in a pipe names the record reached") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("pipe-second-frame");
+        rt::WriterOptions options = f.options(16);  // two segments: the comment and an alloc, then the rest
+        options.version = 2;
+        write_base(t.path(), options);
+        TraceBytes b = TraceBytes::load(t.path());
+        const unsigned w = f.word();
+        const std::uint64_t second = hatf10_first_frame(w) + (8 + 2 * w) + (4 + 2 * w) + comment_size + alloc_size;
+        REQUIRE(b.b.at(second) == 'S');
+        b.b[second] = 'x';
+        CHECK(show(read_hatf10(Piped(b.b).path())) ==
+              show(ErrorKind::bad_section, second, -1, 2, "a segment frame should start here, not byte 120"));
+    }
+}
+
+// VmRSS, or VmHWM (its peak), of this process in KiB.
+std::uint64_t memory_kib(const std::string& key) {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+        if (line.starts_with(key + ":")) return std::stoull(line.substr(key.size() + 1));
+    }
+    FAIL("no " << key << " in /proc/self/status");
+    return 0;
+}
+
+TEST_CASE("a chunk a pipe's frame claims is read as its bytes arrive, not allocated whole") {
+    TempTrace t("pipe-claimed-chunk");
+    const Format& f = formats[0];
+    TraceBytes b = version2_base(t, f);
+    const unsigned w = f.word();
+    const std::uint64_t sizes = hatf10_first_frame(w) + 8 + 2 * w + 4;  // the chunk's stored and decoded size
+    const std::uint64_t claimed = std::uint64_t(1) << 28;                 // the most the reader takes
+    b.set(sizes, claimed, w);
+    b.set(sizes + w, claimed, w);
+    b.b.resize(sizes + 2 * w + 100);  // the frame and 100 bytes of the chunk
+    std::ofstream("/proc/self/clear_refs") << "5";  // VmHWM starts again from VmRSS
+    const std::uint64_t before = memory_kib("VmRSS");
+    CHECK(show(read_hatf10(Piped(b.b).path())) ==
+          show(ErrorKind::truncated, b.b.size(), -1, 0, "the trace ends in the middle of a chunk"));
+    CHECK(memory_kib("VmHWM") - before < 16 * 1024);  // it was 256 MiB
 }
 
 }  // TEST_SUITE

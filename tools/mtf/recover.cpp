@@ -63,15 +63,16 @@ Saved copy_segments(const std::string& input, rt::OutputFile& out, std::size_t l
     return saved;
 }
 
-// Reads the copy as `mtf check` does; returns the failing record's index, if any.
-std::optional<std::uint64_t> first_bad_record(const std::string& path) {
+// Reads the copy as `mtf check` does; returns the first error, if any (a DTD
+// that does not compile as one with no position, at record 0).
+std::optional<rt::TraceError> read_back(const std::string& path) {
     try {
         Trace trace(path, std::nullopt);
         for_each_record("recover", trace, [](const ReadRecord&) {});
     } catch (const rt::TraceError& e) {
-        return e.record;
-    } catch (const InputError&) {
-        return 0;
+        return e;
+    } catch (const InputError& e) {
+        return rt::TraceError(rt::ErrorKind::wrong_dtd, e.what());
     }
     return std::nullopt;
 }
@@ -96,19 +97,26 @@ int run(const std::vector<std::string>& args) {
             }
         }();
         out.commit();
-        const auto bad = first_bad_record(output);
+        const auto bad = read_back(output);
+        const std::string name = input == "-" ? "stdin" : input;
+        if (bad && saved.complete && bad->has_position) {
+            // A finished trace is not cut: records that do not read make it malformed, and it is
+            // refused as check refuses it. Its copy is the input byte for byte, so the position is the input's.
+            std::remove(output.c_str());
+            throw InputError(name + ": " + bad->what());
+        }
         if (bad && attempt == 0 && input != "-") {
             // A segment that arrived whole but holds damaged records: keep those before it.
             limit = 0;
-            while (limit < saved.ends.size() && saved.ends[limit] <= *bad) ++limit;
+            while (limit < saved.ends.size() && saved.ends[limit] <= bad->record) ++limit;
             std::remove(output.c_str());
             continue;
         }
         if (bad) {
             std::remove(output.c_str());  // it would look complete
-            throw InputError(output + ": the recovered segments do not read back (record " + std::to_string(*bad) + ")");
+            throw InputError(output + ": the recovered segments do not read back (record " + std::to_string(bad->record) + ")");
         }
-        std::cerr << "mtf: recover: " << (input == "-" ? "stdin" : input) << ": "
+        std::cerr << "mtf: recover: " << name << ": "
                   << (saved.complete ? "the trace was complete; " : "") << "saved " << saved.records << " records in "
                   << saved.segments << " segment" << (saved.segments == 1 ? "" : "s") << " to " << output;
         if (!saved.complete) {
@@ -134,7 +142,9 @@ and every other command refuses it as incomplete. Its writer had flushed its
 records in segments, each whole in itself; recover copies the segments that
 arrived whole to OUTPUT, gives the copy an end frame, checks that it reads
 back, and reports on standard error how many records were saved and where
-the input was cut. Records the writer still held in memory are lost.
+the input was cut. Records the writer still held in memory are lost. A
+complete trace (one with its end frame) whose records do not read is not cut
+but malformed: recover refuses it with the error mtf check gives.
 
 A killed writer's output is the temporary file it left beside its target:
 NAME.XXXXXX.partial.
@@ -148,8 +158,8 @@ Options:
   --help        show this help
 
 Exit status: 0 when the segments were saved, 1 for an input that is not a
-version-2 trace or an output that cannot be written, 2 for a command-line
-mistake.
+version-2 trace, a complete trace whose records do not read or an output
+that cannot be written, 2 for a command-line mistake.
 )",
                       run};
 
