@@ -80,7 +80,6 @@ void read_index_v1(InputFile& in, Header& h, const std::byte* words) {
             header_error(ErrorKind::bad_section, "chunk " + std::to_string(i) + " of the section index is out of place", at);
         }
         c.section = static_cast<std::uint8_t>(number);
-        c.entry = at;
         expected_start = c.start + c.size;
         h.chunks.push_back(c);
     }
@@ -284,7 +283,6 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment&
             header_error(ErrorKind::truncated, "a chunk of " + std::to_string(c.size) + " bytes runs past the end of the file", entry + chunk_fixed);
         }
         c.start = at;
-        c.entry = entry;
         at += c.size;
         out.chunks.push_back(c);
     }
