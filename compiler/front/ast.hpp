@@ -8,9 +8,13 @@
 #include <variant>
 #include <vector>
 
+#include <metatf/vocabulary.hpp>
+
 #include "../diagnostics.hpp"
 
 namespace metatf::ast {
+
+namespace rt = metatf::rt;
 
 struct Name {
     std::string text;
@@ -34,7 +38,7 @@ struct Reference {
 // A section named by number (`sectionOffset 2`) or by name (`sectionOffset strings`).
 using SectionRef = std::variant<Integer, Name>;
 
-enum class InterpretationKind { none, default_value, base_offset, delta, stride, section_offset, section_stride };
+using InterpretationKind = rt::Interp;
 
 struct Interpretation {
     InterpretationKind kind = InterpretationKind::none;
@@ -56,7 +60,7 @@ struct String {
 };
 
 // A field's text format: `decimal`, `hex`, `chars "RW" ignoreCase`, `string`, `line` or `omit`.
-enum class TextFormatKind { decimal, hex, chars, string, line, omit };
+using TextFormatKind = rt::TextFormat;
 struct TextFormat {
     TextFormatKind kind = TextFormatKind::decimal;
     Location where;

@@ -65,35 +65,6 @@ std::string path_text(const std::vector<ast::Name>& path) {
     return out;
 }
 
-ir::InterpretationKind to_ir(InterpretationKind k) {
-    using I = ir::InterpretationKind;
-    switch (k) {
-        case InterpretationKind::none: return I::none;
-        case InterpretationKind::default_value: return I::default_value;
-        case InterpretationKind::base_offset: return I::base_offset;
-        case InterpretationKind::delta: return I::delta;
-        case InterpretationKind::stride: return I::stride;
-        case InterpretationKind::section_offset: return I::section_offset;
-        case InterpretationKind::section_stride: return I::section_stride;
-    }
-    return I::none;
-}
-
-std::string_view interpretation_name(ir::InterpretationKind k) {
-    using I = ir::InterpretationKind;
-    switch (k) {
-        case I::none: return "none";
-        case I::default_value: return "default";
-        case I::base_offset: return "baseOffset";
-        case I::delta: return "delta";
-        case I::stride: return "stride";
-        case I::section_offset: return "sectionOffset";
-        case I::section_stride: return "sectionStride";
-    }
-    return "none";
-}
-
-
 Location where_of(const ast::Value& v) {
     return std::visit(
         [](const auto& x) -> Location {
@@ -905,7 +876,7 @@ private:
         }
         if (f.type != ir::Type::unsigned_int && f.type != ir::Type::signed_int) {
             error(where_of(src.property->value),
-                  "'scale' applies to integer fields; " + describe(x, f) + " is " + quote(ir::type_name(f.type)));
+                  "'scale' applies to integer fields; " + describe(x, f) + " is " + quote(rt::name(f.type)));
             return false;
         }
         f.scale = static_cast<std::uint32_t>(num->magnitude);
@@ -945,7 +916,7 @@ private:
         }
         if (f.type != ir::Type::bytes) {
             error(width_at, "only a 'bytes' field can take its width from another field; " + describe(x, f) +
-                                " is " + quote(ir::type_name(f.type)));
+                                " is " + quote(rt::name(f.type)));
             return false;
         }
         if (auto problem = count_problem(t)) {
@@ -970,7 +941,7 @@ private:
     bool check_width_for_type(Expansion& x, const ir::Field& f, std::uint32_t w, const Location& at) {
         if ((f.type == ir::Type::unsigned_int || f.type == ir::Type::signed_int) && w > 8) {
             error(at, "width " + std::to_string(w) + " is too wide for " + describe(x, f) + ": " +
-                          std::string(ir::type_name(f.type)) + " fields take 0 to 8 bytes");
+                          std::string(rt::name(f.type)) + " fields take 0 to 8 bytes");
             return false;
         }
         if (f.type == ir::Type::floating && w != 4 && w != 8) {
@@ -1037,11 +1008,11 @@ private:
             return false;
         }
         ir::Interpretation& out = f.interpretation;
-        out.kind = to_ir(in->kind);
+        out.kind = (in->kind);
         if (in->kind != InterpretationKind::none &&
             f.type != ir::Type::unsigned_int && f.type != ir::Type::signed_int) {
-            error(in->where, "interpretation " + quote(interpretation_name(out.kind)) + " applies to integer fields; " +
-                                 describe(x, f) + " is " + quote(ir::type_name(f.type)));
+            error(in->where, "interpretation " + quote(rt::name(out.kind)) + " applies to integer fields; " +
+                                 describe(x, f) + " is " + quote(rt::name(f.type)));
             return false;
         }
         if (in->first) {
@@ -1115,7 +1086,7 @@ private:
             failed_fields_.insert(f.index);
         } else if (stores && !f.width_from && f.restore_width == 0 && f.type != ir::Type::bytes) {
             warning(width_at, describe(x, f) + " has width 0 with interpretation " +
-                                  quote(interpretation_name(f.interpretation.kind)) +
+                                  quote(rt::name(f.interpretation.kind)) +
                                   ", so it stores nothing; say 'interpretation = default V' if the value is constant");
         }
         if (f.interpretation.kind == ir::InterpretationKind::section_stride && f.restore_width == 0) {
@@ -1167,7 +1138,7 @@ private:
     // Why a field cannot give a count of repetitions or of bytes, if it cannot.
     static std::optional<std::string> count_problem(const ir::Field& t) {
         if (t.index == 0 && t.kind == "tag") return "it is the record's tag";
-        if (t.type != ir::Type::unsigned_int) return "it is " + quote(ir::type_name(t.type));
+        if (t.type != ir::Type::unsigned_int) return "it is " + quote(rt::name(t.type));
         if (t.scale != 0) return "it has scale " + std::to_string(t.scale);
         return std::nullopt;
     }

@@ -221,7 +221,7 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
                                                const std::string& what) {
     using K = ast::TextFormatKind;
     const std::string name = quote(format_name(format.kind));
-    const std::string is = "; " + what + " is " + quote(ir::type_name(field.type));
+    const std::string is = "; " + what + " is " + quote(rt::name(field.type));
     switch (format.kind) {
         case K::decimal:
             if (field.type == ir::Type::bytes) return name + " applies to numbers" + is;

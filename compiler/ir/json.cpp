@@ -6,16 +6,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-const char* predefined_name(Predefined p) {
-    switch (p) {
-        case Predefined::none: return nullptr;
-        case Predefined::comment: return "comment";
-        case Predefined::section: return "section";
-        case Predefined::metadata: return "metadata";
-    }
-    return nullptr;
-}
-
 // A 64-bit value as the field's type reads it.
 json field_value(const Field& f, std::uint64_t v) {
     if (f.type == Type::signed_int) return static_cast<std::int64_t>(v);
@@ -38,20 +28,8 @@ json interpretation(const Field& f) {
     return {{"kind", "none"}};
 }
 
-const char* text_format_name(TextFormat t) {
-    switch (t) {
-        case TextFormat::decimal: return "decimal";
-        case TextFormat::hex: return "hex";
-        case TextFormat::chars: return "chars";
-        case TextFormat::string: return "string";
-        case TextFormat::line: return "line";
-        case TextFormat::omit: return "omit";
-    }
-    return "decimal";
-}
-
 json field_text(const FieldText& t) {
-    json out = {{"format", text_format_name(t.format)}};
+    json out = {{"format", name(t.format)}};
     if (t.format == TextFormat::chars) {
         out["chars"] = t.chars;
         out["ignoreCase"] = t.ignore_case;
@@ -60,7 +38,7 @@ json field_text(const FieldText& t) {
 }
 
 json field(const Record& r, const Field& f) {
-    json out = {{"index", f.index}, {"path", f.path}, {"kind", f.kind}, {"type", type_name(f.type)}};
+    json out = {{"index", f.index}, {"path", f.path}, {"kind", f.kind}, {"type", name(f.type)}};
     if (f.type == Type::unsigned_int || f.type == Type::signed_int) out["scale"] = f.scale;
     if (f.width_from) {
         out["width"] = {{"valueOf", *f.width_from}};
@@ -96,7 +74,7 @@ nlohmann::ordered_json to_json(const Schema& schema) {
     json records = json::array();
     for (const Record& r : schema.records) {
         json rec = {{"name", r.name}, {"tag", r.tag}, {"section", r.section}};
-        if (const char* p = predefined_name(r.predefined)) rec["predefined"] = p;
+        if (r.predefined != Predefined::none) rec["predefined"] = name(r.predefined);
         if (r.mnemonic) rec["mnemonic"] = *r.mnemonic;
         rec["fields"] = layout(r, r.layout);
         records.push_back(std::move(rec));

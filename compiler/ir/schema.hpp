@@ -10,29 +10,20 @@
 #include <variant>
 #include <vector>
 
+#include <metatf/vocabulary.hpp>
+
 namespace metatf::ir {
 
-enum class Type { unsigned_int, signed_int, floating, bytes };
+namespace rt = metatf::rt;
 
-enum class InterpretationKind { none, default_value, base_offset, delta, stride, section_offset, section_stride };
-
-// Whether a field with this interpretation stores bytes in each record.
-// `default`, `stride` and `sectionStride` store none: their width is 0.
-constexpr bool stores_bytes(InterpretationKind k) {
-    return k != InterpretationKind::default_value && k != InterpretationKind::stride &&
-           k != InterpretationKind::section_stride;
-}
-
-// The DTD's name of a type: "unsigned", "signed", "float" or "bytes".
-inline const char* type_name(Type t) {
-    switch (t) {
-        case Type::unsigned_int: return "unsigned";
-        case Type::signed_int: return "signed";
-        case Type::floating: return "float";
-        case Type::bytes: return "bytes";
-    }
-    return "unsigned";
-}
+// The shared words (runtime/include/metatf/vocabulary.hpp).
+using rt::Interp;
+using rt::name;
+using rt::stores_bytes;
+using Type = rt::Type;
+using InterpretationKind = rt::Interp;
+using TextFormat = rt::TextFormat;
+using Predefined = rt::Predefined;
 
 struct Interpretation {
     InterpretationKind kind = InterpretationKind::none;
@@ -44,9 +35,6 @@ struct Interpretation {
 
     bool operator==(const Interpretation&) const = default;
 };
-
-// How a field is written in the DTD's native text form (see TextForm).
-enum class TextFormat { decimal, hex, chars, string, line, omit };
 
 struct FieldText {
     TextFormat format = TextFormat::decimal;
@@ -82,8 +70,6 @@ struct Repeat {
     std::uint32_t count = 0;  // index of the field whose value is the number of repetitions
     std::vector<LayoutItem> items;
 };
-
-enum class Predefined { none, comment, section, metadata };
 
 struct Record {
     std::string name;

@@ -10,29 +10,6 @@ FieldState FieldState::initial(const FieldDesc& d) {
     return s;
 }
 
-const char* interp_name(Interp k) {
-    switch (k) {
-        case Interp::none: return "none";
-        case Interp::default_value: return "default";
-        case Interp::base_offset: return "baseOffset";
-        case Interp::delta: return "delta";
-        case Interp::stride: return "stride";
-        case Interp::section_offset: return "sectionOffset";
-        case Interp::section_stride: return "sectionStride";
-    }
-    return "none";
-}
-
-const char* type_name(Type t) {
-    switch (t) {
-        case Type::unsigned_int: return "unsigned";
-        case Type::signed_int: return "signed";
-        case Type::floating: return "float";
-        case Type::bytes: return "bytes";
-    }
-    return "unsigned";
-}
-
 namespace {
 
 std::optional<std::string> check_width(const FieldState& s, std::uint64_t w) {
@@ -44,20 +21,6 @@ std::optional<std::string> check_width(const FieldState& s, std::uint64_t w) {
     if (t == Type::floating && w != 4 && w != 8) return "width " + std::to_string(w) + " is not 4 or 8";
     if (t == Type::bytes && w > 65535) return "width " + std::to_string(w) + " is more than 65535";
     return std::nullopt;
-}
-
-Interp interp_of(MetaOp op) {
-    switch (op) {
-        case MetaOp::none: return Interp::none;
-        case MetaOp::base_offset: return Interp::base_offset;
-        case MetaOp::delta: return Interp::delta;
-        case MetaOp::default_value: return Interp::default_value;
-        case MetaOp::section_offset: return Interp::section_offset;
-        case MetaOp::stride: return Interp::stride;
-        case MetaOp::section_stride: return Interp::section_stride;
-        case MetaOp::width: break;
-    }
-    return Interp::none;
 }
 
 }  // namespace
@@ -78,8 +41,8 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
     const Interp kind = interp_of(op);
     const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
     if (kind != Interp::none && !integer) {
-        return std::string("interpretation '") + interp_name(kind) + "' applies to integer fields, not '" +
-               type_name(s.desc->type) + "'";
+        return std::string("interpretation '") + std::string(name(kind)) + "' applies to integer fields, not '" +
+               std::string(name(s.desc->type)) + "'";
     }
     if (kind == Interp::section_offset || kind == Interp::section_stride) {
         if (a == 0 || a > 255 || !defines_section(dtd, static_cast<std::uint8_t>(a))) {

@@ -100,7 +100,7 @@ void TraceWriter::reject(const FieldState& s, std::uint64_t value, const std::st
     failed_ = true;
     const std::string shown = s.desc->type == Type::signed_int ? std::to_string(static_cast<std::int64_t>(value))
                                                                : std::to_string(value);
-    fail(ErrorKind::bad_value, "value " + shown + " of field '" + s.desc->path + "' (" + interp_name(s.kind) + ") " + why);
+    fail(ErrorKind::bad_value, "value " + shown + " of field '" + s.desc->path + "' (" + std::string(name(s.kind)) + ") " + why);
 }
 
 void TraceWriter::refuse_record(const RecordDesc& r) {

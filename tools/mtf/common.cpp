@@ -299,20 +299,6 @@ std::string escape_json(std::span<const std::byte> bytes) {
 
 std::string json_string(std::string_view s) { return escape_json(rt::as_bytes(s)); }
 
-const char* property_name(rt::MetaOp op) {
-    switch (op) {
-        case rt::MetaOp::width: return "width";
-        case rt::MetaOp::none: return rt::interp_name(rt::Interp::none);
-        case rt::MetaOp::base_offset: return rt::interp_name(rt::Interp::base_offset);
-        case rt::MetaOp::delta: return rt::interp_name(rt::Interp::delta);
-        case rt::MetaOp::default_value: return rt::interp_name(rt::Interp::default_value);
-        case rt::MetaOp::section_offset: return rt::interp_name(rt::Interp::section_offset);
-        case rt::MetaOp::stride: return rt::interp_name(rt::Interp::stride);
-        case rt::MetaOp::section_stride: return rt::interp_name(rt::Interp::section_stride);
-    }
-    return "?";
-}
-
 std::string group_key(const rt::RecordDesc& r, std::uint32_t step) {
     const std::uint32_t count = r.layout[step].index;
     unsigned k = 1;  // this group is the k-th over its count
@@ -401,7 +387,7 @@ void emit_metadata(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink) {
     const auto op = static_cast<rt::MetaOp>(v[2].integer);
     sink.name("record", target->name);
     sink.name("field", field.path);
-    sink.name("property", property_name(op));
+    sink.name("property", rt::name(op));
     sink.begin_list("value");
     // The first value is the field's own (signed for a signed field) unless it is a width
     // or a section; a stride is always signed.

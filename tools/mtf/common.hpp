@@ -196,7 +196,6 @@ std::string escape_text(std::span<const std::byte> bytes);           // the same
 std::string escape_json(std::span<const std::byte> bytes);           // "..." with \u00XX escapes
 std::string format_json_real(double v);                              // a number, or "NaN", "Infinity", "-Infinity"
 std::string json_string(std::string_view s);
-const char* property_name(rt::MetaOp op);
 // Section 0 is the global part; others have the DTD's names.
 std::string section_name(const rt::DtdDesc& dtd, std::uint8_t number);
 

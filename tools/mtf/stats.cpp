@@ -158,7 +158,7 @@ std::string text_report(const Trace& trace, const Stats& st) {
         for (std::uint32_t f = 1; f < r.field_count; ++f) {
             const FieldStats& fs = rs.fields[f];
             const rt::FieldDesc& d = r.fields[f];
-            fields.push_back({r.name, d.path, rt::type_name(d.type), std::to_string(fs.values), show(fs, d, false),
+            fields.push_back({r.name, d.path, std::string(rt::name(d.type)), std::to_string(fs.values), show(fs, d, false),
                               show(fs, d, true), distinct_text(fs), std::to_string(fs.bytes)});
         }
     }
@@ -192,7 +192,7 @@ nlohmann::json json_report(const Trace& trace, const Stats& st) {
         for (std::uint32_t f = 1; f < r.field_count; ++f) {
             const FieldStats& fs = rs.fields[f];
             const rt::FieldDesc& d = r.fields[f];
-            out["fields"].push_back({{"record", r.name}, {"field", d.path}, {"type", rt::type_name(d.type)},
+            out["fields"].push_back({{"record", r.name}, {"field", d.path}, {"type", std::string(rt::name(d.type))},
                                      {"values", fs.values}, {"min", json_value(fs, d, false)},
                                      {"max", json_value(fs, d, true)}, {"distinct", fs.distinct_count()},
                                      {"distinctExact", !fs.capped}, {"bytes", fs.bytes}});

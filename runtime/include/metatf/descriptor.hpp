@@ -5,28 +5,9 @@
 
 #include <cstdint>
 
+#include "vocabulary.hpp"
+
 namespace metatf::rt {
-
-enum class Type : std::uint8_t { unsigned_int, signed_int, floating, bytes };
-
-enum class Interp : std::uint8_t { none, default_value, base_offset, delta, stride, section_offset, section_stride };
-
-// Whether a field with this interpretation stores bytes in each record.
-constexpr bool stores_bytes(Interp k) {
-    return k != Interp::default_value && k != Interp::stride && k != Interp::section_stride;
-}
-
-// The `property` codes of a metadata record (the paper's Appendix B).
-enum class MetaOp : std::uint8_t {
-    width = 0,
-    none = 1,
-    base_offset = 2,
-    delta = 3,
-    default_value = 4,
-    section_offset = 5,
-    stride = 6,
-    section_stride = 7,
-};
 
 // A field's encoding: the state metadata records change.
 struct Encoding {
@@ -54,8 +35,6 @@ struct LayoutStep {
     std::uint32_t index;  // field: the field; repeat: the count field; end: unused
 };
 
-enum class Predefined : std::uint8_t { none, comment, section, metadata };
-
 struct RecordDesc {
     const char* name;
     std::uint64_t tag;
@@ -73,15 +52,6 @@ struct SectionDesc {
 };
 
 // ---- the native text form (docs/dtd-language.md, "Text forms"): one line per record
-
-enum class TextFormat : std::uint8_t {
-    decimal,  // integers: decimal digits; with a scale, fixed point with `scale` fraction digits
-    hex,      // integers: lower-case hexadecimal digits, no prefix
-    chars,    // integers: one character, the value is its index in `chars`
-    string,   // bytes: as many bytes as the length field says, or the token up to the next separator
-    line,     // bytes, last field only: the rest of the line
-    omit,     // not written: a length or count derived from the line
-};
 
 struct TextFieldDesc {
     TextFormat format;

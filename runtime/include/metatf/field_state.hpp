@@ -29,7 +29,4 @@ constexpr unsigned metadata_value_count(MetaOp op) {
 std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_t a, std::uint64_t b,
                                           const DtdDesc& dtd);
 
-const char* interp_name(Interp k);
-const char* type_name(Type t);
-
 }  // namespace metatf::rt

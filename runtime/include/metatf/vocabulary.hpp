@@ -1,0 +1,92 @@
+// The words every stage of Meta-TF shares: the syntax tree, the IR and its
+// JSON, the back end, the runtime and the tools all use these enums and
+// these spellings, defined here once.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+
+namespace metatf::rt {
+
+enum class Type : std::uint8_t { unsigned_int, signed_int, floating, bytes };
+
+enum class Interp : std::uint8_t { none, default_value, base_offset, delta, stride, section_offset, section_stride };
+
+// How a field is written in a DTD's native text form (docs/dtd-language.md, "Text forms").
+enum class TextFormat : std::uint8_t {
+    decimal,  // integers: decimal digits; with a scale, fixed point with `scale` fraction digits
+    hex,      // integers: lower-case hexadecimal digits, no prefix
+    chars,    // integers: one character, the value is its index in `chars`
+    string,   // bytes: as many bytes as the length field says, or the token up to the next separator
+    line,     // bytes, last field only: the rest of the line
+    omit,     // not written: a length or count derived from the line
+};
+
+enum class Predefined : std::uint8_t { none, comment, section, metadata };
+
+// The `property` codes of a metadata record (the paper's Appendix B).
+enum class MetaOp : std::uint8_t {
+    width = 0,
+    none = 1,
+    base_offset = 2,
+    delta = 3,
+    default_value = 4,
+    section_offset = 5,
+    stride = 6,
+    section_stride = 7,
+};
+
+// Whether a field with this interpretation stores bytes in each record:
+// `default`, `stride` and `sectionStride` store none (their width is 0).
+constexpr bool stores_bytes(Interp k) {
+    return k != Interp::default_value && k != Interp::stride && k != Interp::section_stride;
+}
+
+// The interpretation a metadata property sets (none for `width`, which sets none).
+constexpr Interp interp_of(MetaOp op) {
+    constexpr std::array<Interp, 8> of = {Interp::none,          Interp::none,           Interp::base_offset, Interp::delta,
+                                          Interp::default_value, Interp::section_offset, Interp::stride,      Interp::section_stride};
+    return of[static_cast<std::size_t>(op) & 7];
+}
+
+namespace detail {
+
+// Spellings in enumerator order.
+inline constexpr std::array<std::string_view, 4> type_names = {"unsigned", "signed", "float", "bytes"};
+inline constexpr std::array<std::string_view, 7> interp_names = {"none",   "default",       "baseOffset",   "delta",
+                                                                 "stride", "sectionOffset", "sectionStride"};
+inline constexpr std::array<std::string_view, 6> text_format_names = {"decimal", "hex", "chars", "string", "line", "omit"};
+inline constexpr std::array<std::string_view, 4> predefined_names = {"", "comment", "section", "metadata"};
+
+template <typename Enum, std::size_t N>
+constexpr std::optional<Enum> lookup(const std::array<std::string_view, N>& names, std::string_view s) {
+    for (std::size_t i = 0; i < N; ++i) {
+        if (!names[i].empty() && names[i] == s) return static_cast<Enum>(i);
+    }
+    return std::nullopt;
+}
+
+}  // namespace detail
+
+// The DTD's spelling of each word ("" for Predefined::none).
+constexpr std::string_view name(Type t) { return detail::type_names[static_cast<std::size_t>(t)]; }
+constexpr std::string_view name(Interp k) { return detail::interp_names[static_cast<std::size_t>(k)]; }
+constexpr std::string_view name(TextFormat f) { return detail::text_format_names[static_cast<std::size_t>(f)]; }
+constexpr std::string_view name(Predefined p) { return detail::predefined_names[static_cast<std::size_t>(p)]; }
+// A metadata property: "width", or the interpretation it sets.
+constexpr std::string_view name(MetaOp op) { return op == MetaOp::width ? "width" : name(interp_of(op)); }
+
+// The word a DTD spells `s`, if any.
+template <typename Enum>
+constexpr std::optional<Enum> from_name(std::string_view s) {
+    if constexpr (std::is_same_v<Enum, Type>) return detail::lookup<Type>(detail::type_names, s);
+    if constexpr (std::is_same_v<Enum, Interp>) return detail::lookup<Interp>(detail::interp_names, s);
+    if constexpr (std::is_same_v<Enum, TextFormat>) return detail::lookup<TextFormat>(detail::text_format_names, s);
+    if constexpr (std::is_same_v<Enum, Predefined>) return detail::lookup<Predefined>(detail::predefined_names, s);
+}
+
+}  // namespace metatf::rt
