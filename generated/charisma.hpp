@@ -4,15 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <span>
-#include <string>
-#include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
-#include <metatf/reader.hpp>
-#include <metatf/writer.hpp>
+#include <metatf/typed.hpp>
 
 namespace charisma {
 
@@ -42,24 +39,9 @@ enum class RecordType : std::uint32_t {
     CompressedReadWrite = 19,
 };
 
-// The predefined records.
-struct Comment {
-    static constexpr RecordType type = RecordType::Comment;
-    std::string_view text;
-};
-
-struct Section {
-    static constexpr RecordType type = RecordType::Section;
-    std::uint8_t number = 0;
-};
-
-struct Metadata {
-    static constexpr RecordType type = RecordType::Metadata;
-    RecordType record{};  // the record type changed
-    std::uint32_t field = 0;  // its field index
-    rt::MetaOp op = rt::MetaOp::width;
-    std::uint64_t a = 0, b = 0;
-};
+using Comment = rt::Comment<RecordType>;
+using Section = rt::Section<RecordType>;
+using Metadata = rt::Metadata<RecordType>;
 
 // header: tag 4, any section
 struct Header {
@@ -597,181 +579,181 @@ using Records = std::tuple<Comment, Section, Metadata, Header, AppLoad, AppExit,
 // for every repeated group, in layout order: generic code over any record.
 template <typename Visitor>
 void visit_fields(Header& o, Visitor&& v) {
-    v.field(1u, o.startDate);
-    v.field(2u, o.gmtOffset);
-    v.field(3u, o.timestamp);
-    v.field(4u, o.systemId);
-    v.field(5u, o.systemType);
-    v.field(6u, o.mdVersion);
-    v.field(7u, o.releaseData);
-    v.field(8u, o.numProcessors);
-    v.field(9u, o.memoryPerProc);
-    v.field(10u, o.numDisks);
-    v.field(11u, o.numIoNodes);
-    v.field(12u, o.memoryPerDisk);
-    v.field(13u, o.timestampUnit);
+    v.field(rt::field_index<1>, o.startDate);
+    v.field(rt::field_index<2>, o.gmtOffset);
+    v.field(rt::field_index<3>, o.timestamp);
+    v.field(rt::field_index<4>, o.systemId);
+    v.field(rt::field_index<5>, o.systemType);
+    v.field(rt::field_index<6>, o.mdVersion);
+    v.field(rt::field_index<7>, o.releaseData);
+    v.field(rt::field_index<8>, o.numProcessors);
+    v.field(rt::field_index<9>, o.memoryPerProc);
+    v.field(rt::field_index<10>, o.numDisks);
+    v.field(rt::field_index<11>, o.numIoNodes);
+    v.field(rt::field_index<12>, o.memoryPerDisk);
+    v.field(rt::field_index<13>, o.timestampUnit);
 }
 
 template <typename Visitor>
 void visit_fields(AppLoad& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.nameLength);
-    v.field(3u, o.name);
-    v.field(4u, o.pathLength);
-    v.field(5u, o.path);
-    v.field(6u, o.userId);
-    v.field(7u, o.initialLoadSize);
-    v.field(8u, o.applId);
-    v.field(9u, o.numClients);
-    v.repeat(9u, o.numClients_items, [&](auto& e0) {
-        v.field(10u, e0.client);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.nameLength);
+    v.field(rt::field_index<3>, o.name);
+    v.field(rt::field_index<4>, o.pathLength);
+    v.field(rt::field_index<5>, o.path);
+    v.field(rt::field_index<6>, o.userId);
+    v.field(rt::field_index<7>, o.initialLoadSize);
+    v.field(rt::field_index<8>, o.applId);
+    v.field(rt::field_index<9>, o.numClients);
+    v.repeat(rt::field_index<9>, o.numClients_items, [&](auto& e0) {
+        v.field(rt::field_index<10>, e0.client);
     });
 }
 
 template <typename Visitor>
 void visit_fields(AppExit& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.applId);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.applId);
 }
 
 template <typename Visitor>
 void visit_fields(ClientJoin& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.applId);
-    v.field(3u, o.clientId);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.applId);
+    v.field(rt::field_index<3>, o.clientId);
 }
 
 template <typename Visitor>
 void visit_fields(ClientLeave& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.applId);
-    v.field(3u, o.clientId);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.applId);
+    v.field(rt::field_index<3>, o.clientId);
 }
 
 template <typename Visitor>
 void visit_fields(AppOpen& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.applId);
-    v.field(3u, o.nameLength);
-    v.field(4u, o.name);
-    v.field(5u, o.pathLength);
-    v.field(6u, o.path);
-    v.field(7u, o.fileId);
-    v.field(8u, o.fileDesc);
-    v.field(9u, o.fileSize);
-    v.field(10u, o.creationDate);
-    v.field(11u, o.openFlags);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.applId);
+    v.field(rt::field_index<3>, o.nameLength);
+    v.field(rt::field_index<4>, o.name);
+    v.field(rt::field_index<5>, o.pathLength);
+    v.field(rt::field_index<6>, o.path);
+    v.field(rt::field_index<7>, o.fileId);
+    v.field(rt::field_index<8>, o.fileDesc);
+    v.field(rt::field_index<9>, o.fileSize);
+    v.field(rt::field_index<10>, o.creationDate);
+    v.field(rt::field_index<11>, o.openFlags);
 }
 
 template <typename Visitor>
 void visit_fields(ClientOpen& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.clientId);
-    v.field(3u, o.nameLength);
-    v.field(4u, o.name);
-    v.field(5u, o.pathLength);
-    v.field(6u, o.path);
-    v.field(7u, o.fileId);
-    v.field(8u, o.fileDesc);
-    v.field(9u, o.fileSize);
-    v.field(10u, o.creationDate);
-    v.field(11u, o.openFlags);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.clientId);
+    v.field(rt::field_index<3>, o.nameLength);
+    v.field(rt::field_index<4>, o.name);
+    v.field(rt::field_index<5>, o.pathLength);
+    v.field(rt::field_index<6>, o.path);
+    v.field(rt::field_index<7>, o.fileId);
+    v.field(rt::field_index<8>, o.fileDesc);
+    v.field(rt::field_index<9>, o.fileSize);
+    v.field(rt::field_index<10>, o.creationDate);
+    v.field(rt::field_index<11>, o.openFlags);
 }
 
 template <typename Visitor>
 void visit_fields(AppClose& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.applId);
-    v.field(3u, o.fileDesc);
-    v.field(4u, o.fileSize);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.applId);
+    v.field(rt::field_index<3>, o.fileDesc);
+    v.field(rt::field_index<4>, o.fileSize);
 }
 
 template <typename Visitor>
 void visit_fields(ClientClose& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.clientId);
-    v.field(3u, o.fileDesc);
-    v.field(4u, o.fileSize);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.clientId);
+    v.field(rt::field_index<3>, o.fileDesc);
+    v.field(rt::field_index<4>, o.fileSize);
 }
 
 template <typename Visitor>
 void visit_fields(ReadWrite& o, Visitor&& v) {
-    v.field(1u, o.startTime);
-    v.field(2u, o.endTime);
-    v.field(3u, o.fileDesc);
-    v.field(4u, o.operationType);
-    v.field(5u, o.asyncId);
-    v.field(6u, o.applId);
-    v.field(7u, o.numClients);
-    v.repeat(7u, o.numClients_items, [&](auto& e0) {
-        v.field(8u, e0.ioRequest_offset);
-        v.field(9u, e0.ioRequest_memoryOffset);
-        v.field(10u, e0.ioRequest_ioSize);
-        v.field(11u, e0.ioRequest_clientId);
+    v.field(rt::field_index<1>, o.startTime);
+    v.field(rt::field_index<2>, o.endTime);
+    v.field(rt::field_index<3>, o.fileDesc);
+    v.field(rt::field_index<4>, o.operationType);
+    v.field(rt::field_index<5>, o.asyncId);
+    v.field(rt::field_index<6>, o.applId);
+    v.field(rt::field_index<7>, o.numClients);
+    v.repeat(rt::field_index<7>, o.numClients_items, [&](auto& e0) {
+        v.field(rt::field_index<8>, e0.ioRequest_offset);
+        v.field(rt::field_index<9>, e0.ioRequest_memoryOffset);
+        v.field(rt::field_index<10>, e0.ioRequest_ioSize);
+        v.field(rt::field_index<11>, e0.ioRequest_clientId);
     });
 }
 
 template <typename Visitor>
 void visit_fields(Extend& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.clientId);
-    v.field(3u, o.fileId);
-    v.field(4u, o.originalSize);
-    v.field(5u, o.newSize);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.clientId);
+    v.field(rt::field_index<3>, o.fileId);
+    v.field(rt::field_index<4>, o.originalSize);
+    v.field(rt::field_index<5>, o.newSize);
 }
 
 template <typename Visitor>
 void visit_fields(Truncate& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.clientId);
-    v.field(3u, o.fileId);
-    v.field(4u, o.originalSize);
-    v.field(5u, o.newSize);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.clientId);
+    v.field(rt::field_index<3>, o.fileId);
+    v.field(rt::field_index<4>, o.originalSize);
+    v.field(rt::field_index<5>, o.newSize);
 }
 
 template <typename Visitor>
 void visit_fields(Link& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.clientId);
-    v.field(3u, o.fileId);
-    v.field(4u, o.newLinkCount);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.clientId);
+    v.field(rt::field_index<3>, o.fileId);
+    v.field(rt::field_index<4>, o.newLinkCount);
 }
 
 template <typename Visitor>
 void visit_fields(Unlink& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.clientId);
-    v.field(3u, o.fileId);
-    v.field(4u, o.newLinkCount);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.clientId);
+    v.field(rt::field_index<3>, o.fileId);
+    v.field(rt::field_index<4>, o.newLinkCount);
 }
 
 template <typename Visitor>
 void visit_fields(AsynchEnd& o, Visitor&& v) {
-    v.field(1u, o.callTime);
-    v.field(2u, o.endTime);
-    v.field(3u, o.asyncId);
-    v.field(4u, o.clientId);
-    v.field(5u, o.applId);
+    v.field(rt::field_index<1>, o.callTime);
+    v.field(rt::field_index<2>, o.endTime);
+    v.field(rt::field_index<3>, o.asyncId);
+    v.field(rt::field_index<4>, o.clientId);
+    v.field(rt::field_index<5>, o.applId);
 }
 
 template <typename Visitor>
 void visit_fields(Fcntl& o, Visitor&& v) {
-    v.field(1u, o.timestamp);
-    v.field(2u, o.clientId);
-    v.field(3u, o.fileDesc);
-    v.field(4u, o.request);
-    v.field(5u, o.arg);
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.clientId);
+    v.field(rt::field_index<3>, o.fileDesc);
+    v.field(rt::field_index<4>, o.request);
+    v.field(rt::field_index<5>, o.arg);
 }
 
 template <typename Visitor>
 void visit_fields(CompressedReadWrite& o, Visitor&& v) {
-    v.field(1u, o.clientId);
-    v.field(2u, o.fileDescBits);
-    v.field(3u, o.indexBits);
-    v.field(4u, o.duration);
-    v.field(5u, o.fieldCount);
-    v.repeat(5u, o.fieldCount_items, [&](auto& e0) {
-        v.field(6u, e0.fieldValue);
+    v.field(rt::field_index<1>, o.clientId);
+    v.field(rt::field_index<2>, o.fileDescBits);
+    v.field(rt::field_index<3>, o.indexBits);
+    v.field(rt::field_index<4>, o.duration);
+    v.field(rt::field_index<5>, o.fieldCount);
+    v.repeat(rt::field_index<5>, o.fieldCount_items, [&](auto& e0) {
+        v.field(rt::field_index<6>, e0.fieldValue);
     });
 }
 
@@ -1299,1407 +1281,41 @@ inline constexpr char text[] =
 // The DTD as the runtime sees it.
 inline constexpr rt::DtdDesc dtd = {"charisma", detail::text, 1, nullptr, 0, detail::records, 20, nullptr};
 
+// What the runtime's reader and writer need of this DTD: its types and
+// descriptor, and which record type a tag names (tags that one record has).
+struct Codec {
+    using RecordType = charisma::RecordType;
+    using Records = charisma::Records;
+    static constexpr const rt::DtdDesc& dtd = charisma::dtd;
+
+    template <typename Take>
+    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, [[maybe_unused]] Take&& take) {
+        switch (tag) {
+            case 4u: return take(std::type_identity<Header>{});
+            case 5u: return take(std::type_identity<AppLoad>{});
+            case 6u: return take(std::type_identity<AppExit>{});
+            case 7u: return take(std::type_identity<ClientJoin>{});
+            case 8u: return take(std::type_identity<ClientLeave>{});
+            case 9u: return take(std::type_identity<AppOpen>{});
+            case 10u: return take(std::type_identity<ClientOpen>{});
+            case 11u: return take(std::type_identity<AppClose>{});
+            case 12u: return take(std::type_identity<ClientClose>{});
+            case 13u: return take(std::type_identity<ReadWrite>{});
+            case 14u: return take(std::type_identity<Extend>{});
+            case 15u: return take(std::type_identity<Truncate>{});
+            case 16u: return take(std::type_identity<Link>{});
+            case 17u: return take(std::type_identity<Unlink>{});
+            case 18u: return take(std::type_identity<AsynchEnd>{});
+            case 19u: return take(std::type_identity<Fcntl>{});
+            case 20u: return take(std::type_identity<CompressedReadWrite>{});
+            default: return false;
+        }
+    }
+};
+
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().
-class Reader {
-public:
-    explicit Reader(const std::string& path) : r_(path, dtd) {
-        r_.set_fast_window(146);  // the longest record the fast loops read
-        set_defaults(std::get<Header>(records_));
-        set_defaults(std::get<AppExit>(records_));
-        set_defaults(std::get<ClientJoin>(records_));
-        set_defaults(std::get<ClientLeave>(records_));
-        set_defaults(std::get<AppClose>(records_));
-        set_defaults(std::get<ClientClose>(records_));
-        set_defaults(std::get<Extend>(records_));
-        set_defaults(std::get<Truncate>(records_));
-        set_defaults(std::get<Link>(records_));
-        set_defaults(std::get<Unlink>(records_));
-        set_defaults(std::get<AsynchEnd>(records_));
-        set_defaults(std::get<Fcntl>(records_));
-    }
-
-    // Moves to the next record; false at the end of the trace. Throws rt::TraceError.
-    METATF_INLINE bool next() {
-        return step([](const auto&) {});
-    }
-
-    RecordType type() const { return type_; }
-    // The current record; valid until the next call of next().
-    template <typename Record>
-    const Record& get() const { return std::get<Record>(records_); }
-
-    // Calls v(record) with the current record's struct.
-    template <typename Visitor>
-    void dispatch(Visitor&& v) const {
-        switch (type_) {
-            case RecordType::Comment: v(std::get<Comment>(records_)); break;
-            case RecordType::Section: v(std::get<Section>(records_)); break;
-            case RecordType::Metadata: v(std::get<Metadata>(records_)); break;
-            case RecordType::Header: v(std::get<Header>(records_)); break;
-            case RecordType::AppLoad: v(std::get<AppLoad>(records_)); break;
-            case RecordType::AppExit: v(std::get<AppExit>(records_)); break;
-            case RecordType::ClientJoin: v(std::get<ClientJoin>(records_)); break;
-            case RecordType::ClientLeave: v(std::get<ClientLeave>(records_)); break;
-            case RecordType::AppOpen: v(std::get<AppOpen>(records_)); break;
-            case RecordType::ClientOpen: v(std::get<ClientOpen>(records_)); break;
-            case RecordType::AppClose: v(std::get<AppClose>(records_)); break;
-            case RecordType::ClientClose: v(std::get<ClientClose>(records_)); break;
-            case RecordType::ReadWrite: v(std::get<ReadWrite>(records_)); break;
-            case RecordType::Extend: v(std::get<Extend>(records_)); break;
-            case RecordType::Truncate: v(std::get<Truncate>(records_)); break;
-            case RecordType::Link: v(std::get<Link>(records_)); break;
-            case RecordType::Unlink: v(std::get<Unlink>(records_)); break;
-            case RecordType::AsynchEnd: v(std::get<AsynchEnd>(records_)); break;
-            case RecordType::Fcntl: v(std::get<Fcntl>(records_)); break;
-            case RecordType::CompressedReadWrite: v(std::get<CompressedReadWrite>(records_)); break;
-        }
-    }
-
-    // Reads the rest of the trace, calling v(record) for every record.
-    template <typename Visitor>
-    void visit(Visitor&& v) {
-        do {
-            std::uint64_t records = 0;
-            const rt::TraceReader::Run stop = visit_fast(v, records);
-            r_.advance(stop.pos, records);
-        } while (step_general(v));
-    }
-
-    // Reads the record at `offset` of table section `section` (the target of a
-    // sectionOffset field) with the DTD's initial encodings, and calls v(record).
-    template <typename Visitor>
-    void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {
-        r_.table_record(section, offset, [&](rt::TraceReader& r) {
-            switch (r.slot()) {
-                case 3: visit_decoded<Header>(v); break;
-                case 4: visit_decoded<AppLoad>(v); break;
-                case 5: visit_decoded<AppExit>(v); break;
-                case 6: visit_decoded<ClientJoin>(v); break;
-                case 7: visit_decoded<ClientLeave>(v); break;
-                case 8: visit_decoded<AppOpen>(v); break;
-                case 9: visit_decoded<ClientOpen>(v); break;
-                case 10: visit_decoded<AppClose>(v); break;
-                case 11: visit_decoded<ClientClose>(v); break;
-                case 12: visit_decoded<ReadWrite>(v); break;
-                case 13: visit_decoded<Extend>(v); break;
-                case 14: visit_decoded<Truncate>(v); break;
-                case 15: visit_decoded<Link>(v); break;
-                case 16: visit_decoded<Unlink>(v); break;
-                case 17: visit_decoded<AsynchEnd>(v); break;
-                case 18: visit_decoded<Fcntl>(v); break;
-                case 19: visit_decoded<CompressedReadWrite>(v); break;
-                default: r.fail(rt::ErrorKind::unknown_tag, "a table holds no predefined records");
-            }
-        });
-    }
-
-    rt::TraceReader& runtime() { return r_; }
-
-private:
-    // Hands the record just read to `then` as the current one.
-    template <typename Record, typename Then>
-    METATF_INLINE bool deliver(Record& record, Then& then) {
-        type_ = Record::type;
-        then(record);
-        return true;
-    }
-
-    // Reads one record and hands it to `then`. Before run.limit every fast
-    // record fits in the chunk, so a record in its initial layout needs no
-    // length test: the switch on its tag, one mask test, loads at constant
-    // offsets. Another user record goes to take_general(); step_general()
-    // reads the rest (the chunk's tail, predefined records, shared tags).
-    template <typename Then>
-    METATF_INLINE bool step(Then&& then) {
-        const rt::TraceReader::Run run = r_.run();
-        if (run.pos < run.limit) {
-            const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag) {
-                case 4u:
-                    if (run.fast(4u)) return take_fast(std::get<Header>(records_), run, 146, then);
-                    if (run.slot_of(tag) == 3) return take_general(std::get<Header>(records_), run, then);
-                    break;
-                case 5u:
-                    if (run.slot_of(tag) == 4) return take_general(std::get<AppLoad>(records_), run, then);
-                    break;
-                case 6u:
-                    if (run.fast(6u)) return take_fast(std::get<AppExit>(records_), run, 13, then);
-                    if (run.slot_of(tag) == 5) return take_general(std::get<AppExit>(records_), run, then);
-                    break;
-                case 7u:
-                    if (run.fast(7u)) return take_fast(std::get<ClientJoin>(records_), run, 17, then);
-                    if (run.slot_of(tag) == 6) return take_general(std::get<ClientJoin>(records_), run, then);
-                    break;
-                case 8u:
-                    if (run.fast(8u)) return take_fast(std::get<ClientLeave>(records_), run, 17, then);
-                    if (run.slot_of(tag) == 7) return take_general(std::get<ClientLeave>(records_), run, then);
-                    break;
-                case 9u:
-                    if (run.slot_of(tag) == 8) return take_general(std::get<AppOpen>(records_), run, then);
-                    break;
-                case 10u:
-                    if (run.slot_of(tag) == 9) return take_general(std::get<ClientOpen>(records_), run, then);
-                    break;
-                case 11u:
-                    if (run.fast(11u)) return take_fast(std::get<AppClose>(records_), run, 25, then);
-                    if (run.slot_of(tag) == 10) return take_general(std::get<AppClose>(records_), run, then);
-                    break;
-                case 12u:
-                    if (run.fast(12u)) return take_fast(std::get<ClientClose>(records_), run, 25, then);
-                    if (run.slot_of(tag) == 11) return take_general(std::get<ClientClose>(records_), run, then);
-                    break;
-                case 13u:
-                    if (run.slot_of(tag) == 12) return take_general(std::get<ReadWrite>(records_), run, then);
-                    break;
-                case 14u:
-                    if (run.fast(14u)) return take_fast(std::get<Extend>(records_), run, 37, then);
-                    if (run.slot_of(tag) == 13) return take_general(std::get<Extend>(records_), run, then);
-                    break;
-                case 15u:
-                    if (run.fast(15u)) return take_fast(std::get<Truncate>(records_), run, 37, then);
-                    if (run.slot_of(tag) == 14) return take_general(std::get<Truncate>(records_), run, then);
-                    break;
-                case 16u:
-                    if (run.fast(16u)) return take_fast(std::get<Link>(records_), run, 23, then);
-                    if (run.slot_of(tag) == 15) return take_general(std::get<Link>(records_), run, then);
-                    break;
-                case 17u:
-                    if (run.fast(17u)) return take_fast(std::get<Unlink>(records_), run, 23, then);
-                    if (run.slot_of(tag) == 16) return take_general(std::get<Unlink>(records_), run, then);
-                    break;
-                case 18u:
-                    if (run.fast(18u)) return take_fast(std::get<AsynchEnd>(records_), run, 29, then);
-                    if (run.slot_of(tag) == 17) return take_general(std::get<AsynchEnd>(records_), run, then);
-                    break;
-                case 19u:
-                    if (run.fast(19u)) return take_fast(std::get<Fcntl>(records_), run, 29, then);
-                    if (run.slot_of(tag) == 18) return take_general(std::get<Fcntl>(records_), run, then);
-                    break;
-                case 20u:
-                    if (run.slot_of(tag) == 19) return take_general(std::get<CompressedReadWrite>(records_), run, then);
-                    break;
-                default: break;
-            }
-        }
-        return step_general(then);
-    }
-
-    template <typename Record, typename Then>
-    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
-        load_fast(record, run.pos + 1);
-        r_.advance(run.pos + size, 1);
-        return deliver(record, then);
-    }
-
-    // The user record at run.pos when it is not in its initial layout: the
-    // runtime reads its fields under the encodings metadata has set, out of
-    // line. The record type stays visible here, so the caller's switch on
-    // type() or its visitor needs no second dispatch.
-    template <typename Record, typename Then>
-    METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
-        read_at(record, run);
-        return deliver(record, then);
-    }
-
-    template <typename Record>
-    [[gnu::noinline]] void read_at(Record& record, const rt::TraceReader::Run& run) {
-        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
-        decode_general(record);
-        r_.end_record();
-    }
-
-    // Any record, through the runtime's primitives.
-    template <typename Then>
-    bool step_general(Then&& then) {
-        if (!r_.begin_record()) return false;
-        switch (r_.slot()) {
-            case 0: {
-                auto& record = std::get<Comment>(records_);
-                record.text = r_.read_comment();
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 1: {
-                auto& record = std::get<Section>(records_);
-                record.number = r_.read_section();
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 2: {
-                auto& record = std::get<Metadata>(records_);
-                read_metadata(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 3: {
-                auto& record = std::get<Header>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 4: {
-                auto& record = std::get<AppLoad>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 5: {
-                auto& record = std::get<AppExit>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 6: {
-                auto& record = std::get<ClientJoin>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 7: {
-                auto& record = std::get<ClientLeave>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 8: {
-                auto& record = std::get<AppOpen>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 9: {
-                auto& record = std::get<ClientOpen>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 10: {
-                auto& record = std::get<AppClose>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 11: {
-                auto& record = std::get<ClientClose>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 12: {
-                auto& record = std::get<ReadWrite>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 13: {
-                auto& record = std::get<Extend>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 14: {
-                auto& record = std::get<Truncate>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 15: {
-                auto& record = std::get<Link>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 16: {
-                auto& record = std::get<Unlink>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 17: {
-                auto& record = std::get<AsynchEnd>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 18: {
-                auto& record = std::get<Fcntl>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 19: {
-                auto& record = std::get<CompressedReadWrite>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-        }
-        return true;
-    }
-
-    // Reads records in the DTD's own layout straight from the chunk, with the
-    // cursor and the record in locals (registers); user records in other
-    // layouts go through take_general() on the way. Stops at what only
-    // step_general() reads (a predefined record, the chunk's tail, an unknown
-    // tag) and returns where that is; `records` counts the records read since
-    // the cursor was last handed back.
-    template <typename Visitor>
-    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
-        rt::TraceReader::Run run = r_.run();
-        while (run.pos < run.limit) {
-            const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag) {
-                case 4u:
-                    if (run.fast(4u)) {
-                        visit_local<Header>(run, 146, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 3) return run;
-                    visit_general(std::get<Header>(records_), run, v, records);
-                    break;
-                case 5u:
-                    if (run.slot_of(tag) != 4) return run;
-                    visit_general(std::get<AppLoad>(records_), run, v, records);
-                    break;
-                case 6u:
-                    if (run.fast(6u)) {
-                        visit_local<AppExit>(run, 13, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 5) return run;
-                    visit_general(std::get<AppExit>(records_), run, v, records);
-                    break;
-                case 7u:
-                    if (run.fast(7u)) {
-                        visit_local<ClientJoin>(run, 17, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 6) return run;
-                    visit_general(std::get<ClientJoin>(records_), run, v, records);
-                    break;
-                case 8u:
-                    if (run.fast(8u)) {
-                        visit_local<ClientLeave>(run, 17, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 7) return run;
-                    visit_general(std::get<ClientLeave>(records_), run, v, records);
-                    break;
-                case 9u:
-                    if (run.slot_of(tag) != 8) return run;
-                    visit_general(std::get<AppOpen>(records_), run, v, records);
-                    break;
-                case 10u:
-                    if (run.slot_of(tag) != 9) return run;
-                    visit_general(std::get<ClientOpen>(records_), run, v, records);
-                    break;
-                case 11u:
-                    if (run.fast(11u)) {
-                        visit_local<AppClose>(run, 25, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 10) return run;
-                    visit_general(std::get<AppClose>(records_), run, v, records);
-                    break;
-                case 12u:
-                    if (run.fast(12u)) {
-                        visit_local<ClientClose>(run, 25, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 11) return run;
-                    visit_general(std::get<ClientClose>(records_), run, v, records);
-                    break;
-                case 13u:
-                    if (run.slot_of(tag) != 12) return run;
-                    visit_general(std::get<ReadWrite>(records_), run, v, records);
-                    break;
-                case 14u:
-                    if (run.fast(14u)) {
-                        visit_local<Extend>(run, 37, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 13) return run;
-                    visit_general(std::get<Extend>(records_), run, v, records);
-                    break;
-                case 15u:
-                    if (run.fast(15u)) {
-                        visit_local<Truncate>(run, 37, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 14) return run;
-                    visit_general(std::get<Truncate>(records_), run, v, records);
-                    break;
-                case 16u:
-                    if (run.fast(16u)) {
-                        visit_local<Link>(run, 23, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 15) return run;
-                    visit_general(std::get<Link>(records_), run, v, records);
-                    break;
-                case 17u:
-                    if (run.fast(17u)) {
-                        visit_local<Unlink>(run, 23, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 16) return run;
-                    visit_general(std::get<Unlink>(records_), run, v, records);
-                    break;
-                case 18u:
-                    if (run.fast(18u)) {
-                        visit_local<AsynchEnd>(run, 29, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 17) return run;
-                    visit_general(std::get<AsynchEnd>(records_), run, v, records);
-                    break;
-                case 19u:
-                    if (run.fast(19u)) {
-                        visit_local<Fcntl>(run, 29, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 18) return run;
-                    visit_general(std::get<Fcntl>(records_), run, v, records);
-                    break;
-                case 20u:
-                    if (run.slot_of(tag) != 19) return run;
-                    visit_general(std::get<CompressedReadWrite>(records_), run, v, records);
-                    break;
-                default: return run;
-            }
-        }
-        return run;
-    }
-
-    // visit_fast()'s record in its initial layout, built in a local so that
-    // its fields stay in registers.
-    template <typename Record, typename Visitor>
-    METATF_INLINE void visit_local(rt::TraceReader::Run& run, std::size_t size, Visitor& v, std::uint64_t& records) {
-        Record record;
-        set_defaults(record);
-        load_fast(record, run.pos + 1);
-        run.pos += size;
-        ++records;
-        v(record);
-    }
-
-    // visit_fast()'s record in another layout: the runtime gets the cursor
-    // back to read it, and the loop copies it out again.
-    template <typename Record, typename Visitor>
-    METATF_INLINE void visit_general(Record& record, rt::TraceReader::Run& run, Visitor& v, std::uint64_t& records) {
-        r_.advance(run.pos, records);
-        records = 0;
-        take_general(record, run, v);
-        run = r_.run();
-    }
-
-    // visit_table_record()'s record, decoded with the initial encodings.
-    template <typename Record, typename Visitor>
-    void visit_decoded(Visitor& v) {
-        Record record;
-        decode(record);
-        v(record);
-    }
-
-    void read_metadata(Metadata& record) {
-        const rt::MetadataChange m = r_.read_metadata();
-        record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
-    }
-
-    METATF_INLINE bool decode_fast(Header& o) {
-        if (!r_.initial(3)) return false;
-        load_fast(o, r_.fixed(145));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Header& o, [[maybe_unused]] const std::byte* p) {
-        o.startDate = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 0), 8));
-        o.gmtOffset = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 8), 8));
-        o.timestamp = rt::load_native<8>(p + 16);
-        o.systemId = rt::load_native<8>(p + 24);
-        o.systemType = rt::load_native<1>(p + 32);
-        o.mdVersion = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 33), 4));
-        o.releaseData = std::span<const std::byte>(p + 37, 80);
-        o.numProcessors = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 117), 4));
-        o.memoryPerProc = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 121), 4));
-        o.numDisks = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 125), 4));
-        o.numIoNodes = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 129), 4));
-        o.memoryPerDisk = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 133), 4));
-        o.timestampUnit = rt::float_from_bits(rt::load_native<8>(p + 137), 8);
-    }
-    static void set_defaults([[maybe_unused]] Header& o) {
-    }
-    METATF_INLINE bool decode_fast(AppExit& o) {
-        if (!r_.initial(5)) return false;
-        load_fast(o, r_.fixed(12));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] AppExit& o, [[maybe_unused]] const std::byte* p) {
-        o.timestamp = rt::load_native<8>(p + 0);
-        o.applId = rt::load_native<4>(p + 8);
-    }
-    static void set_defaults([[maybe_unused]] AppExit& o) {
-    }
-    METATF_INLINE bool decode_fast(ClientJoin& o) {
-        if (!r_.initial(6)) return false;
-        load_fast(o, r_.fixed(16));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] ClientJoin& o, [[maybe_unused]] const std::byte* p) {
-        o.timestamp = rt::load_native<8>(p + 0);
-        o.applId = rt::load_native<4>(p + 8);
-        o.clientId = rt::load_native<4>(p + 12);
-    }
-    static void set_defaults([[maybe_unused]] ClientJoin& o) {
-    }
-    METATF_INLINE bool decode_fast(ClientLeave& o) {
-        if (!r_.initial(7)) return false;
-        load_fast(o, r_.fixed(16));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] ClientLeave& o, [[maybe_unused]] const std::byte* p) {
-        o.timestamp = rt::load_native<8>(p + 0);
-        o.applId = rt::load_native<4>(p + 8);
-        o.clientId = rt::load_native<4>(p + 12);
-    }
-    static void set_defaults([[maybe_unused]] ClientLeave& o) {
-    }
-    METATF_INLINE bool decode_fast(AppClose& o) {
-        if (!r_.initial(10)) return false;
-        load_fast(o, r_.fixed(24));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] AppClose& o, [[maybe_unused]] const std::byte* p) {
-        o.timestamp = rt::load_native<8>(p + 0);
-        o.applId = rt::load_native<4>(p + 8);
-        o.fileDesc = rt::load_native<4>(p + 12);
-        o.fileSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 16), 8));
-    }
-    static void set_defaults([[maybe_unused]] AppClose& o) {
-    }
-    METATF_INLINE bool decode_fast(ClientClose& o) {
-        if (!r_.initial(11)) return false;
-        load_fast(o, r_.fixed(24));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] ClientClose& o, [[maybe_unused]] const std::byte* p) {
-        o.timestamp = rt::load_native<8>(p + 0);
-        o.clientId = rt::load_native<4>(p + 8);
-        o.fileDesc = rt::load_native<4>(p + 12);
-        o.fileSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 16), 8));
-    }
-    static void set_defaults([[maybe_unused]] ClientClose& o) {
-    }
-    METATF_INLINE bool decode_fast(Extend& o) {
-        if (!r_.initial(13)) return false;
-        load_fast(o, r_.fixed(36));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Extend& o, [[maybe_unused]] const std::byte* p) {
-        o.timestamp = rt::load_native<8>(p + 0);
-        o.clientId = rt::load_native<4>(p + 8);
-        o.fileId = rt::load_native<8>(p + 12);
-        o.originalSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 20), 8));
-        o.newSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 28), 8));
-    }
-    static void set_defaults([[maybe_unused]] Extend& o) {
-    }
-    METATF_INLINE bool decode_fast(Truncate& o) {
-        if (!r_.initial(14)) return false;
-        load_fast(o, r_.fixed(36));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Truncate& o, [[maybe_unused]] const std::byte* p) {
-        o.timestamp = rt::load_native<8>(p + 0);
-        o.clientId = rt::load_native<4>(p + 8);
-        o.fileId = rt::load_native<8>(p + 12);
-        o.originalSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 20), 8));
-        o.newSize = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<8>(p + 28), 8));
-    }
-    static void set_defaults([[maybe_unused]] Truncate& o) {
-    }
-    METATF_INLINE bool decode_fast(Link& o) {
-        if (!r_.initial(15)) return false;
-        load_fast(o, r_.fixed(22));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Link& o, [[maybe_unused]] const std::byte* p) {
-        o.timestamp = rt::load_native<8>(p + 0);
-        o.clientId = rt::load_native<4>(p + 8);
-        o.fileId = rt::load_native<8>(p + 12);
-        o.newLinkCount = rt::load_native<2>(p + 20);
-    }
-    static void set_defaults([[maybe_unused]] Link& o) {
-    }
-    METATF_INLINE bool decode_fast(Unlink& o) {
-        if (!r_.initial(16)) return false;
-        load_fast(o, r_.fixed(22));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Unlink& o, [[maybe_unused]] const std::byte* p) {
-        o.timestamp = rt::load_native<8>(p + 0);
-        o.clientId = rt::load_native<4>(p + 8);
-        o.fileId = rt::load_native<8>(p + 12);
-        o.newLinkCount = rt::load_native<2>(p + 20);
-    }
-    static void set_defaults([[maybe_unused]] Unlink& o) {
-    }
-    METATF_INLINE bool decode_fast(AsynchEnd& o) {
-        if (!r_.initial(17)) return false;
-        load_fast(o, r_.fixed(28));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] AsynchEnd& o, [[maybe_unused]] const std::byte* p) {
-        o.callTime = rt::load_native<8>(p + 0);
-        o.endTime = rt::load_native<8>(p + 8);
-        o.asyncId = rt::load_native<4>(p + 16);
-        o.clientId = rt::load_native<4>(p + 20);
-        o.applId = rt::load_native<4>(p + 24);
-    }
-    static void set_defaults([[maybe_unused]] AsynchEnd& o) {
-    }
-    METATF_INLINE bool decode_fast(Fcntl& o) {
-        if (!r_.initial(18)) return false;
-        load_fast(o, r_.fixed(28));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Fcntl& o, [[maybe_unused]] const std::byte* p) {
-        o.timestamp = rt::load_native<8>(p + 0);
-        o.clientId = rt::load_native<4>(p + 8);
-        o.fileDesc = rt::load_native<8>(p + 12);
-        o.request = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 20), 4));
-        o.arg = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<4>(p + 24), 4));
-    }
-    static void set_defaults([[maybe_unused]] Fcntl& o) {
-    }
-    void decode(Header& o) {
-        rt::FieldState* s = r_.states(3);
-        o.startDate = static_cast<std::int64_t>(r_.read_int(s[1]));
-        o.gmtOffset = static_cast<std::int64_t>(r_.read_int(s[2]));
-        o.timestamp = r_.read_int(s[3]);
-        o.systemId = r_.read_int(s[4]);
-        o.systemType = r_.read_int(s[5]);
-        o.mdVersion = static_cast<std::int64_t>(r_.read_int(s[6]));
-        o.releaseData = r_.read_bytes(s[7], 0);
-        o.numProcessors = static_cast<std::int64_t>(r_.read_int(s[8]));
-        o.memoryPerProc = static_cast<std::int64_t>(r_.read_int(s[9]));
-        o.numDisks = static_cast<std::int64_t>(r_.read_int(s[10]));
-        o.numIoNodes = static_cast<std::int64_t>(r_.read_int(s[11]));
-        o.memoryPerDisk = static_cast<std::int64_t>(r_.read_int(s[12]));
-        o.timestampUnit = r_.read_float(s[13]);
-    }
-    void decode(AppLoad& o) {
-        rt::FieldState* s = r_.states(4);
-        o.timestamp = r_.read_int(s[1]);
-        o.nameLength = r_.read_int(s[2]);
-        o.name = r_.read_bytes(s[3], o.nameLength);
-        o.pathLength = r_.read_int(s[4]);
-        o.path = r_.read_bytes(s[5], o.pathLength);
-        o.userId = r_.read_int(s[6]);
-        o.initialLoadSize = r_.read_int(s[7]);
-        o.applId = r_.read_int(s[8]);
-        o.numClients = r_.read_int(s[9]);
-        o.numClients_items.resize(r_.check_count(o.numClients, s[9]));
-        for (auto& e1 : o.numClients_items) {
-            e1.client = r_.read_int(s[10]);
-        }
-    }
-    void decode(AppExit& o) {
-        rt::FieldState* s = r_.states(5);
-        o.timestamp = r_.read_int(s[1]);
-        o.applId = r_.read_int(s[2]);
-    }
-    void decode(ClientJoin& o) {
-        rt::FieldState* s = r_.states(6);
-        o.timestamp = r_.read_int(s[1]);
-        o.applId = r_.read_int(s[2]);
-        o.clientId = r_.read_int(s[3]);
-    }
-    void decode(ClientLeave& o) {
-        rt::FieldState* s = r_.states(7);
-        o.timestamp = r_.read_int(s[1]);
-        o.applId = r_.read_int(s[2]);
-        o.clientId = r_.read_int(s[3]);
-    }
-    void decode(AppOpen& o) {
-        rt::FieldState* s = r_.states(8);
-        o.timestamp = r_.read_int(s[1]);
-        o.applId = r_.read_int(s[2]);
-        o.nameLength = r_.read_int(s[3]);
-        o.name = r_.read_bytes(s[4], o.nameLength);
-        o.pathLength = r_.read_int(s[5]);
-        o.path = r_.read_bytes(s[6], o.pathLength);
-        o.fileId = r_.read_int(s[7]);
-        o.fileDesc = r_.read_int(s[8]);
-        o.fileSize = static_cast<std::int64_t>(r_.read_int(s[9]));
-        o.creationDate = static_cast<std::int64_t>(r_.read_int(s[10]));
-        o.openFlags = r_.read_int(s[11]);
-    }
-    void decode(ClientOpen& o) {
-        rt::FieldState* s = r_.states(9);
-        o.timestamp = r_.read_int(s[1]);
-        o.clientId = r_.read_int(s[2]);
-        o.nameLength = r_.read_int(s[3]);
-        o.name = r_.read_bytes(s[4], o.nameLength);
-        o.pathLength = r_.read_int(s[5]);
-        o.path = r_.read_bytes(s[6], o.pathLength);
-        o.fileId = r_.read_int(s[7]);
-        o.fileDesc = r_.read_int(s[8]);
-        o.fileSize = static_cast<std::int64_t>(r_.read_int(s[9]));
-        o.creationDate = static_cast<std::int64_t>(r_.read_int(s[10]));
-        o.openFlags = r_.read_int(s[11]);
-    }
-    void decode(AppClose& o) {
-        rt::FieldState* s = r_.states(10);
-        o.timestamp = r_.read_int(s[1]);
-        o.applId = r_.read_int(s[2]);
-        o.fileDesc = r_.read_int(s[3]);
-        o.fileSize = static_cast<std::int64_t>(r_.read_int(s[4]));
-    }
-    void decode(ClientClose& o) {
-        rt::FieldState* s = r_.states(11);
-        o.timestamp = r_.read_int(s[1]);
-        o.clientId = r_.read_int(s[2]);
-        o.fileDesc = r_.read_int(s[3]);
-        o.fileSize = static_cast<std::int64_t>(r_.read_int(s[4]));
-    }
-    void decode(ReadWrite& o) {
-        rt::FieldState* s = r_.states(12);
-        o.startTime = r_.read_int(s[1]);
-        o.endTime = r_.read_int(s[2]);
-        o.fileDesc = r_.read_int(s[3]);
-        o.operationType = r_.read_int(s[4]);
-        o.asyncId = r_.read_int(s[5]);
-        o.applId = r_.read_int(s[6]);
-        o.numClients = r_.read_int(s[7]);
-        o.numClients_items.resize(r_.check_count(o.numClients, s[7]));
-        for (auto& e1 : o.numClients_items) {
-            e1.ioRequest_offset = static_cast<std::int64_t>(r_.read_int(s[8]));
-            e1.ioRequest_memoryOffset = r_.read_int(s[9]);
-            e1.ioRequest_ioSize = static_cast<std::int64_t>(r_.read_int(s[10]));
-            e1.ioRequest_clientId = r_.read_int(s[11]);
-        }
-    }
-    void decode(Extend& o) {
-        rt::FieldState* s = r_.states(13);
-        o.timestamp = r_.read_int(s[1]);
-        o.clientId = r_.read_int(s[2]);
-        o.fileId = r_.read_int(s[3]);
-        o.originalSize = static_cast<std::int64_t>(r_.read_int(s[4]));
-        o.newSize = static_cast<std::int64_t>(r_.read_int(s[5]));
-    }
-    void decode(Truncate& o) {
-        rt::FieldState* s = r_.states(14);
-        o.timestamp = r_.read_int(s[1]);
-        o.clientId = r_.read_int(s[2]);
-        o.fileId = r_.read_int(s[3]);
-        o.originalSize = static_cast<std::int64_t>(r_.read_int(s[4]));
-        o.newSize = static_cast<std::int64_t>(r_.read_int(s[5]));
-    }
-    void decode(Link& o) {
-        rt::FieldState* s = r_.states(15);
-        o.timestamp = r_.read_int(s[1]);
-        o.clientId = r_.read_int(s[2]);
-        o.fileId = r_.read_int(s[3]);
-        o.newLinkCount = r_.read_int(s[4]);
-    }
-    void decode(Unlink& o) {
-        rt::FieldState* s = r_.states(16);
-        o.timestamp = r_.read_int(s[1]);
-        o.clientId = r_.read_int(s[2]);
-        o.fileId = r_.read_int(s[3]);
-        o.newLinkCount = r_.read_int(s[4]);
-    }
-    void decode(AsynchEnd& o) {
-        rt::FieldState* s = r_.states(17);
-        o.callTime = r_.read_int(s[1]);
-        o.endTime = r_.read_int(s[2]);
-        o.asyncId = r_.read_int(s[3]);
-        o.clientId = r_.read_int(s[4]);
-        o.applId = r_.read_int(s[5]);
-    }
-    void decode(Fcntl& o) {
-        rt::FieldState* s = r_.states(18);
-        o.timestamp = r_.read_int(s[1]);
-        o.clientId = r_.read_int(s[2]);
-        o.fileDesc = r_.read_int(s[3]);
-        o.request = static_cast<std::int64_t>(r_.read_int(s[4]));
-        o.arg = static_cast<std::int64_t>(r_.read_int(s[5]));
-    }
-    void decode(CompressedReadWrite& o) {
-        rt::FieldState* s = r_.states(19);
-        o.clientId = r_.read_int(s[1]);
-        o.fileDescBits = r_.read_int(s[2]);
-        o.indexBits = r_.read_int(s[3]);
-        o.duration = r_.read_int(s[4]);
-        o.fieldCount = r_.read_int(s[5]);
-        o.fieldCount_items.resize(r_.check_count(o.fieldCount, s[5]));
-        for (auto& e1 : o.fieldCount_items) {
-            e1.fieldValue = r_.read_int(s[6]);
-        }
-    }
-    void decode_general(Header& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(AppLoad& o) {
-        decode(o);
-    }
-    void decode_general(AppExit& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(ClientJoin& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(ClientLeave& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(AppOpen& o) {
-        decode(o);
-    }
-    void decode_general(ClientOpen& o) {
-        decode(o);
-    }
-    void decode_general(AppClose& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(ClientClose& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(ReadWrite& o) {
-        decode(o);
-    }
-    void decode_general(Extend& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Truncate& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Link& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Unlink& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(AsynchEnd& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Fcntl& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(CompressedReadWrite& o) {
-        decode(o);
-    }
-
-    rt::TraceReader r_;
-    RecordType type_{};
-    Records records_;
-};
-
+using Reader = rt::TypedReader<Codec>;
 // Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.
-class Writer {
-public:
-    explicit Writer(const std::string& path, rt::WriterOptions options = {}) : w_(path, dtd, options) {}
-
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Header& o) {
-        if (w_.initial(3)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.startDate), 8)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.gmtOffset), 8)
-            && rt::fits_unsigned(o.timestamp, 8)
-            && rt::fits_unsigned(o.systemId, 8)
-            && rt::fits_unsigned(o.systemType, 1)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.mdVersion), 4)
-            && o.releaseData.size() == 80
-            && rt::fits_signed(static_cast<std::uint64_t>(o.numProcessors), 4)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.memoryPerProc), 4)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.numDisks), 4)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.numIoNodes), 4)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.memoryPerDisk), 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(3, 145, offset);
-            rt::store_native<8>(p + 0, static_cast<std::uint64_t>(o.startDate));
-            rt::store_native<8>(p + 8, static_cast<std::uint64_t>(o.gmtOffset));
-            rt::store_native<8>(p + 16, o.timestamp);
-            rt::store_native<8>(p + 24, o.systemId);
-            rt::store_native<1>(p + 32, o.systemType);
-            rt::store_native<4>(p + 33, static_cast<std::uint64_t>(o.mdVersion));
-            std::memcpy(p + 37, o.releaseData.data(), 80);
-            rt::store_native<4>(p + 117, static_cast<std::uint64_t>(o.numProcessors));
-            rt::store_native<4>(p + 121, static_cast<std::uint64_t>(o.memoryPerProc));
-            rt::store_native<4>(p + 125, static_cast<std::uint64_t>(o.numDisks));
-            rt::store_native<4>(p + 129, static_cast<std::uint64_t>(o.numIoNodes));
-            rt::store_native<4>(p + 133, static_cast<std::uint64_t>(o.memoryPerDisk));
-            rt::store_native<8>(p + 137, rt::float_to_bits(o.timestampUnit, 8));
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const AppLoad& o) {
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const AppExit& o) {
-        if (w_.initial(5)
-            && rt::fits_unsigned(o.timestamp, 8)
-            && rt::fits_unsigned(o.applId, 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(5, 12, offset);
-            rt::store_native<8>(p + 0, o.timestamp);
-            rt::store_native<4>(p + 8, o.applId);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const ClientJoin& o) {
-        if (w_.initial(6)
-            && rt::fits_unsigned(o.timestamp, 8)
-            && rt::fits_unsigned(o.applId, 4)
-            && rt::fits_unsigned(o.clientId, 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(6, 16, offset);
-            rt::store_native<8>(p + 0, o.timestamp);
-            rt::store_native<4>(p + 8, o.applId);
-            rt::store_native<4>(p + 12, o.clientId);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const ClientLeave& o) {
-        if (w_.initial(7)
-            && rt::fits_unsigned(o.timestamp, 8)
-            && rt::fits_unsigned(o.applId, 4)
-            && rt::fits_unsigned(o.clientId, 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(7, 16, offset);
-            rt::store_native<8>(p + 0, o.timestamp);
-            rt::store_native<4>(p + 8, o.applId);
-            rt::store_native<4>(p + 12, o.clientId);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const AppOpen& o) {
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const ClientOpen& o) {
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const AppClose& o) {
-        if (w_.initial(10)
-            && rt::fits_unsigned(o.timestamp, 8)
-            && rt::fits_unsigned(o.applId, 4)
-            && rt::fits_unsigned(o.fileDesc, 4)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.fileSize), 8)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(10, 24, offset);
-            rt::store_native<8>(p + 0, o.timestamp);
-            rt::store_native<4>(p + 8, o.applId);
-            rt::store_native<4>(p + 12, o.fileDesc);
-            rt::store_native<8>(p + 16, static_cast<std::uint64_t>(o.fileSize));
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const ClientClose& o) {
-        if (w_.initial(11)
-            && rt::fits_unsigned(o.timestamp, 8)
-            && rt::fits_unsigned(o.clientId, 4)
-            && rt::fits_unsigned(o.fileDesc, 4)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.fileSize), 8)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(11, 24, offset);
-            rt::store_native<8>(p + 0, o.timestamp);
-            rt::store_native<4>(p + 8, o.clientId);
-            rt::store_native<4>(p + 12, o.fileDesc);
-            rt::store_native<8>(p + 16, static_cast<std::uint64_t>(o.fileSize));
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const ReadWrite& o) {
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Extend& o) {
-        if (w_.initial(13)
-            && rt::fits_unsigned(o.timestamp, 8)
-            && rt::fits_unsigned(o.clientId, 4)
-            && rt::fits_unsigned(o.fileId, 8)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.originalSize), 8)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.newSize), 8)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(13, 36, offset);
-            rt::store_native<8>(p + 0, o.timestamp);
-            rt::store_native<4>(p + 8, o.clientId);
-            rt::store_native<8>(p + 12, o.fileId);
-            rt::store_native<8>(p + 20, static_cast<std::uint64_t>(o.originalSize));
-            rt::store_native<8>(p + 28, static_cast<std::uint64_t>(o.newSize));
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Truncate& o) {
-        if (w_.initial(14)
-            && rt::fits_unsigned(o.timestamp, 8)
-            && rt::fits_unsigned(o.clientId, 4)
-            && rt::fits_unsigned(o.fileId, 8)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.originalSize), 8)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.newSize), 8)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(14, 36, offset);
-            rt::store_native<8>(p + 0, o.timestamp);
-            rt::store_native<4>(p + 8, o.clientId);
-            rt::store_native<8>(p + 12, o.fileId);
-            rt::store_native<8>(p + 20, static_cast<std::uint64_t>(o.originalSize));
-            rt::store_native<8>(p + 28, static_cast<std::uint64_t>(o.newSize));
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Link& o) {
-        if (w_.initial(15)
-            && rt::fits_unsigned(o.timestamp, 8)
-            && rt::fits_unsigned(o.clientId, 4)
-            && rt::fits_unsigned(o.fileId, 8)
-            && rt::fits_unsigned(o.newLinkCount, 2)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(15, 22, offset);
-            rt::store_native<8>(p + 0, o.timestamp);
-            rt::store_native<4>(p + 8, o.clientId);
-            rt::store_native<8>(p + 12, o.fileId);
-            rt::store_native<2>(p + 20, o.newLinkCount);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Unlink& o) {
-        if (w_.initial(16)
-            && rt::fits_unsigned(o.timestamp, 8)
-            && rt::fits_unsigned(o.clientId, 4)
-            && rt::fits_unsigned(o.fileId, 8)
-            && rt::fits_unsigned(o.newLinkCount, 2)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(16, 22, offset);
-            rt::store_native<8>(p + 0, o.timestamp);
-            rt::store_native<4>(p + 8, o.clientId);
-            rt::store_native<8>(p + 12, o.fileId);
-            rt::store_native<2>(p + 20, o.newLinkCount);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const AsynchEnd& o) {
-        if (w_.initial(17)
-            && rt::fits_unsigned(o.callTime, 8)
-            && rt::fits_unsigned(o.endTime, 8)
-            && rt::fits_unsigned(o.asyncId, 4)
-            && rt::fits_unsigned(o.clientId, 4)
-            && rt::fits_unsigned(o.applId, 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(17, 28, offset);
-            rt::store_native<8>(p + 0, o.callTime);
-            rt::store_native<8>(p + 8, o.endTime);
-            rt::store_native<4>(p + 16, o.asyncId);
-            rt::store_native<4>(p + 20, o.clientId);
-            rt::store_native<4>(p + 24, o.applId);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Fcntl& o) {
-        if (w_.initial(18)
-            && rt::fits_unsigned(o.timestamp, 8)
-            && rt::fits_unsigned(o.clientId, 4)
-            && rt::fits_unsigned(o.fileDesc, 8)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.request), 4)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.arg), 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(18, 28, offset);
-            rt::store_native<8>(p + 0, o.timestamp);
-            rt::store_native<4>(p + 8, o.clientId);
-            rt::store_native<8>(p + 12, o.fileDesc);
-            rt::store_native<4>(p + 20, static_cast<std::uint64_t>(o.request));
-            rt::store_native<4>(p + 24, static_cast<std::uint64_t>(o.arg));
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const CompressedReadWrite& o) {
-        return write_fields(o);
-    }
-
-    void comment(std::string_view text) { w_.comment(text); }
-    // Starts section `number`: the records that follow belong to it.
-    void section(std::uint8_t number) { w_.section(number); }
-    // Metadata: change a field's width or interpretation for the records that follow.
-    void set_width(RecordType record, std::uint32_t field, std::uint32_t width) {
-        w_.metadata(static_cast<std::uint32_t>(record), field, rt::MetaOp::width, width);
-    }
-    void set_interpretation(RecordType record, std::uint32_t field, rt::MetaOp op, std::uint64_t a = 0,
-                            std::int64_t b = 0) {
-        w_.metadata(static_cast<std::uint32_t>(record), field, op, a, static_cast<std::uint64_t>(b));
-    }
-    void close() { w_.close(); }
-
-    rt::TraceWriter& runtime() { return w_; }
-
-private:
-    std::uint64_t write_fields(const Header& o) {
-        rt::FieldState* s = w_.states(3);
-        const std::uint64_t offset = w_.begin_record(3);
-        w_.write_int(s[1], static_cast<std::uint64_t>(o.startDate));
-        w_.write_int(s[2], static_cast<std::uint64_t>(o.gmtOffset));
-        w_.write_int(s[3], o.timestamp);
-        w_.write_int(s[4], o.systemId);
-        w_.write_int(s[5], o.systemType);
-        w_.write_int(s[6], static_cast<std::uint64_t>(o.mdVersion));
-        w_.write_bytes(s[7], o.releaseData, 0);
-        w_.write_int(s[8], static_cast<std::uint64_t>(o.numProcessors));
-        w_.write_int(s[9], static_cast<std::uint64_t>(o.memoryPerProc));
-        w_.write_int(s[10], static_cast<std::uint64_t>(o.numDisks));
-        w_.write_int(s[11], static_cast<std::uint64_t>(o.numIoNodes));
-        w_.write_int(s[12], static_cast<std::uint64_t>(o.memoryPerDisk));
-        w_.write_float(s[13], o.timestampUnit);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const AppLoad& o) {
-        rt::FieldState* s = w_.states(4);
-        const std::uint64_t offset = w_.begin_record(4);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.nameLength);
-        w_.write_bytes(s[3], o.name, o.nameLength);
-        w_.write_int(s[4], o.pathLength);
-        w_.write_bytes(s[5], o.path, o.pathLength);
-        w_.write_int(s[6], o.userId);
-        w_.write_int(s[7], o.initialLoadSize);
-        w_.write_int(s[8], o.applId);
-        w_.write_int(s[9], o.numClients);
-        w_.check_count(s[9], o.numClients, o.numClients_items.size());
-        for (const auto& e1 : o.numClients_items) {
-            w_.write_int(s[10], e1.client);
-        }
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const AppExit& o) {
-        rt::FieldState* s = w_.states(5);
-        const std::uint64_t offset = w_.begin_record(5);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.applId);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const ClientJoin& o) {
-        rt::FieldState* s = w_.states(6);
-        const std::uint64_t offset = w_.begin_record(6);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.applId);
-        w_.write_int(s[3], o.clientId);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const ClientLeave& o) {
-        rt::FieldState* s = w_.states(7);
-        const std::uint64_t offset = w_.begin_record(7);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.applId);
-        w_.write_int(s[3], o.clientId);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const AppOpen& o) {
-        rt::FieldState* s = w_.states(8);
-        const std::uint64_t offset = w_.begin_record(8);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.applId);
-        w_.write_int(s[3], o.nameLength);
-        w_.write_bytes(s[4], o.name, o.nameLength);
-        w_.write_int(s[5], o.pathLength);
-        w_.write_bytes(s[6], o.path, o.pathLength);
-        w_.write_int(s[7], o.fileId);
-        w_.write_int(s[8], o.fileDesc);
-        w_.write_int(s[9], static_cast<std::uint64_t>(o.fileSize));
-        w_.write_int(s[10], static_cast<std::uint64_t>(o.creationDate));
-        w_.write_int(s[11], o.openFlags);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const ClientOpen& o) {
-        rt::FieldState* s = w_.states(9);
-        const std::uint64_t offset = w_.begin_record(9);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.clientId);
-        w_.write_int(s[3], o.nameLength);
-        w_.write_bytes(s[4], o.name, o.nameLength);
-        w_.write_int(s[5], o.pathLength);
-        w_.write_bytes(s[6], o.path, o.pathLength);
-        w_.write_int(s[7], o.fileId);
-        w_.write_int(s[8], o.fileDesc);
-        w_.write_int(s[9], static_cast<std::uint64_t>(o.fileSize));
-        w_.write_int(s[10], static_cast<std::uint64_t>(o.creationDate));
-        w_.write_int(s[11], o.openFlags);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const AppClose& o) {
-        rt::FieldState* s = w_.states(10);
-        const std::uint64_t offset = w_.begin_record(10);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.applId);
-        w_.write_int(s[3], o.fileDesc);
-        w_.write_int(s[4], static_cast<std::uint64_t>(o.fileSize));
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const ClientClose& o) {
-        rt::FieldState* s = w_.states(11);
-        const std::uint64_t offset = w_.begin_record(11);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.clientId);
-        w_.write_int(s[3], o.fileDesc);
-        w_.write_int(s[4], static_cast<std::uint64_t>(o.fileSize));
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const ReadWrite& o) {
-        rt::FieldState* s = w_.states(12);
-        const std::uint64_t offset = w_.begin_record(12);
-        w_.write_int(s[1], o.startTime);
-        w_.write_int(s[2], o.endTime);
-        w_.write_int(s[3], o.fileDesc);
-        w_.write_int(s[4], o.operationType);
-        w_.write_int(s[5], o.asyncId);
-        w_.write_int(s[6], o.applId);
-        w_.write_int(s[7], o.numClients);
-        w_.check_count(s[7], o.numClients, o.numClients_items.size());
-        for (const auto& e1 : o.numClients_items) {
-            w_.write_int(s[8], static_cast<std::uint64_t>(e1.ioRequest_offset));
-            w_.write_int(s[9], e1.ioRequest_memoryOffset);
-            w_.write_int(s[10], static_cast<std::uint64_t>(e1.ioRequest_ioSize));
-            w_.write_int(s[11], e1.ioRequest_clientId);
-        }
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Extend& o) {
-        rt::FieldState* s = w_.states(13);
-        const std::uint64_t offset = w_.begin_record(13);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.clientId);
-        w_.write_int(s[3], o.fileId);
-        w_.write_int(s[4], static_cast<std::uint64_t>(o.originalSize));
-        w_.write_int(s[5], static_cast<std::uint64_t>(o.newSize));
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Truncate& o) {
-        rt::FieldState* s = w_.states(14);
-        const std::uint64_t offset = w_.begin_record(14);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.clientId);
-        w_.write_int(s[3], o.fileId);
-        w_.write_int(s[4], static_cast<std::uint64_t>(o.originalSize));
-        w_.write_int(s[5], static_cast<std::uint64_t>(o.newSize));
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Link& o) {
-        rt::FieldState* s = w_.states(15);
-        const std::uint64_t offset = w_.begin_record(15);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.clientId);
-        w_.write_int(s[3], o.fileId);
-        w_.write_int(s[4], o.newLinkCount);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Unlink& o) {
-        rt::FieldState* s = w_.states(16);
-        const std::uint64_t offset = w_.begin_record(16);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.clientId);
-        w_.write_int(s[3], o.fileId);
-        w_.write_int(s[4], o.newLinkCount);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const AsynchEnd& o) {
-        rt::FieldState* s = w_.states(17);
-        const std::uint64_t offset = w_.begin_record(17);
-        w_.write_int(s[1], o.callTime);
-        w_.write_int(s[2], o.endTime);
-        w_.write_int(s[3], o.asyncId);
-        w_.write_int(s[4], o.clientId);
-        w_.write_int(s[5], o.applId);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Fcntl& o) {
-        rt::FieldState* s = w_.states(18);
-        const std::uint64_t offset = w_.begin_record(18);
-        w_.write_int(s[1], o.timestamp);
-        w_.write_int(s[2], o.clientId);
-        w_.write_int(s[3], o.fileDesc);
-        w_.write_int(s[4], static_cast<std::uint64_t>(o.request));
-        w_.write_int(s[5], static_cast<std::uint64_t>(o.arg));
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const CompressedReadWrite& o) {
-        rt::FieldState* s = w_.states(19);
-        const std::uint64_t offset = w_.begin_record(19);
-        w_.write_int(s[1], o.clientId);
-        w_.write_int(s[2], o.fileDescBits);
-        w_.write_int(s[3], o.indexBits);
-        w_.write_int(s[4], o.duration);
-        w_.write_int(s[5], o.fieldCount);
-        w_.check_count(s[5], o.fieldCount, o.fieldCount_items.size());
-        for (const auto& e1 : o.fieldCount_items) {
-            w_.write_int(s[6], e1.fieldValue);
-        }
-        w_.end_record();
-        return offset;
-    }
-
-    rt::TraceWriter w_;
-};
+using Writer = rt::TypedWriter<Codec>;
 
 }  // namespace charisma

@@ -4,15 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <span>
-#include <string>
-#include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
-#include <metatf/reader.hpp>
-#include <metatf/writer.hpp>
+#include <metatf/typed.hpp>
 
 namespace hatf10 {
 
@@ -35,24 +32,9 @@ enum class RecordType : std::uint32_t {
     DestroyThread = 12,
 };
 
-// The predefined records.
-struct Comment {
-    static constexpr RecordType type = RecordType::Comment;
-    std::string_view text;
-};
-
-struct Section {
-    static constexpr RecordType type = RecordType::Section;
-    std::uint8_t number = 0;
-};
-
-struct Metadata {
-    static constexpr RecordType type = RecordType::Metadata;
-    RecordType record{};  // the record type changed
-    std::uint32_t field = 0;  // its field index
-    rt::MetaOp op = rt::MetaOp::width;
-    std::uint64_t a = 0, b = 0;
-};
+using Comment = rt::Comment<RecordType>;
+using Section = rt::Section<RecordType>;
+using Metadata = rt::Metadata<RecordType>;
 
 // alloc: tag 4, any section
 struct Alloc {
@@ -360,105 +342,105 @@ using Records = std::tuple<Comment, Section, Metadata, Alloc, Free, ReallocNoAll
 // for every repeated group, in layout order: generic code over any record.
 template <typename Visitor>
 void visit_fields(Alloc& o, Visitor&& v) {
-    v.field(1u, o.size);
-    v.field(2u, o.address);
-    v.field(3u, o.thread);
-    v.field(4u, o.heap);
-    v.field(5u, o.time);
-    v.field(6u, o.attributes_attributesLength);
-    v.field(7u, o.attributes_attributesData);
+    v.field(rt::field_index<1>, o.size);
+    v.field(rt::field_index<2>, o.address);
+    v.field(rt::field_index<3>, o.thread);
+    v.field(rt::field_index<4>, o.heap);
+    v.field(rt::field_index<5>, o.time);
+    v.field(rt::field_index<6>, o.attributes_attributesLength);
+    v.field(rt::field_index<7>, o.attributes_attributesData);
 }
 
 template <typename Visitor>
 void visit_fields(Free& o, Visitor&& v) {
-    v.field(1u, o.address);
-    v.field(2u, o.thread);
-    v.field(3u, o.heap);
-    v.field(4u, o.time);
-    v.field(5u, o.attributes_attributesLength);
-    v.field(6u, o.attributes_attributesData);
+    v.field(rt::field_index<1>, o.address);
+    v.field(rt::field_index<2>, o.thread);
+    v.field(rt::field_index<3>, o.heap);
+    v.field(rt::field_index<4>, o.time);
+    v.field(rt::field_index<5>, o.attributes_attributesLength);
+    v.field(rt::field_index<6>, o.attributes_attributesData);
 }
 
 template <typename Visitor>
 void visit_fields(ReallocNoAlloc& o, Visitor&& v) {
-    v.field(1u, o.size);
-    v.field(2u, o.oldAddress);
-    v.field(3u, o.newAddress);
-    v.field(4u, o.thread);
-    v.field(5u, o.heap);
-    v.field(6u, o.time);
-    v.field(7u, o.attributes_attributesLength);
-    v.field(8u, o.attributes_attributesData);
+    v.field(rt::field_index<1>, o.size);
+    v.field(rt::field_index<2>, o.oldAddress);
+    v.field(rt::field_index<3>, o.newAddress);
+    v.field(rt::field_index<4>, o.thread);
+    v.field(rt::field_index<5>, o.heap);
+    v.field(rt::field_index<6>, o.time);
+    v.field(rt::field_index<7>, o.attributes_attributesLength);
+    v.field(rt::field_index<8>, o.attributes_attributesData);
 }
 
 template <typename Visitor>
 void visit_fields(ReallocAllocFree& o, Visitor&& v) {
-    v.field(1u, o.size);
-    v.field(2u, o.oldAddress);
-    v.field(3u, o.newAddress);
-    v.field(4u, o.thread);
-    v.field(5u, o.heap);
-    v.field(6u, o.time);
-    v.field(7u, o.attributes_attributesLength);
-    v.field(8u, o.attributes_attributesData);
+    v.field(rt::field_index<1>, o.size);
+    v.field(rt::field_index<2>, o.oldAddress);
+    v.field(rt::field_index<3>, o.newAddress);
+    v.field(rt::field_index<4>, o.thread);
+    v.field(rt::field_index<5>, o.heap);
+    v.field(rt::field_index<6>, o.time);
+    v.field(rt::field_index<7>, o.attributes_attributesLength);
+    v.field(rt::field_index<8>, o.attributes_attributesData);
 }
 
 template <typename Visitor>
 void visit_fields(ReallocAlloc& o, Visitor&& v) {
-    v.field(1u, o.size);
-    v.field(2u, o.oldAddress);
-    v.field(3u, o.newAddress);
-    v.field(4u, o.thread);
-    v.field(5u, o.heap);
-    v.field(6u, o.time);
-    v.field(7u, o.attributes_attributesLength);
-    v.field(8u, o.attributes_attributesData);
+    v.field(rt::field_index<1>, o.size);
+    v.field(rt::field_index<2>, o.oldAddress);
+    v.field(rt::field_index<3>, o.newAddress);
+    v.field(rt::field_index<4>, o.thread);
+    v.field(rt::field_index<5>, o.heap);
+    v.field(rt::field_index<6>, o.time);
+    v.field(rt::field_index<7>, o.attributes_attributesLength);
+    v.field(rt::field_index<8>, o.attributes_attributesData);
 }
 
 template <typename Visitor>
 void visit_fields(ReallocFree& o, Visitor&& v) {
-    v.field(1u, o.size);
-    v.field(2u, o.oldAddress);
-    v.field(3u, o.newAddress);
-    v.field(4u, o.thread);
-    v.field(5u, o.heap);
-    v.field(6u, o.time);
-    v.field(7u, o.attributes_attributesLength);
-    v.field(8u, o.attributes_attributesData);
+    v.field(rt::field_index<1>, o.size);
+    v.field(rt::field_index<2>, o.oldAddress);
+    v.field(rt::field_index<3>, o.newAddress);
+    v.field(rt::field_index<4>, o.thread);
+    v.field(rt::field_index<5>, o.heap);
+    v.field(rt::field_index<6>, o.time);
+    v.field(rt::field_index<7>, o.attributes_attributesLength);
+    v.field(rt::field_index<8>, o.attributes_attributesData);
 }
 
 template <typename Visitor>
 void visit_fields(CreateHeap& o, Visitor&& v) {
-    v.field(1u, o.heap);
-    v.field(2u, o.thread);
-    v.field(3u, o.time);
-    v.field(4u, o.attributes_attributesLength);
-    v.field(5u, o.attributes_attributesData);
+    v.field(rt::field_index<1>, o.heap);
+    v.field(rt::field_index<2>, o.thread);
+    v.field(rt::field_index<3>, o.time);
+    v.field(rt::field_index<4>, o.attributes_attributesLength);
+    v.field(rt::field_index<5>, o.attributes_attributesData);
 }
 
 template <typename Visitor>
 void visit_fields(DestroyHeap& o, Visitor&& v) {
-    v.field(1u, o.heap);
-    v.field(2u, o.thread);
-    v.field(3u, o.time);
-    v.field(4u, o.attributes_attributesLength);
-    v.field(5u, o.attributes_attributesData);
+    v.field(rt::field_index<1>, o.heap);
+    v.field(rt::field_index<2>, o.thread);
+    v.field(rt::field_index<3>, o.time);
+    v.field(rt::field_index<4>, o.attributes_attributesLength);
+    v.field(rt::field_index<5>, o.attributes_attributesData);
 }
 
 template <typename Visitor>
 void visit_fields(CreateThread& o, Visitor&& v) {
-    v.field(1u, o.thread);
-    v.field(2u, o.time);
-    v.field(3u, o.attributes_attributesLength);
-    v.field(4u, o.attributes_attributesData);
+    v.field(rt::field_index<1>, o.thread);
+    v.field(rt::field_index<2>, o.time);
+    v.field(rt::field_index<3>, o.attributes_attributesLength);
+    v.field(rt::field_index<4>, o.attributes_attributesData);
 }
 
 template <typename Visitor>
 void visit_fields(DestroyThread& o, Visitor&& v) {
-    v.field(1u, o.thread);
-    v.field(2u, o.time);
-    v.field(3u, o.attributes_attributesLength);
-    v.field(4u, o.attributes_attributesData);
+    v.field(rt::field_index<1>, o.thread);
+    v.field(rt::field_index<2>, o.time);
+    v.field(rt::field_index<3>, o.attributes_attributesLength);
+    v.field(rt::field_index<4>, o.attributes_attributesData);
 }
 
 namespace detail {
@@ -720,1013 +702,34 @@ inline constexpr char text[] =
 // The DTD as the runtime sees it.
 inline constexpr rt::DtdDesc dtd = {"hatf10", detail::text, 1, nullptr, 0, detail::records, 13, nullptr};
 
+// What the runtime's reader and writer need of this DTD: its types and
+// descriptor, and which record type a tag names (tags that one record has).
+struct Codec {
+    using RecordType = hatf10::RecordType;
+    using Records = hatf10::Records;
+    static constexpr const rt::DtdDesc& dtd = hatf10::dtd;
+
+    template <typename Take>
+    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, [[maybe_unused]] Take&& take) {
+        switch (tag) {
+            case 4u: return take(std::type_identity<Alloc>{});
+            case 5u: return take(std::type_identity<Free>{});
+            case 6u: return take(std::type_identity<ReallocNoAlloc>{});
+            case 7u: return take(std::type_identity<ReallocAllocFree>{});
+            case 8u: return take(std::type_identity<ReallocAlloc>{});
+            case 9u: return take(std::type_identity<ReallocFree>{});
+            case 10u: return take(std::type_identity<CreateHeap>{});
+            case 11u: return take(std::type_identity<DestroyHeap>{});
+            case 12u: return take(std::type_identity<CreateThread>{});
+            case 13u: return take(std::type_identity<DestroyThread>{});
+            default: return false;
+        }
+    }
+};
+
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().
-class Reader {
-public:
-    explicit Reader(const std::string& path) : r_(path, dtd) {
-        r_.set_fast_window(13);  // the longest record the fast loops read
-        set_defaults(std::get<Alloc>(records_));
-        set_defaults(std::get<Free>(records_));
-        set_defaults(std::get<ReallocNoAlloc>(records_));
-        set_defaults(std::get<ReallocAllocFree>(records_));
-        set_defaults(std::get<ReallocAlloc>(records_));
-        set_defaults(std::get<ReallocFree>(records_));
-        set_defaults(std::get<CreateHeap>(records_));
-        set_defaults(std::get<DestroyHeap>(records_));
-        set_defaults(std::get<CreateThread>(records_));
-        set_defaults(std::get<DestroyThread>(records_));
-    }
-
-    // Moves to the next record; false at the end of the trace. Throws rt::TraceError.
-    METATF_INLINE bool next() {
-        return step([](const auto&) {});
-    }
-
-    RecordType type() const { return type_; }
-    // The current record; valid until the next call of next().
-    template <typename Record>
-    const Record& get() const { return std::get<Record>(records_); }
-
-    // Calls v(record) with the current record's struct.
-    template <typename Visitor>
-    void dispatch(Visitor&& v) const {
-        switch (type_) {
-            case RecordType::Comment: v(std::get<Comment>(records_)); break;
-            case RecordType::Section: v(std::get<Section>(records_)); break;
-            case RecordType::Metadata: v(std::get<Metadata>(records_)); break;
-            case RecordType::Alloc: v(std::get<Alloc>(records_)); break;
-            case RecordType::Free: v(std::get<Free>(records_)); break;
-            case RecordType::ReallocNoAlloc: v(std::get<ReallocNoAlloc>(records_)); break;
-            case RecordType::ReallocAllocFree: v(std::get<ReallocAllocFree>(records_)); break;
-            case RecordType::ReallocAlloc: v(std::get<ReallocAlloc>(records_)); break;
-            case RecordType::ReallocFree: v(std::get<ReallocFree>(records_)); break;
-            case RecordType::CreateHeap: v(std::get<CreateHeap>(records_)); break;
-            case RecordType::DestroyHeap: v(std::get<DestroyHeap>(records_)); break;
-            case RecordType::CreateThread: v(std::get<CreateThread>(records_)); break;
-            case RecordType::DestroyThread: v(std::get<DestroyThread>(records_)); break;
-        }
-    }
-
-    // Reads the rest of the trace, calling v(record) for every record.
-    template <typename Visitor>
-    void visit(Visitor&& v) {
-        do {
-            std::uint64_t records = 0;
-            const rt::TraceReader::Run stop = visit_fast(v, records);
-            r_.advance(stop.pos, records);
-        } while (step_general(v));
-    }
-
-    // Reads the record at `offset` of table section `section` (the target of a
-    // sectionOffset field) with the DTD's initial encodings, and calls v(record).
-    template <typename Visitor>
-    void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {
-        r_.table_record(section, offset, [&](rt::TraceReader& r) {
-            switch (r.slot()) {
-                case 3: visit_decoded<Alloc>(v); break;
-                case 4: visit_decoded<Free>(v); break;
-                case 5: visit_decoded<ReallocNoAlloc>(v); break;
-                case 6: visit_decoded<ReallocAllocFree>(v); break;
-                case 7: visit_decoded<ReallocAlloc>(v); break;
-                case 8: visit_decoded<ReallocFree>(v); break;
-                case 9: visit_decoded<CreateHeap>(v); break;
-                case 10: visit_decoded<DestroyHeap>(v); break;
-                case 11: visit_decoded<CreateThread>(v); break;
-                case 12: visit_decoded<DestroyThread>(v); break;
-                default: r.fail(rt::ErrorKind::unknown_tag, "a table holds no predefined records");
-            }
-        });
-    }
-
-    rt::TraceReader& runtime() { return r_; }
-
-private:
-    // Hands the record just read to `then` as the current one.
-    template <typename Record, typename Then>
-    METATF_INLINE bool deliver(Record& record, Then& then) {
-        type_ = Record::type;
-        then(record);
-        return true;
-    }
-
-    // Reads one record and hands it to `then`. Before run.limit every fast
-    // record fits in the chunk, so a record in its initial layout needs no
-    // length test: the switch on its tag, one mask test, loads at constant
-    // offsets. Another user record goes to take_general(); step_general()
-    // reads the rest (the chunk's tail, predefined records, shared tags).
-    template <typename Then>
-    METATF_INLINE bool step(Then&& then) {
-        const rt::TraceReader::Run run = r_.run();
-        if (run.pos < run.limit) {
-            const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag) {
-                case 4u:
-                    if (run.fast(4u)) return take_fast(std::get<Alloc>(records_), run, 9, then);
-                    if (run.slot_of(tag) == 3) return take_general(std::get<Alloc>(records_), run, then);
-                    break;
-                case 5u:
-                    if (run.fast(5u)) return take_fast(std::get<Free>(records_), run, 5, then);
-                    if (run.slot_of(tag) == 4) return take_general(std::get<Free>(records_), run, then);
-                    break;
-                case 6u:
-                    if (run.fast(6u)) return take_fast(std::get<ReallocNoAlloc>(records_), run, 13, then);
-                    if (run.slot_of(tag) == 5) return take_general(std::get<ReallocNoAlloc>(records_), run, then);
-                    break;
-                case 7u:
-                    if (run.fast(7u)) return take_fast(std::get<ReallocAllocFree>(records_), run, 13, then);
-                    if (run.slot_of(tag) == 6) return take_general(std::get<ReallocAllocFree>(records_), run, then);
-                    break;
-                case 8u:
-                    if (run.fast(8u)) return take_fast(std::get<ReallocAlloc>(records_), run, 13, then);
-                    if (run.slot_of(tag) == 7) return take_general(std::get<ReallocAlloc>(records_), run, then);
-                    break;
-                case 9u:
-                    if (run.fast(9u)) return take_fast(std::get<ReallocFree>(records_), run, 13, then);
-                    if (run.slot_of(tag) == 8) return take_general(std::get<ReallocFree>(records_), run, then);
-                    break;
-                case 10u:
-                    if (run.fast(10u)) return take_fast(std::get<CreateHeap>(records_), run, 1, then);
-                    if (run.slot_of(tag) == 9) return take_general(std::get<CreateHeap>(records_), run, then);
-                    break;
-                case 11u:
-                    if (run.fast(11u)) return take_fast(std::get<DestroyHeap>(records_), run, 1, then);
-                    if (run.slot_of(tag) == 10) return take_general(std::get<DestroyHeap>(records_), run, then);
-                    break;
-                case 12u:
-                    if (run.fast(12u)) return take_fast(std::get<CreateThread>(records_), run, 1, then);
-                    if (run.slot_of(tag) == 11) return take_general(std::get<CreateThread>(records_), run, then);
-                    break;
-                case 13u:
-                    if (run.fast(13u)) return take_fast(std::get<DestroyThread>(records_), run, 1, then);
-                    if (run.slot_of(tag) == 12) return take_general(std::get<DestroyThread>(records_), run, then);
-                    break;
-                default: break;
-            }
-        }
-        return step_general(then);
-    }
-
-    template <typename Record, typename Then>
-    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
-        load_fast(record, run.pos + 1);
-        r_.advance(run.pos + size, 1);
-        return deliver(record, then);
-    }
-
-    // The user record at run.pos when it is not in its initial layout: the
-    // runtime reads its fields under the encodings metadata has set, out of
-    // line. The record type stays visible here, so the caller's switch on
-    // type() or its visitor needs no second dispatch.
-    template <typename Record, typename Then>
-    METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
-        read_at(record, run);
-        return deliver(record, then);
-    }
-
-    template <typename Record>
-    [[gnu::noinline]] void read_at(Record& record, const rt::TraceReader::Run& run) {
-        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
-        decode_general(record);
-        r_.end_record();
-    }
-
-    // Any record, through the runtime's primitives.
-    template <typename Then>
-    bool step_general(Then&& then) {
-        if (!r_.begin_record()) return false;
-        switch (r_.slot()) {
-            case 0: {
-                auto& record = std::get<Comment>(records_);
-                record.text = r_.read_comment();
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 1: {
-                auto& record = std::get<Section>(records_);
-                record.number = r_.read_section();
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 2: {
-                auto& record = std::get<Metadata>(records_);
-                read_metadata(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 3: {
-                auto& record = std::get<Alloc>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 4: {
-                auto& record = std::get<Free>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 5: {
-                auto& record = std::get<ReallocNoAlloc>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 6: {
-                auto& record = std::get<ReallocAllocFree>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 7: {
-                auto& record = std::get<ReallocAlloc>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 8: {
-                auto& record = std::get<ReallocFree>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 9: {
-                auto& record = std::get<CreateHeap>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 10: {
-                auto& record = std::get<DestroyHeap>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 11: {
-                auto& record = std::get<CreateThread>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 12: {
-                auto& record = std::get<DestroyThread>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-        }
-        return true;
-    }
-
-    // Reads records in the DTD's own layout straight from the chunk, with the
-    // cursor and the record in locals (registers); user records in other
-    // layouts go through take_general() on the way. Stops at what only
-    // step_general() reads (a predefined record, the chunk's tail, an unknown
-    // tag) and returns where that is; `records` counts the records read since
-    // the cursor was last handed back.
-    template <typename Visitor>
-    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
-        rt::TraceReader::Run run = r_.run();
-        while (run.pos < run.limit) {
-            const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag) {
-                case 4u:
-                    if (run.fast(4u)) {
-                        visit_local<Alloc>(run, 9, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 3) return run;
-                    visit_general(std::get<Alloc>(records_), run, v, records);
-                    break;
-                case 5u:
-                    if (run.fast(5u)) {
-                        visit_local<Free>(run, 5, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 4) return run;
-                    visit_general(std::get<Free>(records_), run, v, records);
-                    break;
-                case 6u:
-                    if (run.fast(6u)) {
-                        visit_local<ReallocNoAlloc>(run, 13, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 5) return run;
-                    visit_general(std::get<ReallocNoAlloc>(records_), run, v, records);
-                    break;
-                case 7u:
-                    if (run.fast(7u)) {
-                        visit_local<ReallocAllocFree>(run, 13, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 6) return run;
-                    visit_general(std::get<ReallocAllocFree>(records_), run, v, records);
-                    break;
-                case 8u:
-                    if (run.fast(8u)) {
-                        visit_local<ReallocAlloc>(run, 13, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 7) return run;
-                    visit_general(std::get<ReallocAlloc>(records_), run, v, records);
-                    break;
-                case 9u:
-                    if (run.fast(9u)) {
-                        visit_local<ReallocFree>(run, 13, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 8) return run;
-                    visit_general(std::get<ReallocFree>(records_), run, v, records);
-                    break;
-                case 10u:
-                    if (run.fast(10u)) {
-                        visit_local<CreateHeap>(run, 1, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 9) return run;
-                    visit_general(std::get<CreateHeap>(records_), run, v, records);
-                    break;
-                case 11u:
-                    if (run.fast(11u)) {
-                        visit_local<DestroyHeap>(run, 1, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 10) return run;
-                    visit_general(std::get<DestroyHeap>(records_), run, v, records);
-                    break;
-                case 12u:
-                    if (run.fast(12u)) {
-                        visit_local<CreateThread>(run, 1, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 11) return run;
-                    visit_general(std::get<CreateThread>(records_), run, v, records);
-                    break;
-                case 13u:
-                    if (run.fast(13u)) {
-                        visit_local<DestroyThread>(run, 1, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 12) return run;
-                    visit_general(std::get<DestroyThread>(records_), run, v, records);
-                    break;
-                default: return run;
-            }
-        }
-        return run;
-    }
-
-    // visit_fast()'s record in its initial layout, built in a local so that
-    // its fields stay in registers.
-    template <typename Record, typename Visitor>
-    METATF_INLINE void visit_local(rt::TraceReader::Run& run, std::size_t size, Visitor& v, std::uint64_t& records) {
-        Record record;
-        set_defaults(record);
-        load_fast(record, run.pos + 1);
-        run.pos += size;
-        ++records;
-        v(record);
-    }
-
-    // visit_fast()'s record in another layout: the runtime gets the cursor
-    // back to read it, and the loop copies it out again.
-    template <typename Record, typename Visitor>
-    METATF_INLINE void visit_general(Record& record, rt::TraceReader::Run& run, Visitor& v, std::uint64_t& records) {
-        r_.advance(run.pos, records);
-        records = 0;
-        take_general(record, run, v);
-        run = r_.run();
-    }
-
-    // visit_table_record()'s record, decoded with the initial encodings.
-    template <typename Record, typename Visitor>
-    void visit_decoded(Visitor& v) {
-        Record record;
-        decode(record);
-        v(record);
-    }
-
-    void read_metadata(Metadata& record) {
-        const rt::MetadataChange m = r_.read_metadata();
-        record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
-    }
-
-    METATF_INLINE bool decode_fast(Alloc& o) {
-        if (!r_.initial(3)) return false;
-        load_fast(o, r_.fixed(8));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Alloc& o, [[maybe_unused]] const std::byte* p) {
-        o.size = rt::load_native<4>(p + 0);
-        o.address = rt::load_native<4>(p + 4);
-    }
-    static void set_defaults([[maybe_unused]] Alloc& o) {
-        o.thread = 0u;
-        o.heap = 0u;
-        o.time = 0u;
-        o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>();
-    }
-    METATF_INLINE bool decode_fast(Free& o) {
-        if (!r_.initial(4)) return false;
-        load_fast(o, r_.fixed(4));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Free& o, [[maybe_unused]] const std::byte* p) {
-        o.address = rt::load_native<4>(p + 0);
-    }
-    static void set_defaults([[maybe_unused]] Free& o) {
-        o.thread = 0u;
-        o.heap = 0u;
-        o.time = 0u;
-        o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>();
-    }
-    METATF_INLINE bool decode_fast(ReallocNoAlloc& o) {
-        if (!r_.initial(5)) return false;
-        load_fast(o, r_.fixed(12));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] ReallocNoAlloc& o, [[maybe_unused]] const std::byte* p) {
-        o.size = rt::load_native<4>(p + 0);
-        o.oldAddress = rt::load_native<4>(p + 4);
-        o.newAddress = rt::load_native<4>(p + 8);
-    }
-    static void set_defaults([[maybe_unused]] ReallocNoAlloc& o) {
-        o.thread = 0u;
-        o.heap = 0u;
-        o.time = 0u;
-        o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>();
-    }
-    METATF_INLINE bool decode_fast(ReallocAllocFree& o) {
-        if (!r_.initial(6)) return false;
-        load_fast(o, r_.fixed(12));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] ReallocAllocFree& o, [[maybe_unused]] const std::byte* p) {
-        o.size = rt::load_native<4>(p + 0);
-        o.oldAddress = rt::load_native<4>(p + 4);
-        o.newAddress = rt::load_native<4>(p + 8);
-    }
-    static void set_defaults([[maybe_unused]] ReallocAllocFree& o) {
-        o.thread = 0u;
-        o.heap = 0u;
-        o.time = 0u;
-        o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>();
-    }
-    METATF_INLINE bool decode_fast(ReallocAlloc& o) {
-        if (!r_.initial(7)) return false;
-        load_fast(o, r_.fixed(12));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] ReallocAlloc& o, [[maybe_unused]] const std::byte* p) {
-        o.size = rt::load_native<4>(p + 0);
-        o.oldAddress = rt::load_native<4>(p + 4);
-        o.newAddress = rt::load_native<4>(p + 8);
-    }
-    static void set_defaults([[maybe_unused]] ReallocAlloc& o) {
-        o.thread = 0u;
-        o.heap = 0u;
-        o.time = 0u;
-        o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>();
-    }
-    METATF_INLINE bool decode_fast(ReallocFree& o) {
-        if (!r_.initial(8)) return false;
-        load_fast(o, r_.fixed(12));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] ReallocFree& o, [[maybe_unused]] const std::byte* p) {
-        o.size = rt::load_native<4>(p + 0);
-        o.oldAddress = rt::load_native<4>(p + 4);
-        o.newAddress = rt::load_native<4>(p + 8);
-    }
-    static void set_defaults([[maybe_unused]] ReallocFree& o) {
-        o.thread = 0u;
-        o.heap = 0u;
-        o.time = 0u;
-        o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>();
-    }
-    METATF_INLINE bool decode_fast(CreateHeap& o) {
-        if (!r_.initial(9)) return false;
-        load_fast(o, r_.fixed(0));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] CreateHeap& o, [[maybe_unused]] const std::byte* p) {
-    }
-    static void set_defaults([[maybe_unused]] CreateHeap& o) {
-        o.heap = 0u;
-        o.thread = 0u;
-        o.time = 0u;
-        o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>();
-    }
-    METATF_INLINE bool decode_fast(DestroyHeap& o) {
-        if (!r_.initial(10)) return false;
-        load_fast(o, r_.fixed(0));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] DestroyHeap& o, [[maybe_unused]] const std::byte* p) {
-    }
-    static void set_defaults([[maybe_unused]] DestroyHeap& o) {
-        o.heap = 0u;
-        o.thread = 0u;
-        o.time = 0u;
-        o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>();
-    }
-    METATF_INLINE bool decode_fast(CreateThread& o) {
-        if (!r_.initial(11)) return false;
-        load_fast(o, r_.fixed(0));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] CreateThread& o, [[maybe_unused]] const std::byte* p) {
-    }
-    static void set_defaults([[maybe_unused]] CreateThread& o) {
-        o.thread = 0u;
-        o.time = 0u;
-        o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>();
-    }
-    METATF_INLINE bool decode_fast(DestroyThread& o) {
-        if (!r_.initial(12)) return false;
-        load_fast(o, r_.fixed(0));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] DestroyThread& o, [[maybe_unused]] const std::byte* p) {
-    }
-    static void set_defaults([[maybe_unused]] DestroyThread& o) {
-        o.thread = 0u;
-        o.time = 0u;
-        o.attributes_attributesLength = 0u;
-        o.attributes_attributesData = std::span<const std::byte>();
-    }
-    void decode(Alloc& o) {
-        rt::FieldState* s = r_.states(3);
-        o.size = r_.read_int(s[1]);
-        o.address = r_.read_int(s[2]);
-        o.thread = r_.read_int(s[3]);
-        o.heap = r_.read_int(s[4]);
-        o.time = r_.read_int(s[5]);
-        o.attributes_attributesLength = r_.read_int(s[6]);
-        o.attributes_attributesData = r_.read_bytes(s[7], o.attributes_attributesLength);
-    }
-    void decode(Free& o) {
-        rt::FieldState* s = r_.states(4);
-        o.address = r_.read_int(s[1]);
-        o.thread = r_.read_int(s[2]);
-        o.heap = r_.read_int(s[3]);
-        o.time = r_.read_int(s[4]);
-        o.attributes_attributesLength = r_.read_int(s[5]);
-        o.attributes_attributesData = r_.read_bytes(s[6], o.attributes_attributesLength);
-    }
-    void decode(ReallocNoAlloc& o) {
-        rt::FieldState* s = r_.states(5);
-        o.size = r_.read_int(s[1]);
-        o.oldAddress = r_.read_int(s[2]);
-        o.newAddress = r_.read_int(s[3]);
-        o.thread = r_.read_int(s[4]);
-        o.heap = r_.read_int(s[5]);
-        o.time = r_.read_int(s[6]);
-        o.attributes_attributesLength = r_.read_int(s[7]);
-        o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
-    }
-    void decode(ReallocAllocFree& o) {
-        rt::FieldState* s = r_.states(6);
-        o.size = r_.read_int(s[1]);
-        o.oldAddress = r_.read_int(s[2]);
-        o.newAddress = r_.read_int(s[3]);
-        o.thread = r_.read_int(s[4]);
-        o.heap = r_.read_int(s[5]);
-        o.time = r_.read_int(s[6]);
-        o.attributes_attributesLength = r_.read_int(s[7]);
-        o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
-    }
-    void decode(ReallocAlloc& o) {
-        rt::FieldState* s = r_.states(7);
-        o.size = r_.read_int(s[1]);
-        o.oldAddress = r_.read_int(s[2]);
-        o.newAddress = r_.read_int(s[3]);
-        o.thread = r_.read_int(s[4]);
-        o.heap = r_.read_int(s[5]);
-        o.time = r_.read_int(s[6]);
-        o.attributes_attributesLength = r_.read_int(s[7]);
-        o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
-    }
-    void decode(ReallocFree& o) {
-        rt::FieldState* s = r_.states(8);
-        o.size = r_.read_int(s[1]);
-        o.oldAddress = r_.read_int(s[2]);
-        o.newAddress = r_.read_int(s[3]);
-        o.thread = r_.read_int(s[4]);
-        o.heap = r_.read_int(s[5]);
-        o.time = r_.read_int(s[6]);
-        o.attributes_attributesLength = r_.read_int(s[7]);
-        o.attributes_attributesData = r_.read_bytes(s[8], o.attributes_attributesLength);
-    }
-    void decode(CreateHeap& o) {
-        rt::FieldState* s = r_.states(9);
-        o.heap = r_.read_int(s[1]);
-        o.thread = r_.read_int(s[2]);
-        o.time = r_.read_int(s[3]);
-        o.attributes_attributesLength = r_.read_int(s[4]);
-        o.attributes_attributesData = r_.read_bytes(s[5], o.attributes_attributesLength);
-    }
-    void decode(DestroyHeap& o) {
-        rt::FieldState* s = r_.states(10);
-        o.heap = r_.read_int(s[1]);
-        o.thread = r_.read_int(s[2]);
-        o.time = r_.read_int(s[3]);
-        o.attributes_attributesLength = r_.read_int(s[4]);
-        o.attributes_attributesData = r_.read_bytes(s[5], o.attributes_attributesLength);
-    }
-    void decode(CreateThread& o) {
-        rt::FieldState* s = r_.states(11);
-        o.thread = r_.read_int(s[1]);
-        o.time = r_.read_int(s[2]);
-        o.attributes_attributesLength = r_.read_int(s[3]);
-        o.attributes_attributesData = r_.read_bytes(s[4], o.attributes_attributesLength);
-    }
-    void decode(DestroyThread& o) {
-        rt::FieldState* s = r_.states(12);
-        o.thread = r_.read_int(s[1]);
-        o.time = r_.read_int(s[2]);
-        o.attributes_attributesLength = r_.read_int(s[3]);
-        o.attributes_attributesData = r_.read_bytes(s[4], o.attributes_attributesLength);
-    }
-    void decode_general(Alloc& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Free& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(ReallocNoAlloc& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(ReallocAllocFree& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(ReallocAlloc& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(ReallocFree& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(CreateHeap& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(DestroyHeap& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(CreateThread& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(DestroyThread& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-
-    rt::TraceReader r_;
-    RecordType type_{};
-    Records records_;
-};
-
+using Reader = rt::TypedReader<Codec>;
 // Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.
-class Writer {
-public:
-    explicit Writer(const std::string& path, rt::WriterOptions options = {}) : w_(path, dtd, options) {}
-
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Alloc& o) {
-        if (w_.initial(3)
-            && rt::fits_unsigned(o.size, 4)
-            && rt::fits_unsigned(o.address, 4)
-            && o.thread == 0u
-            && o.heap == 0u
-            && o.time == 0u
-            && o.attributes_attributesLength == 0u
-            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(3, 8, offset);
-            rt::store_native<4>(p + 0, o.size);
-            rt::store_native<4>(p + 4, o.address);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Free& o) {
-        if (w_.initial(4)
-            && rt::fits_unsigned(o.address, 4)
-            && o.thread == 0u
-            && o.heap == 0u
-            && o.time == 0u
-            && o.attributes_attributesLength == 0u
-            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(4, 4, offset);
-            rt::store_native<4>(p + 0, o.address);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const ReallocNoAlloc& o) {
-        if (w_.initial(5)
-            && rt::fits_unsigned(o.size, 4)
-            && rt::fits_unsigned(o.oldAddress, 4)
-            && rt::fits_unsigned(o.newAddress, 4)
-            && o.thread == 0u
-            && o.heap == 0u
-            && o.time == 0u
-            && o.attributes_attributesLength == 0u
-            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(5, 12, offset);
-            rt::store_native<4>(p + 0, o.size);
-            rt::store_native<4>(p + 4, o.oldAddress);
-            rt::store_native<4>(p + 8, o.newAddress);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const ReallocAllocFree& o) {
-        if (w_.initial(6)
-            && rt::fits_unsigned(o.size, 4)
-            && rt::fits_unsigned(o.oldAddress, 4)
-            && rt::fits_unsigned(o.newAddress, 4)
-            && o.thread == 0u
-            && o.heap == 0u
-            && o.time == 0u
-            && o.attributes_attributesLength == 0u
-            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(6, 12, offset);
-            rt::store_native<4>(p + 0, o.size);
-            rt::store_native<4>(p + 4, o.oldAddress);
-            rt::store_native<4>(p + 8, o.newAddress);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const ReallocAlloc& o) {
-        if (w_.initial(7)
-            && rt::fits_unsigned(o.size, 4)
-            && rt::fits_unsigned(o.oldAddress, 4)
-            && rt::fits_unsigned(o.newAddress, 4)
-            && o.thread == 0u
-            && o.heap == 0u
-            && o.time == 0u
-            && o.attributes_attributesLength == 0u
-            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(7, 12, offset);
-            rt::store_native<4>(p + 0, o.size);
-            rt::store_native<4>(p + 4, o.oldAddress);
-            rt::store_native<4>(p + 8, o.newAddress);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const ReallocFree& o) {
-        if (w_.initial(8)
-            && rt::fits_unsigned(o.size, 4)
-            && rt::fits_unsigned(o.oldAddress, 4)
-            && rt::fits_unsigned(o.newAddress, 4)
-            && o.thread == 0u
-            && o.heap == 0u
-            && o.time == 0u
-            && o.attributes_attributesLength == 0u
-            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(8, 12, offset);
-            rt::store_native<4>(p + 0, o.size);
-            rt::store_native<4>(p + 4, o.oldAddress);
-            rt::store_native<4>(p + 8, o.newAddress);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const CreateHeap& o) {
-        if (w_.initial(9)
-            && o.heap == 0u
-            && o.thread == 0u
-            && o.time == 0u
-            && o.attributes_attributesLength == 0u
-            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(9, 0, offset);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const DestroyHeap& o) {
-        if (w_.initial(10)
-            && o.heap == 0u
-            && o.thread == 0u
-            && o.time == 0u
-            && o.attributes_attributesLength == 0u
-            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(10, 0, offset);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const CreateThread& o) {
-        if (w_.initial(11)
-            && o.thread == 0u
-            && o.time == 0u
-            && o.attributes_attributesLength == 0u
-            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(11, 0, offset);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const DestroyThread& o) {
-        if (w_.initial(12)
-            && o.thread == 0u
-            && o.time == 0u
-            && o.attributes_attributesLength == 0u
-            && o.attributes_attributesData.size() == 0) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(12, 0, offset);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-
-    void comment(std::string_view text) { w_.comment(text); }
-    // Starts section `number`: the records that follow belong to it.
-    void section(std::uint8_t number) { w_.section(number); }
-    // Metadata: change a field's width or interpretation for the records that follow.
-    void set_width(RecordType record, std::uint32_t field, std::uint32_t width) {
-        w_.metadata(static_cast<std::uint32_t>(record), field, rt::MetaOp::width, width);
-    }
-    void set_interpretation(RecordType record, std::uint32_t field, rt::MetaOp op, std::uint64_t a = 0,
-                            std::int64_t b = 0) {
-        w_.metadata(static_cast<std::uint32_t>(record), field, op, a, static_cast<std::uint64_t>(b));
-    }
-    void close() { w_.close(); }
-
-    rt::TraceWriter& runtime() { return w_; }
-
-private:
-    std::uint64_t write_fields(const Alloc& o) {
-        rt::FieldState* s = w_.states(3);
-        const std::uint64_t offset = w_.begin_record(3);
-        w_.write_int(s[1], o.size);
-        w_.write_int(s[2], o.address);
-        w_.write_int(s[3], o.thread);
-        w_.write_int(s[4], o.heap);
-        w_.write_int(s[5], o.time);
-        w_.write_int(s[6], o.attributes_attributesLength);
-        w_.write_bytes(s[7], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Free& o) {
-        rt::FieldState* s = w_.states(4);
-        const std::uint64_t offset = w_.begin_record(4);
-        w_.write_int(s[1], o.address);
-        w_.write_int(s[2], o.thread);
-        w_.write_int(s[3], o.heap);
-        w_.write_int(s[4], o.time);
-        w_.write_int(s[5], o.attributes_attributesLength);
-        w_.write_bytes(s[6], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const ReallocNoAlloc& o) {
-        rt::FieldState* s = w_.states(5);
-        const std::uint64_t offset = w_.begin_record(5);
-        w_.write_int(s[1], o.size);
-        w_.write_int(s[2], o.oldAddress);
-        w_.write_int(s[3], o.newAddress);
-        w_.write_int(s[4], o.thread);
-        w_.write_int(s[5], o.heap);
-        w_.write_int(s[6], o.time);
-        w_.write_int(s[7], o.attributes_attributesLength);
-        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const ReallocAllocFree& o) {
-        rt::FieldState* s = w_.states(6);
-        const std::uint64_t offset = w_.begin_record(6);
-        w_.write_int(s[1], o.size);
-        w_.write_int(s[2], o.oldAddress);
-        w_.write_int(s[3], o.newAddress);
-        w_.write_int(s[4], o.thread);
-        w_.write_int(s[5], o.heap);
-        w_.write_int(s[6], o.time);
-        w_.write_int(s[7], o.attributes_attributesLength);
-        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const ReallocAlloc& o) {
-        rt::FieldState* s = w_.states(7);
-        const std::uint64_t offset = w_.begin_record(7);
-        w_.write_int(s[1], o.size);
-        w_.write_int(s[2], o.oldAddress);
-        w_.write_int(s[3], o.newAddress);
-        w_.write_int(s[4], o.thread);
-        w_.write_int(s[5], o.heap);
-        w_.write_int(s[6], o.time);
-        w_.write_int(s[7], o.attributes_attributesLength);
-        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const ReallocFree& o) {
-        rt::FieldState* s = w_.states(8);
-        const std::uint64_t offset = w_.begin_record(8);
-        w_.write_int(s[1], o.size);
-        w_.write_int(s[2], o.oldAddress);
-        w_.write_int(s[3], o.newAddress);
-        w_.write_int(s[4], o.thread);
-        w_.write_int(s[5], o.heap);
-        w_.write_int(s[6], o.time);
-        w_.write_int(s[7], o.attributes_attributesLength);
-        w_.write_bytes(s[8], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const CreateHeap& o) {
-        rt::FieldState* s = w_.states(9);
-        const std::uint64_t offset = w_.begin_record(9);
-        w_.write_int(s[1], o.heap);
-        w_.write_int(s[2], o.thread);
-        w_.write_int(s[3], o.time);
-        w_.write_int(s[4], o.attributes_attributesLength);
-        w_.write_bytes(s[5], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const DestroyHeap& o) {
-        rt::FieldState* s = w_.states(10);
-        const std::uint64_t offset = w_.begin_record(10);
-        w_.write_int(s[1], o.heap);
-        w_.write_int(s[2], o.thread);
-        w_.write_int(s[3], o.time);
-        w_.write_int(s[4], o.attributes_attributesLength);
-        w_.write_bytes(s[5], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const CreateThread& o) {
-        rt::FieldState* s = w_.states(11);
-        const std::uint64_t offset = w_.begin_record(11);
-        w_.write_int(s[1], o.thread);
-        w_.write_int(s[2], o.time);
-        w_.write_int(s[3], o.attributes_attributesLength);
-        w_.write_bytes(s[4], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const DestroyThread& o) {
-        rt::FieldState* s = w_.states(12);
-        const std::uint64_t offset = w_.begin_record(12);
-        w_.write_int(s[1], o.thread);
-        w_.write_int(s[2], o.time);
-        w_.write_int(s[3], o.attributes_attributesLength);
-        w_.write_bytes(s[4], o.attributes_attributesData, o.attributes_attributesLength);
-        w_.end_record();
-        return offset;
-    }
-
-    rt::TraceWriter w_;
-};
+using Writer = rt::TypedWriter<Codec>;
 
 }  // namespace hatf10

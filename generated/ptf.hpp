@@ -4,15 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <span>
-#include <string>
-#include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
-#include <metatf/reader.hpp>
-#include <metatf/writer.hpp>
+#include <metatf/typed.hpp>
 #include <metatf/typed_text.hpp>
 
 namespace ptf {
@@ -40,24 +37,9 @@ enum class RecordType : std::uint32_t {
     Te = 16,
 };
 
-// The predefined records.
-struct Comment {
-    static constexpr RecordType type = RecordType::Comment;
-    std::string_view text;
-};
-
-struct Section {
-    static constexpr RecordType type = RecordType::Section;
-    std::uint8_t number = 0;
-};
-
-struct Metadata {
-    static constexpr RecordType type = RecordType::Metadata;
-    RecordType record{};  // the record type changed
-    std::uint32_t field = 0;  // its field index
-    rt::MetaOp op = rt::MetaOp::width;
-    std::uint64_t a = 0, b = 0;
-};
+using Comment = rt::Comment<RecordType>;
+using Section = rt::Section<RecordType>;
+using Metadata = rt::Metadata<RecordType>;
 
 // fo: tag 4, any section
 struct Fo {
@@ -365,46 +347,46 @@ using Records = std::tuple<Comment, Section, Metadata, Fo, Co, Cao, Do_, Sr, Gr,
 // for every repeated group, in layout order: generic code over any record.
 template <typename Visitor>
 void visit_fields(Fo& o, Visitor&& v) {
-    v.field(1u, o.formatId);
-    v.field(2u, o.superFormatId);
-    v.field(3u, o.numberOfPointers);
-    v.field(4u, o.numberOfDataMembers);
-    v.field(5u, o.numberOfArrayMembers);
-    v.field(6u, o.lengthOfClassName);
-    v.repeat(4u, o.numberOfDataMembers_items, [&](auto& e0) {
-        v.field(7u, e0.dataMemberFormatId);
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.superFormatId);
+    v.field(rt::field_index<3>, o.numberOfPointers);
+    v.field(rt::field_index<4>, o.numberOfDataMembers);
+    v.field(rt::field_index<5>, o.numberOfArrayMembers);
+    v.field(rt::field_index<6>, o.lengthOfClassName);
+    v.repeat(rt::field_index<4>, o.numberOfDataMembers_items, [&](auto& e0) {
+        v.field(rt::field_index<7>, e0.dataMemberFormatId);
     });
-    v.repeat(5u, o.numberOfArrayMembers_items, [&](auto& e0) {
-        v.field(8u, e0.arrayDataMemberFormatId);
-        v.field(9u, e0.numberOfElements);
+    v.repeat(rt::field_index<5>, o.numberOfArrayMembers_items, [&](auto& e0) {
+        v.field(rt::field_index<8>, e0.arrayDataMemberFormatId);
+        v.field(rt::field_index<9>, e0.numberOfElements);
     });
-    v.field(10u, o.className);
+    v.field(rt::field_index<10>, o.className);
 }
 
 template <typename Visitor>
 void visit_fields(Co& o, Visitor&& v) {
-    v.field(1u, o.formatId);
-    v.field(2u, o.oid);
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.oid);
 }
 
 template <typename Visitor>
 void visit_fields(Cao& o, Visitor&& v) {
-    v.field(1u, o.formatId);
-    v.field(2u, o.oid);
-    v.field(3u, o.containerOid);
-    v.field(4u, o.numberOfElements);
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.oid);
+    v.field(rt::field_index<3>, o.containerOid);
+    v.field(rt::field_index<4>, o.numberOfElements);
 }
 
 template <typename Visitor>
 void visit_fields(Do_& o, Visitor&& v) {
-    v.field(1u, o.formatId);
-    v.field(2u, o.oid);
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.oid);
 }
 
 template <typename Visitor>
 void visit_fields(Sr& o, Visitor&& v) {
-    v.field(1u, o.formatId);
-    v.field(2u, o.oid);
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.oid);
 }
 
 template <typename Visitor>
@@ -413,49 +395,49 @@ void visit_fields([[maybe_unused]] Gr& o, [[maybe_unused]] Visitor&& v) {
 
 template <typename Visitor>
 void visit_fields(Dr& o, Visitor&& v) {
-    v.field(1u, o.formatId);
-    v.field(2u, o.oid);
-    v.field(3u, o.offset);
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.oid);
+    v.field(rt::field_index<3>, o.offset);
 }
 
 template <typename Visitor>
 void visit_fields(Dw& o, Visitor&& v) {
-    v.field(1u, o.formatId);
-    v.field(2u, o.oid);
-    v.field(3u, o.offset);
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.oid);
+    v.field(rt::field_index<3>, o.offset);
 }
 
 template <typename Visitor>
 void visit_fields(Adr& o, Visitor&& v) {
-    v.field(1u, o.formatId);
-    v.field(2u, o.oid);
-    v.field(3u, o.offset);
-    v.field(4u, o.index);
-    v.field(5u, o.length);
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.oid);
+    v.field(rt::field_index<3>, o.offset);
+    v.field(rt::field_index<4>, o.index);
+    v.field(rt::field_index<5>, o.length);
 }
 
 template <typename Visitor>
 void visit_fields(Adw& o, Visitor&& v) {
-    v.field(1u, o.formatId);
-    v.field(2u, o.oid);
-    v.field(3u, o.offset);
-    v.field(4u, o.index);
-    v.field(5u, o.length);
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.oid);
+    v.field(rt::field_index<3>, o.offset);
+    v.field(rt::field_index<4>, o.index);
+    v.field(rt::field_index<5>, o.length);
 }
 
 template <typename Visitor>
 void visit_fields(Er& o, Visitor&& v) {
-    v.field(1u, o.formatId);
-    v.field(2u, o.fromOid);
-    v.field(3u, o.edge);
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.fromOid);
+    v.field(rt::field_index<3>, o.edge);
 }
 
 template <typename Visitor>
 void visit_fields(Ew& o, Visitor&& v) {
-    v.field(1u, o.formatId);
-    v.field(2u, o.fromOid);
-    v.field(3u, o.edge);
-    v.field(4u, o.toOid);
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.fromOid);
+    v.field(rt::field_index<3>, o.edge);
+    v.field(rt::field_index<4>, o.toOid);
 }
 
 template <typename Visitor>
@@ -936,1134 +918,39 @@ inline constexpr rt::TextFormDesc text_form = {" ", "Trace begin", "Trace end", 
 // The DTD as the runtime sees it.
 inline constexpr rt::DtdDesc dtd = {"ptf", detail::text, 1, nullptr, 0, detail::records, 17, &detail::text_form};
 
+// What the runtime's reader and writer need of this DTD: its types and
+// descriptor, and which record type a tag names (tags that one record has).
+struct Codec {
+    using RecordType = ptf::RecordType;
+    using Records = ptf::Records;
+    static constexpr const rt::DtdDesc& dtd = ptf::dtd;
+
+    template <typename Take>
+    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, [[maybe_unused]] Take&& take) {
+        switch (tag) {
+            case 4u: return take(std::type_identity<Fo>{});
+            case 5u: return take(std::type_identity<Co>{});
+            case 6u: return take(std::type_identity<Cao>{});
+            case 7u: return take(std::type_identity<Do_>{});
+            case 8u: return take(std::type_identity<Sr>{});
+            case 9u: return take(std::type_identity<Gr>{});
+            case 10u: return take(std::type_identity<Dr>{});
+            case 11u: return take(std::type_identity<Dw>{});
+            case 12u: return take(std::type_identity<Adr>{});
+            case 13u: return take(std::type_identity<Adw>{});
+            case 14u: return take(std::type_identity<Er>{});
+            case 15u: return take(std::type_identity<Ew>{});
+            case 16u: return take(std::type_identity<Ts>{});
+            case 17u: return take(std::type_identity<Te>{});
+            default: return false;
+        }
+    }
+};
+
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().
-class Reader {
-public:
-    explicit Reader(const std::string& path) : r_(path, dtd) {
-        r_.set_fast_window(19);  // the longest record the fast loops read
-        set_defaults(std::get<Co>(records_));
-        set_defaults(std::get<Cao>(records_));
-        set_defaults(std::get<Do_>(records_));
-        set_defaults(std::get<Sr>(records_));
-        set_defaults(std::get<Gr>(records_));
-        set_defaults(std::get<Dr>(records_));
-        set_defaults(std::get<Dw>(records_));
-        set_defaults(std::get<Adr>(records_));
-        set_defaults(std::get<Adw>(records_));
-        set_defaults(std::get<Er>(records_));
-        set_defaults(std::get<Ew>(records_));
-        set_defaults(std::get<Ts>(records_));
-        set_defaults(std::get<Te>(records_));
-    }
-
-    // Moves to the next record; false at the end of the trace. Throws rt::TraceError.
-    METATF_INLINE bool next() {
-        return step([](const auto&) {});
-    }
-
-    RecordType type() const { return type_; }
-    // The current record; valid until the next call of next().
-    template <typename Record>
-    const Record& get() const { return std::get<Record>(records_); }
-
-    // Calls v(record) with the current record's struct.
-    template <typename Visitor>
-    void dispatch(Visitor&& v) const {
-        switch (type_) {
-            case RecordType::Comment: v(std::get<Comment>(records_)); break;
-            case RecordType::Section: v(std::get<Section>(records_)); break;
-            case RecordType::Metadata: v(std::get<Metadata>(records_)); break;
-            case RecordType::Fo: v(std::get<Fo>(records_)); break;
-            case RecordType::Co: v(std::get<Co>(records_)); break;
-            case RecordType::Cao: v(std::get<Cao>(records_)); break;
-            case RecordType::Do_: v(std::get<Do_>(records_)); break;
-            case RecordType::Sr: v(std::get<Sr>(records_)); break;
-            case RecordType::Gr: v(std::get<Gr>(records_)); break;
-            case RecordType::Dr: v(std::get<Dr>(records_)); break;
-            case RecordType::Dw: v(std::get<Dw>(records_)); break;
-            case RecordType::Adr: v(std::get<Adr>(records_)); break;
-            case RecordType::Adw: v(std::get<Adw>(records_)); break;
-            case RecordType::Er: v(std::get<Er>(records_)); break;
-            case RecordType::Ew: v(std::get<Ew>(records_)); break;
-            case RecordType::Ts: v(std::get<Ts>(records_)); break;
-            case RecordType::Te: v(std::get<Te>(records_)); break;
-        }
-    }
-
-    // Reads the rest of the trace, calling v(record) for every record.
-    template <typename Visitor>
-    void visit(Visitor&& v) {
-        do {
-            std::uint64_t records = 0;
-            const rt::TraceReader::Run stop = visit_fast(v, records);
-            r_.advance(stop.pos, records);
-        } while (step_general(v));
-    }
-
-    // Reads the record at `offset` of table section `section` (the target of a
-    // sectionOffset field) with the DTD's initial encodings, and calls v(record).
-    template <typename Visitor>
-    void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {
-        r_.table_record(section, offset, [&](rt::TraceReader& r) {
-            switch (r.slot()) {
-                case 3: visit_decoded<Fo>(v); break;
-                case 4: visit_decoded<Co>(v); break;
-                case 5: visit_decoded<Cao>(v); break;
-                case 6: visit_decoded<Do_>(v); break;
-                case 7: visit_decoded<Sr>(v); break;
-                case 8: visit_decoded<Gr>(v); break;
-                case 9: visit_decoded<Dr>(v); break;
-                case 10: visit_decoded<Dw>(v); break;
-                case 11: visit_decoded<Adr>(v); break;
-                case 12: visit_decoded<Adw>(v); break;
-                case 13: visit_decoded<Er>(v); break;
-                case 14: visit_decoded<Ew>(v); break;
-                case 15: visit_decoded<Ts>(v); break;
-                case 16: visit_decoded<Te>(v); break;
-                default: r.fail(rt::ErrorKind::unknown_tag, "a table holds no predefined records");
-            }
-        });
-    }
-
-    rt::TraceReader& runtime() { return r_; }
-
-private:
-    // Hands the record just read to `then` as the current one.
-    template <typename Record, typename Then>
-    METATF_INLINE bool deliver(Record& record, Then& then) {
-        type_ = Record::type;
-        then(record);
-        return true;
-    }
-
-    // Reads one record and hands it to `then`. Before run.limit every fast
-    // record fits in the chunk, so a record in its initial layout needs no
-    // length test: the switch on its tag, one mask test, loads at constant
-    // offsets. Another user record goes to take_general(); step_general()
-    // reads the rest (the chunk's tail, predefined records, shared tags).
-    template <typename Then>
-    METATF_INLINE bool step(Then&& then) {
-        const rt::TraceReader::Run run = r_.run();
-        if (run.pos < run.limit) {
-            const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag) {
-                case 4u:
-                    if (run.slot_of(tag) == 3) return take_general(std::get<Fo>(records_), run, then);
-                    break;
-                case 5u:
-                    if (run.fast(5u)) return take_fast(std::get<Co>(records_), run, 9, then);
-                    if (run.slot_of(tag) == 4) return take_general(std::get<Co>(records_), run, then);
-                    break;
-                case 6u:
-                    if (run.fast(6u)) return take_fast(std::get<Cao>(records_), run, 17, then);
-                    if (run.slot_of(tag) == 5) return take_general(std::get<Cao>(records_), run, then);
-                    break;
-                case 7u:
-                    if (run.fast(7u)) return take_fast(std::get<Do_>(records_), run, 9, then);
-                    if (run.slot_of(tag) == 6) return take_general(std::get<Do_>(records_), run, then);
-                    break;
-                case 8u:
-                    if (run.fast(8u)) return take_fast(std::get<Sr>(records_), run, 9, then);
-                    if (run.slot_of(tag) == 7) return take_general(std::get<Sr>(records_), run, then);
-                    break;
-                case 9u:
-                    if (run.fast(9u)) return take_fast(std::get<Gr>(records_), run, 1, then);
-                    if (run.slot_of(tag) == 8) return take_general(std::get<Gr>(records_), run, then);
-                    break;
-                case 10u:
-                    if (run.fast(10u)) return take_fast(std::get<Dr>(records_), run, 11, then);
-                    if (run.slot_of(tag) == 9) return take_general(std::get<Dr>(records_), run, then);
-                    break;
-                case 11u:
-                    if (run.fast(11u)) return take_fast(std::get<Dw>(records_), run, 11, then);
-                    if (run.slot_of(tag) == 10) return take_general(std::get<Dw>(records_), run, then);
-                    break;
-                case 12u:
-                    if (run.fast(12u)) return take_fast(std::get<Adr>(records_), run, 19, then);
-                    if (run.slot_of(tag) == 11) return take_general(std::get<Adr>(records_), run, then);
-                    break;
-                case 13u:
-                    if (run.fast(13u)) return take_fast(std::get<Adw>(records_), run, 19, then);
-                    if (run.slot_of(tag) == 12) return take_general(std::get<Adw>(records_), run, then);
-                    break;
-                case 14u:
-                    if (run.fast(14u)) return take_fast(std::get<Er>(records_), run, 11, then);
-                    if (run.slot_of(tag) == 13) return take_general(std::get<Er>(records_), run, then);
-                    break;
-                case 15u:
-                    if (run.fast(15u)) return take_fast(std::get<Ew>(records_), run, 15, then);
-                    if (run.slot_of(tag) == 14) return take_general(std::get<Ew>(records_), run, then);
-                    break;
-                case 16u:
-                    if (run.fast(16u)) return take_fast(std::get<Ts>(records_), run, 1, then);
-                    if (run.slot_of(tag) == 15) return take_general(std::get<Ts>(records_), run, then);
-                    break;
-                case 17u:
-                    if (run.fast(17u)) return take_fast(std::get<Te>(records_), run, 1, then);
-                    if (run.slot_of(tag) == 16) return take_general(std::get<Te>(records_), run, then);
-                    break;
-                default: break;
-            }
-        }
-        return step_general(then);
-    }
-
-    template <typename Record, typename Then>
-    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
-        load_fast(record, run.pos + 1);
-        r_.advance(run.pos + size, 1);
-        return deliver(record, then);
-    }
-
-    // The user record at run.pos when it is not in its initial layout: the
-    // runtime reads its fields under the encodings metadata has set, out of
-    // line. The record type stays visible here, so the caller's switch on
-    // type() or its visitor needs no second dispatch.
-    template <typename Record, typename Then>
-    METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
-        read_at(record, run);
-        return deliver(record, then);
-    }
-
-    template <typename Record>
-    [[gnu::noinline]] void read_at(Record& record, const rt::TraceReader::Run& run) {
-        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
-        decode_general(record);
-        r_.end_record();
-    }
-
-    // Any record, through the runtime's primitives.
-    template <typename Then>
-    bool step_general(Then&& then) {
-        if (!r_.begin_record()) return false;
-        switch (r_.slot()) {
-            case 0: {
-                auto& record = std::get<Comment>(records_);
-                record.text = r_.read_comment();
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 1: {
-                auto& record = std::get<Section>(records_);
-                record.number = r_.read_section();
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 2: {
-                auto& record = std::get<Metadata>(records_);
-                read_metadata(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 3: {
-                auto& record = std::get<Fo>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 4: {
-                auto& record = std::get<Co>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 5: {
-                auto& record = std::get<Cao>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 6: {
-                auto& record = std::get<Do_>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 7: {
-                auto& record = std::get<Sr>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 8: {
-                auto& record = std::get<Gr>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 9: {
-                auto& record = std::get<Dr>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 10: {
-                auto& record = std::get<Dw>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 11: {
-                auto& record = std::get<Adr>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 12: {
-                auto& record = std::get<Adw>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 13: {
-                auto& record = std::get<Er>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 14: {
-                auto& record = std::get<Ew>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 15: {
-                auto& record = std::get<Ts>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 16: {
-                auto& record = std::get<Te>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-        }
-        return true;
-    }
-
-    // Reads records in the DTD's own layout straight from the chunk, with the
-    // cursor and the record in locals (registers); user records in other
-    // layouts go through take_general() on the way. Stops at what only
-    // step_general() reads (a predefined record, the chunk's tail, an unknown
-    // tag) and returns where that is; `records` counts the records read since
-    // the cursor was last handed back.
-    template <typename Visitor>
-    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
-        rt::TraceReader::Run run = r_.run();
-        while (run.pos < run.limit) {
-            const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag) {
-                case 4u:
-                    if (run.slot_of(tag) != 3) return run;
-                    visit_general(std::get<Fo>(records_), run, v, records);
-                    break;
-                case 5u:
-                    if (run.fast(5u)) {
-                        visit_local<Co>(run, 9, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 4) return run;
-                    visit_general(std::get<Co>(records_), run, v, records);
-                    break;
-                case 6u:
-                    if (run.fast(6u)) {
-                        visit_local<Cao>(run, 17, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 5) return run;
-                    visit_general(std::get<Cao>(records_), run, v, records);
-                    break;
-                case 7u:
-                    if (run.fast(7u)) {
-                        visit_local<Do_>(run, 9, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 6) return run;
-                    visit_general(std::get<Do_>(records_), run, v, records);
-                    break;
-                case 8u:
-                    if (run.fast(8u)) {
-                        visit_local<Sr>(run, 9, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 7) return run;
-                    visit_general(std::get<Sr>(records_), run, v, records);
-                    break;
-                case 9u:
-                    if (run.fast(9u)) {
-                        visit_local<Gr>(run, 1, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 8) return run;
-                    visit_general(std::get<Gr>(records_), run, v, records);
-                    break;
-                case 10u:
-                    if (run.fast(10u)) {
-                        visit_local<Dr>(run, 11, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 9) return run;
-                    visit_general(std::get<Dr>(records_), run, v, records);
-                    break;
-                case 11u:
-                    if (run.fast(11u)) {
-                        visit_local<Dw>(run, 11, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 10) return run;
-                    visit_general(std::get<Dw>(records_), run, v, records);
-                    break;
-                case 12u:
-                    if (run.fast(12u)) {
-                        visit_local<Adr>(run, 19, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 11) return run;
-                    visit_general(std::get<Adr>(records_), run, v, records);
-                    break;
-                case 13u:
-                    if (run.fast(13u)) {
-                        visit_local<Adw>(run, 19, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 12) return run;
-                    visit_general(std::get<Adw>(records_), run, v, records);
-                    break;
-                case 14u:
-                    if (run.fast(14u)) {
-                        visit_local<Er>(run, 11, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 13) return run;
-                    visit_general(std::get<Er>(records_), run, v, records);
-                    break;
-                case 15u:
-                    if (run.fast(15u)) {
-                        visit_local<Ew>(run, 15, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 14) return run;
-                    visit_general(std::get<Ew>(records_), run, v, records);
-                    break;
-                case 16u:
-                    if (run.fast(16u)) {
-                        visit_local<Ts>(run, 1, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 15) return run;
-                    visit_general(std::get<Ts>(records_), run, v, records);
-                    break;
-                case 17u:
-                    if (run.fast(17u)) {
-                        visit_local<Te>(run, 1, v, records);
-                        break;
-                    }
-                    if (run.slot_of(tag) != 16) return run;
-                    visit_general(std::get<Te>(records_), run, v, records);
-                    break;
-                default: return run;
-            }
-        }
-        return run;
-    }
-
-    // visit_fast()'s record in its initial layout, built in a local so that
-    // its fields stay in registers.
-    template <typename Record, typename Visitor>
-    METATF_INLINE void visit_local(rt::TraceReader::Run& run, std::size_t size, Visitor& v, std::uint64_t& records) {
-        Record record;
-        set_defaults(record);
-        load_fast(record, run.pos + 1);
-        run.pos += size;
-        ++records;
-        v(record);
-    }
-
-    // visit_fast()'s record in another layout: the runtime gets the cursor
-    // back to read it, and the loop copies it out again.
-    template <typename Record, typename Visitor>
-    METATF_INLINE void visit_general(Record& record, rt::TraceReader::Run& run, Visitor& v, std::uint64_t& records) {
-        r_.advance(run.pos, records);
-        records = 0;
-        take_general(record, run, v);
-        run = r_.run();
-    }
-
-    // visit_table_record()'s record, decoded with the initial encodings.
-    template <typename Record, typename Visitor>
-    void visit_decoded(Visitor& v) {
-        Record record;
-        decode(record);
-        v(record);
-    }
-
-    void read_metadata(Metadata& record) {
-        const rt::MetadataChange m = r_.read_metadata();
-        record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
-    }
-
-    METATF_INLINE bool decode_fast(Co& o) {
-        if (!r_.initial(4)) return false;
-        load_fast(o, r_.fixed(8));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Co& o, [[maybe_unused]] const std::byte* p) {
-        o.formatId = rt::load_native<4>(p + 0);
-        o.oid = rt::load_native<4>(p + 4);
-    }
-    static void set_defaults([[maybe_unused]] Co& o) {
-    }
-    METATF_INLINE bool decode_fast(Cao& o) {
-        if (!r_.initial(5)) return false;
-        load_fast(o, r_.fixed(16));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Cao& o, [[maybe_unused]] const std::byte* p) {
-        o.formatId = rt::load_native<4>(p + 0);
-        o.oid = rt::load_native<4>(p + 4);
-        o.containerOid = rt::load_native<4>(p + 8);
-        o.numberOfElements = rt::load_native<4>(p + 12);
-    }
-    static void set_defaults([[maybe_unused]] Cao& o) {
-    }
-    METATF_INLINE bool decode_fast(Do_& o) {
-        if (!r_.initial(6)) return false;
-        load_fast(o, r_.fixed(8));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Do_& o, [[maybe_unused]] const std::byte* p) {
-        o.formatId = rt::load_native<4>(p + 0);
-        o.oid = rt::load_native<4>(p + 4);
-    }
-    static void set_defaults([[maybe_unused]] Do_& o) {
-    }
-    METATF_INLINE bool decode_fast(Sr& o) {
-        if (!r_.initial(7)) return false;
-        load_fast(o, r_.fixed(8));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Sr& o, [[maybe_unused]] const std::byte* p) {
-        o.formatId = rt::load_native<4>(p + 0);
-        o.oid = rt::load_native<4>(p + 4);
-    }
-    static void set_defaults([[maybe_unused]] Sr& o) {
-    }
-    METATF_INLINE bool decode_fast([[maybe_unused]] Gr& o) {
-        if (!r_.initial(8)) return false;
-        load_fast(o, r_.fixed(0));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Gr& o, [[maybe_unused]] const std::byte* p) {
-    }
-    static void set_defaults([[maybe_unused]] Gr& o) {
-    }
-    METATF_INLINE bool decode_fast(Dr& o) {
-        if (!r_.initial(9)) return false;
-        load_fast(o, r_.fixed(10));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Dr& o, [[maybe_unused]] const std::byte* p) {
-        o.formatId = rt::load_native<4>(p + 0);
-        o.oid = rt::load_native<4>(p + 4);
-        o.offset = rt::load_native<2>(p + 8);
-    }
-    static void set_defaults([[maybe_unused]] Dr& o) {
-    }
-    METATF_INLINE bool decode_fast(Dw& o) {
-        if (!r_.initial(10)) return false;
-        load_fast(o, r_.fixed(10));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Dw& o, [[maybe_unused]] const std::byte* p) {
-        o.formatId = rt::load_native<4>(p + 0);
-        o.oid = rt::load_native<4>(p + 4);
-        o.offset = rt::load_native<2>(p + 8);
-    }
-    static void set_defaults([[maybe_unused]] Dw& o) {
-    }
-    METATF_INLINE bool decode_fast(Adr& o) {
-        if (!r_.initial(11)) return false;
-        load_fast(o, r_.fixed(18));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Adr& o, [[maybe_unused]] const std::byte* p) {
-        o.formatId = rt::load_native<4>(p + 0);
-        o.oid = rt::load_native<4>(p + 4);
-        o.offset = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<2>(p + 8), 2));
-        o.index = rt::load_native<4>(p + 10);
-        o.length = rt::load_native<4>(p + 14);
-    }
-    static void set_defaults([[maybe_unused]] Adr& o) {
-    }
-    METATF_INLINE bool decode_fast(Adw& o) {
-        if (!r_.initial(12)) return false;
-        load_fast(o, r_.fixed(18));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Adw& o, [[maybe_unused]] const std::byte* p) {
-        o.formatId = rt::load_native<4>(p + 0);
-        o.oid = rt::load_native<4>(p + 4);
-        o.offset = static_cast<std::int64_t>(rt::sign_extend(rt::load_native<2>(p + 8), 2));
-        o.index = rt::load_native<4>(p + 10);
-        o.length = rt::load_native<4>(p + 14);
-    }
-    static void set_defaults([[maybe_unused]] Adw& o) {
-    }
-    METATF_INLINE bool decode_fast(Er& o) {
-        if (!r_.initial(13)) return false;
-        load_fast(o, r_.fixed(10));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Er& o, [[maybe_unused]] const std::byte* p) {
-        o.formatId = rt::load_native<4>(p + 0);
-        o.fromOid = rt::load_native<4>(p + 4);
-        o.edge = rt::load_native<2>(p + 8);
-    }
-    static void set_defaults([[maybe_unused]] Er& o) {
-    }
-    METATF_INLINE bool decode_fast(Ew& o) {
-        if (!r_.initial(14)) return false;
-        load_fast(o, r_.fixed(14));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Ew& o, [[maybe_unused]] const std::byte* p) {
-        o.formatId = rt::load_native<4>(p + 0);
-        o.fromOid = rt::load_native<4>(p + 4);
-        o.edge = rt::load_native<2>(p + 8);
-        o.toOid = rt::load_native<4>(p + 10);
-    }
-    static void set_defaults([[maybe_unused]] Ew& o) {
-    }
-    METATF_INLINE bool decode_fast([[maybe_unused]] Ts& o) {
-        if (!r_.initial(15)) return false;
-        load_fast(o, r_.fixed(0));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Ts& o, [[maybe_unused]] const std::byte* p) {
-    }
-    static void set_defaults([[maybe_unused]] Ts& o) {
-    }
-    METATF_INLINE bool decode_fast([[maybe_unused]] Te& o) {
-        if (!r_.initial(16)) return false;
-        load_fast(o, r_.fixed(0));
-        return true;
-    }
-    // The stored fields, from p: the first byte after the tag.
-    static METATF_INLINE void load_fast([[maybe_unused]] Te& o, [[maybe_unused]] const std::byte* p) {
-    }
-    static void set_defaults([[maybe_unused]] Te& o) {
-    }
-    void decode(Fo& o) {
-        rt::FieldState* s = r_.states(3);
-        o.formatId = r_.read_int(s[1]);
-        o.superFormatId = r_.read_int(s[2]);
-        o.numberOfPointers = r_.read_int(s[3]);
-        o.numberOfDataMembers = r_.read_int(s[4]);
-        o.numberOfArrayMembers = r_.read_int(s[5]);
-        o.lengthOfClassName = r_.read_int(s[6]);
-        o.numberOfDataMembers_items.resize(r_.check_count(o.numberOfDataMembers, s[4]));
-        for (auto& e1 : o.numberOfDataMembers_items) {
-            e1.dataMemberFormatId = r_.read_int(s[7]);
-        }
-        o.numberOfArrayMembers_items.resize(r_.check_count(o.numberOfArrayMembers, s[5]));
-        for (auto& e1 : o.numberOfArrayMembers_items) {
-            e1.arrayDataMemberFormatId = r_.read_int(s[8]);
-            e1.numberOfElements = r_.read_int(s[9]);
-        }
-        o.className = r_.read_bytes(s[10], o.lengthOfClassName);
-    }
-    void decode(Co& o) {
-        rt::FieldState* s = r_.states(4);
-        o.formatId = r_.read_int(s[1]);
-        o.oid = r_.read_int(s[2]);
-    }
-    void decode(Cao& o) {
-        rt::FieldState* s = r_.states(5);
-        o.formatId = r_.read_int(s[1]);
-        o.oid = r_.read_int(s[2]);
-        o.containerOid = r_.read_int(s[3]);
-        o.numberOfElements = r_.read_int(s[4]);
-    }
-    void decode(Do_& o) {
-        rt::FieldState* s = r_.states(6);
-        o.formatId = r_.read_int(s[1]);
-        o.oid = r_.read_int(s[2]);
-    }
-    void decode(Sr& o) {
-        rt::FieldState* s = r_.states(7);
-        o.formatId = r_.read_int(s[1]);
-        o.oid = r_.read_int(s[2]);
-    }
-    void decode([[maybe_unused]] Gr& o) {
-        [[maybe_unused]] rt::FieldState* s = r_.states(8);
-    }
-    void decode(Dr& o) {
-        rt::FieldState* s = r_.states(9);
-        o.formatId = r_.read_int(s[1]);
-        o.oid = r_.read_int(s[2]);
-        o.offset = r_.read_int(s[3]);
-    }
-    void decode(Dw& o) {
-        rt::FieldState* s = r_.states(10);
-        o.formatId = r_.read_int(s[1]);
-        o.oid = r_.read_int(s[2]);
-        o.offset = r_.read_int(s[3]);
-    }
-    void decode(Adr& o) {
-        rt::FieldState* s = r_.states(11);
-        o.formatId = r_.read_int(s[1]);
-        o.oid = r_.read_int(s[2]);
-        o.offset = static_cast<std::int64_t>(r_.read_int(s[3]));
-        o.index = r_.read_int(s[4]);
-        o.length = r_.read_int(s[5]);
-    }
-    void decode(Adw& o) {
-        rt::FieldState* s = r_.states(12);
-        o.formatId = r_.read_int(s[1]);
-        o.oid = r_.read_int(s[2]);
-        o.offset = static_cast<std::int64_t>(r_.read_int(s[3]));
-        o.index = r_.read_int(s[4]);
-        o.length = r_.read_int(s[5]);
-    }
-    void decode(Er& o) {
-        rt::FieldState* s = r_.states(13);
-        o.formatId = r_.read_int(s[1]);
-        o.fromOid = r_.read_int(s[2]);
-        o.edge = r_.read_int(s[3]);
-    }
-    void decode(Ew& o) {
-        rt::FieldState* s = r_.states(14);
-        o.formatId = r_.read_int(s[1]);
-        o.fromOid = r_.read_int(s[2]);
-        o.edge = r_.read_int(s[3]);
-        o.toOid = r_.read_int(s[4]);
-    }
-    void decode([[maybe_unused]] Ts& o) {
-        [[maybe_unused]] rt::FieldState* s = r_.states(15);
-    }
-    void decode([[maybe_unused]] Te& o) {
-        [[maybe_unused]] rt::FieldState* s = r_.states(16);
-    }
-    void decode_general(Fo& o) {
-        decode(o);
-    }
-    void decode_general(Co& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Cao& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Do_& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Sr& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Gr& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Dr& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Dw& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Adr& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Adw& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Er& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Ew& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Ts& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-    void decode_general(Te& o) {
-        if (!decode_fast(o)) decode(o);
-    }
-
-    rt::TraceReader r_;
-    RecordType type_{};
-    Records records_;
-};
-
+using Reader = rt::TypedReader<Codec>;
 // Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.
-class Writer {
-public:
-    explicit Writer(const std::string& path, rt::WriterOptions options = {}) : w_(path, dtd, options) {}
-
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Fo& o) {
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Co& o) {
-        if (w_.initial(4)
-            && rt::fits_unsigned(o.formatId, 4)
-            && rt::fits_unsigned(o.oid, 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(4, 8, offset);
-            rt::store_native<4>(p + 0, o.formatId);
-            rt::store_native<4>(p + 4, o.oid);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Cao& o) {
-        if (w_.initial(5)
-            && rt::fits_unsigned(o.formatId, 4)
-            && rt::fits_unsigned(o.oid, 4)
-            && rt::fits_unsigned(o.containerOid, 4)
-            && rt::fits_unsigned(o.numberOfElements, 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(5, 16, offset);
-            rt::store_native<4>(p + 0, o.formatId);
-            rt::store_native<4>(p + 4, o.oid);
-            rt::store_native<4>(p + 8, o.containerOid);
-            rt::store_native<4>(p + 12, o.numberOfElements);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Do_& o) {
-        if (w_.initial(6)
-            && rt::fits_unsigned(o.formatId, 4)
-            && rt::fits_unsigned(o.oid, 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(6, 8, offset);
-            rt::store_native<4>(p + 0, o.formatId);
-            rt::store_native<4>(p + 4, o.oid);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Sr& o) {
-        if (w_.initial(7)
-            && rt::fits_unsigned(o.formatId, 4)
-            && rt::fits_unsigned(o.oid, 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(7, 8, offset);
-            rt::store_native<4>(p + 0, o.formatId);
-            rt::store_native<4>(p + 4, o.oid);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write([[maybe_unused]] const Gr& o) {
-        if (w_.initial(8)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(8, 0, offset);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Dr& o) {
-        if (w_.initial(9)
-            && rt::fits_unsigned(o.formatId, 4)
-            && rt::fits_unsigned(o.oid, 4)
-            && rt::fits_unsigned(o.offset, 2)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(9, 10, offset);
-            rt::store_native<4>(p + 0, o.formatId);
-            rt::store_native<4>(p + 4, o.oid);
-            rt::store_native<2>(p + 8, o.offset);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Dw& o) {
-        if (w_.initial(10)
-            && rt::fits_unsigned(o.formatId, 4)
-            && rt::fits_unsigned(o.oid, 4)
-            && rt::fits_unsigned(o.offset, 2)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(10, 10, offset);
-            rt::store_native<4>(p + 0, o.formatId);
-            rt::store_native<4>(p + 4, o.oid);
-            rt::store_native<2>(p + 8, o.offset);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Adr& o) {
-        if (w_.initial(11)
-            && rt::fits_unsigned(o.formatId, 4)
-            && rt::fits_unsigned(o.oid, 4)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.offset), 2)
-            && rt::fits_unsigned(o.index, 4)
-            && rt::fits_unsigned(o.length, 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(11, 18, offset);
-            rt::store_native<4>(p + 0, o.formatId);
-            rt::store_native<4>(p + 4, o.oid);
-            rt::store_native<2>(p + 8, static_cast<std::uint64_t>(o.offset));
-            rt::store_native<4>(p + 10, o.index);
-            rt::store_native<4>(p + 14, o.length);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Adw& o) {
-        if (w_.initial(12)
-            && rt::fits_unsigned(o.formatId, 4)
-            && rt::fits_unsigned(o.oid, 4)
-            && rt::fits_signed(static_cast<std::uint64_t>(o.offset), 2)
-            && rt::fits_unsigned(o.index, 4)
-            && rt::fits_unsigned(o.length, 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(12, 18, offset);
-            rt::store_native<4>(p + 0, o.formatId);
-            rt::store_native<4>(p + 4, o.oid);
-            rt::store_native<2>(p + 8, static_cast<std::uint64_t>(o.offset));
-            rt::store_native<4>(p + 10, o.index);
-            rt::store_native<4>(p + 14, o.length);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Er& o) {
-        if (w_.initial(13)
-            && rt::fits_unsigned(o.formatId, 4)
-            && rt::fits_unsigned(o.fromOid, 4)
-            && rt::fits_unsigned(o.edge, 2)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(13, 10, offset);
-            rt::store_native<4>(p + 0, o.formatId);
-            rt::store_native<4>(p + 4, o.fromOid);
-            rt::store_native<2>(p + 8, o.edge);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Ew& o) {
-        if (w_.initial(14)
-            && rt::fits_unsigned(o.formatId, 4)
-            && rt::fits_unsigned(o.fromOid, 4)
-            && rt::fits_unsigned(o.edge, 2)
-            && rt::fits_unsigned(o.toOid, 4)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(14, 14, offset);
-            rt::store_native<4>(p + 0, o.formatId);
-            rt::store_native<4>(p + 4, o.fromOid);
-            rt::store_native<2>(p + 8, o.edge);
-            rt::store_native<4>(p + 10, o.toOid);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write([[maybe_unused]] const Ts& o) {
-        if (w_.initial(15)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(15, 0, offset);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write([[maybe_unused]] const Te& o) {
-        if (w_.initial(16)) {  // the DTD's own layout: constant widths
-            std::uint64_t offset = 0;
-            [[maybe_unused]] std::byte* p = w_.reserve_record<1>(16, 0, offset);
-            w_.end_record();
-            return offset;
-        }
-        return write_fields(o);
-    }
-
-    void comment(std::string_view text) { w_.comment(text); }
-    // Starts section `number`: the records that follow belong to it.
-    void section(std::uint8_t number) { w_.section(number); }
-    // Metadata: change a field's width or interpretation for the records that follow.
-    void set_width(RecordType record, std::uint32_t field, std::uint32_t width) {
-        w_.metadata(static_cast<std::uint32_t>(record), field, rt::MetaOp::width, width);
-    }
-    void set_interpretation(RecordType record, std::uint32_t field, rt::MetaOp op, std::uint64_t a = 0,
-                            std::int64_t b = 0) {
-        w_.metadata(static_cast<std::uint32_t>(record), field, op, a, static_cast<std::uint64_t>(b));
-    }
-    void close() { w_.close(); }
-
-    rt::TraceWriter& runtime() { return w_; }
-
-private:
-    std::uint64_t write_fields(const Fo& o) {
-        rt::FieldState* s = w_.states(3);
-        const std::uint64_t offset = w_.begin_record(3);
-        w_.write_int(s[1], o.formatId);
-        w_.write_int(s[2], o.superFormatId);
-        w_.write_int(s[3], o.numberOfPointers);
-        w_.write_int(s[4], o.numberOfDataMembers);
-        w_.write_int(s[5], o.numberOfArrayMembers);
-        w_.write_int(s[6], o.lengthOfClassName);
-        w_.check_count(s[4], o.numberOfDataMembers, o.numberOfDataMembers_items.size());
-        for (const auto& e1 : o.numberOfDataMembers_items) {
-            w_.write_int(s[7], e1.dataMemberFormatId);
-        }
-        w_.check_count(s[5], o.numberOfArrayMembers, o.numberOfArrayMembers_items.size());
-        for (const auto& e1 : o.numberOfArrayMembers_items) {
-            w_.write_int(s[8], e1.arrayDataMemberFormatId);
-            w_.write_int(s[9], e1.numberOfElements);
-        }
-        w_.write_bytes(s[10], o.className, o.lengthOfClassName);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Co& o) {
-        rt::FieldState* s = w_.states(4);
-        const std::uint64_t offset = w_.begin_record(4);
-        w_.write_int(s[1], o.formatId);
-        w_.write_int(s[2], o.oid);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Cao& o) {
-        rt::FieldState* s = w_.states(5);
-        const std::uint64_t offset = w_.begin_record(5);
-        w_.write_int(s[1], o.formatId);
-        w_.write_int(s[2], o.oid);
-        w_.write_int(s[3], o.containerOid);
-        w_.write_int(s[4], o.numberOfElements);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Do_& o) {
-        rt::FieldState* s = w_.states(6);
-        const std::uint64_t offset = w_.begin_record(6);
-        w_.write_int(s[1], o.formatId);
-        w_.write_int(s[2], o.oid);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Sr& o) {
-        rt::FieldState* s = w_.states(7);
-        const std::uint64_t offset = w_.begin_record(7);
-        w_.write_int(s[1], o.formatId);
-        w_.write_int(s[2], o.oid);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields([[maybe_unused]] const Gr& o) {
-        [[maybe_unused]] rt::FieldState* s = w_.states(8);
-        const std::uint64_t offset = w_.begin_record(8);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Dr& o) {
-        rt::FieldState* s = w_.states(9);
-        const std::uint64_t offset = w_.begin_record(9);
-        w_.write_int(s[1], o.formatId);
-        w_.write_int(s[2], o.oid);
-        w_.write_int(s[3], o.offset);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Dw& o) {
-        rt::FieldState* s = w_.states(10);
-        const std::uint64_t offset = w_.begin_record(10);
-        w_.write_int(s[1], o.formatId);
-        w_.write_int(s[2], o.oid);
-        w_.write_int(s[3], o.offset);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Adr& o) {
-        rt::FieldState* s = w_.states(11);
-        const std::uint64_t offset = w_.begin_record(11);
-        w_.write_int(s[1], o.formatId);
-        w_.write_int(s[2], o.oid);
-        w_.write_int(s[3], static_cast<std::uint64_t>(o.offset));
-        w_.write_int(s[4], o.index);
-        w_.write_int(s[5], o.length);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Adw& o) {
-        rt::FieldState* s = w_.states(12);
-        const std::uint64_t offset = w_.begin_record(12);
-        w_.write_int(s[1], o.formatId);
-        w_.write_int(s[2], o.oid);
-        w_.write_int(s[3], static_cast<std::uint64_t>(o.offset));
-        w_.write_int(s[4], o.index);
-        w_.write_int(s[5], o.length);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Er& o) {
-        rt::FieldState* s = w_.states(13);
-        const std::uint64_t offset = w_.begin_record(13);
-        w_.write_int(s[1], o.formatId);
-        w_.write_int(s[2], o.fromOid);
-        w_.write_int(s[3], o.edge);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields(const Ew& o) {
-        rt::FieldState* s = w_.states(14);
-        const std::uint64_t offset = w_.begin_record(14);
-        w_.write_int(s[1], o.formatId);
-        w_.write_int(s[2], o.fromOid);
-        w_.write_int(s[3], o.edge);
-        w_.write_int(s[4], o.toOid);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields([[maybe_unused]] const Ts& o) {
-        [[maybe_unused]] rt::FieldState* s = w_.states(15);
-        const std::uint64_t offset = w_.begin_record(15);
-        w_.end_record();
-        return offset;
-    }
-    std::uint64_t write_fields([[maybe_unused]] const Te& o) {
-        [[maybe_unused]] rt::FieldState* s = w_.states(16);
-        const std::uint64_t offset = w_.begin_record(16);
-        w_.end_record();
-        return offset;
-    }
-
-    rt::TraceWriter w_;
-};
+using Writer = rt::TypedWriter<Codec>;
 
 // Reads the DTD's native text form, a line at a time: visit(v) calls v(record).
 // Throws rt::TextError (with line and column) for a line that is not a record.

@@ -4,15 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <span>
-#include <string>
-#include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
-#include <metatf/reader.hpp>
-#include <metatf/writer.hpp>
+#include <metatf/typed.hpp>
 #include <metatf/typed_text.hpp>
 
 namespace spc {
@@ -27,24 +24,9 @@ enum class RecordType : std::uint32_t {
     Spc = 3,
 };
 
-// The predefined records.
-struct Comment {
-    static constexpr RecordType type = RecordType::Comment;
-    std::string_view text;
-};
-
-struct Section {
-    static constexpr RecordType type = RecordType::Section;
-    std::uint8_t number = 0;
-};
-
-struct Metadata {
-    static constexpr RecordType type = RecordType::Metadata;
-    RecordType record{};  // the record type changed
-    std::uint32_t field = 0;  // its field index
-    rt::MetaOp op = rt::MetaOp::width;
-    std::uint64_t a = 0, b = 0;
-};
+using Comment = rt::Comment<RecordType>;
+using Section = rt::Section<RecordType>;
+using Metadata = rt::Metadata<RecordType>;
 
 // spc: tag 4, any section
 struct Spc {
@@ -96,15 +78,15 @@ using Records = std::tuple<Comment, Section, Metadata, Spc>;
 // for every repeated group, in layout order: generic code over any record.
 template <typename Visitor>
 void visit_fields(Spc& o, Visitor&& v) {
-    v.field(1u, o.asu);
-    v.field(2u, o.lba);
-    v.field(3u, o.size);
-    v.field(4u, o.opcode);
-    v.field(5u, o.timestamp);
-    v.field(6u, o.optionalCount);
-    v.repeat(6u, o.optionalCount_items, [&](auto& e0) {
-        v.field(7u, e0.optional_optionalLength);
-        v.field(8u, e0.optional_optionalText);
+    v.field(rt::field_index<1>, o.asu);
+    v.field(rt::field_index<2>, o.lba);
+    v.field(rt::field_index<3>, o.size);
+    v.field(rt::field_index<4>, o.opcode);
+    v.field(rt::field_index<5>, o.timestamp);
+    v.field(rt::field_index<6>, o.optionalCount);
+    v.repeat(rt::field_index<6>, o.optionalCount_items, [&](auto& e0) {
+        v.field(rt::field_index<7>, e0.optional_optionalLength);
+        v.field(rt::field_index<8>, e0.optional_optionalText);
     });
 }
 
@@ -258,270 +240,26 @@ inline constexpr rt::TextFormDesc text_form = {",", "", "", text_records};
 // The DTD as the runtime sees it.
 inline constexpr rt::DtdDesc dtd = {"spc", detail::text, 1, nullptr, 0, detail::records, 4, &detail::text_form};
 
+// What the runtime's reader and writer need of this DTD: its types and
+// descriptor, and which record type a tag names (tags that one record has).
+struct Codec {
+    using RecordType = spc::RecordType;
+    using Records = spc::Records;
+    static constexpr const rt::DtdDesc& dtd = spc::dtd;
+
+    template <typename Take>
+    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, [[maybe_unused]] Take&& take) {
+        switch (tag) {
+            case 4u: return take(std::type_identity<Spc>{});
+            default: return false;
+        }
+    }
+};
+
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().
-class Reader {
-public:
-    explicit Reader(const std::string& path) : r_(path, dtd) {
-        r_.set_fast_window(1);  // the longest record the fast loops read
-    }
-
-    // Moves to the next record; false at the end of the trace. Throws rt::TraceError.
-    METATF_INLINE bool next() {
-        return step([](const auto&) {});
-    }
-
-    RecordType type() const { return type_; }
-    // The current record; valid until the next call of next().
-    template <typename Record>
-    const Record& get() const { return std::get<Record>(records_); }
-
-    // Calls v(record) with the current record's struct.
-    template <typename Visitor>
-    void dispatch(Visitor&& v) const {
-        switch (type_) {
-            case RecordType::Comment: v(std::get<Comment>(records_)); break;
-            case RecordType::Section: v(std::get<Section>(records_)); break;
-            case RecordType::Metadata: v(std::get<Metadata>(records_)); break;
-            case RecordType::Spc: v(std::get<Spc>(records_)); break;
-        }
-    }
-
-    // Reads the rest of the trace, calling v(record) for every record.
-    template <typename Visitor>
-    void visit(Visitor&& v) {
-        do {
-            std::uint64_t records = 0;
-            const rt::TraceReader::Run stop = visit_fast(v, records);
-            r_.advance(stop.pos, records);
-        } while (step_general(v));
-    }
-
-    // Reads the record at `offset` of table section `section` (the target of a
-    // sectionOffset field) with the DTD's initial encodings, and calls v(record).
-    template <typename Visitor>
-    void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {
-        r_.table_record(section, offset, [&](rt::TraceReader& r) {
-            switch (r.slot()) {
-                case 3: visit_decoded<Spc>(v); break;
-                default: r.fail(rt::ErrorKind::unknown_tag, "a table holds no predefined records");
-            }
-        });
-    }
-
-    rt::TraceReader& runtime() { return r_; }
-
-private:
-    // Hands the record just read to `then` as the current one.
-    template <typename Record, typename Then>
-    METATF_INLINE bool deliver(Record& record, Then& then) {
-        type_ = Record::type;
-        then(record);
-        return true;
-    }
-
-    // Reads one record and hands it to `then`. Before run.limit every fast
-    // record fits in the chunk, so a record in its initial layout needs no
-    // length test: the switch on its tag, one mask test, loads at constant
-    // offsets. Another user record goes to take_general(); step_general()
-    // reads the rest (the chunk's tail, predefined records, shared tags).
-    template <typename Then>
-    METATF_INLINE bool step(Then&& then) {
-        const rt::TraceReader::Run run = r_.run();
-        if (run.pos < run.limit) {
-            const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag) {
-                case 4u:
-                    if (run.slot_of(tag) == 3) return take_general(std::get<Spc>(records_), run, then);
-                    break;
-                default: break;
-            }
-        }
-        return step_general(then);
-    }
-
-    template <typename Record, typename Then>
-    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {
-        load_fast(record, run.pos + 1);
-        r_.advance(run.pos + size, 1);
-        return deliver(record, then);
-    }
-
-    // The user record at run.pos when it is not in its initial layout: the
-    // runtime reads its fields under the encodings metadata has set, out of
-    // line. The record type stays visible here, so the caller's switch on
-    // type() or its visitor needs no second dispatch.
-    template <typename Record, typename Then>
-    METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {
-        read_at(record, run);
-        return deliver(record, then);
-    }
-
-    template <typename Record>
-    [[gnu::noinline]] void read_at(Record& record, const rt::TraceReader::Run& run) {
-        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
-        decode_general(record);
-        r_.end_record();
-    }
-
-    // Any record, through the runtime's primitives.
-    template <typename Then>
-    bool step_general(Then&& then) {
-        if (!r_.begin_record()) return false;
-        switch (r_.slot()) {
-            case 0: {
-                auto& record = std::get<Comment>(records_);
-                record.text = r_.read_comment();
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 1: {
-                auto& record = std::get<Section>(records_);
-                record.number = r_.read_section();
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 2: {
-                auto& record = std::get<Metadata>(records_);
-                read_metadata(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-            case 3: {
-                auto& record = std::get<Spc>(records_);
-                decode_general(record);
-                r_.end_record();
-                return deliver(record, then);
-            }
-        }
-        return true;
-    }
-
-    // Reads records in the DTD's own layout straight from the chunk, with the
-    // cursor and the record in locals (registers); user records in other
-    // layouts go through take_general() on the way. Stops at what only
-    // step_general() reads (a predefined record, the chunk's tail, an unknown
-    // tag) and returns where that is; `records` counts the records read since
-    // the cursor was last handed back.
-    template <typename Visitor>
-    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {
-        rt::TraceReader::Run run = r_.run();
-        while (run.pos < run.limit) {
-            const std::uint64_t tag = rt::load_native<1>(run.pos);
-            switch (tag) {
-                case 4u:
-                    if (run.slot_of(tag) != 3) return run;
-                    visit_general(std::get<Spc>(records_), run, v, records);
-                    break;
-                default: return run;
-            }
-        }
-        return run;
-    }
-
-    // visit_fast()'s record in its initial layout, built in a local so that
-    // its fields stay in registers.
-    template <typename Record, typename Visitor>
-    METATF_INLINE void visit_local(rt::TraceReader::Run& run, std::size_t size, Visitor& v, std::uint64_t& records) {
-        Record record;
-        set_defaults(record);
-        load_fast(record, run.pos + 1);
-        run.pos += size;
-        ++records;
-        v(record);
-    }
-
-    // visit_fast()'s record in another layout: the runtime gets the cursor
-    // back to read it, and the loop copies it out again.
-    template <typename Record, typename Visitor>
-    METATF_INLINE void visit_general(Record& record, rt::TraceReader::Run& run, Visitor& v, std::uint64_t& records) {
-        r_.advance(run.pos, records);
-        records = 0;
-        take_general(record, run, v);
-        run = r_.run();
-    }
-
-    // visit_table_record()'s record, decoded with the initial encodings.
-    template <typename Record, typename Visitor>
-    void visit_decoded(Visitor& v) {
-        Record record;
-        decode(record);
-        v(record);
-    }
-
-    void read_metadata(Metadata& record) {
-        const rt::MetadataChange m = r_.read_metadata();
-        record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
-    }
-
-    void decode(Spc& o) {
-        rt::FieldState* s = r_.states(3);
-        o.asu = r_.read_int(s[1]);
-        o.lba = r_.read_int(s[2]);
-        o.size = r_.read_int(s[3]);
-        o.opcode = r_.read_int(s[4]);
-        o.timestamp = r_.read_int(s[5]);
-        o.optionalCount = r_.read_int(s[6]);
-        o.optionalCount_items.resize(r_.check_count(o.optionalCount, s[6]));
-        for (auto& e1 : o.optionalCount_items) {
-            e1.optional_optionalLength = r_.read_int(s[7]);
-            e1.optional_optionalText = r_.read_bytes(s[8], e1.optional_optionalLength);
-        }
-    }
-    void decode_general(Spc& o) {
-        decode(o);
-    }
-
-    rt::TraceReader r_;
-    RecordType type_{};
-    Records records_;
-};
-
+using Reader = rt::TypedReader<Codec>;
 // Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.
-class Writer {
-public:
-    explicit Writer(const std::string& path, rt::WriterOptions options = {}) : w_(path, dtd, options) {}
-
-    // Writes one record; returns its byte offset within its section.
-    METATF_INLINE std::uint64_t write(const Spc& o) {
-        return write_fields(o);
-    }
-
-    void comment(std::string_view text) { w_.comment(text); }
-    // Starts section `number`: the records that follow belong to it.
-    void section(std::uint8_t number) { w_.section(number); }
-    // Metadata: change a field's width or interpretation for the records that follow.
-    void set_width(RecordType record, std::uint32_t field, std::uint32_t width) {
-        w_.metadata(static_cast<std::uint32_t>(record), field, rt::MetaOp::width, width);
-    }
-    void set_interpretation(RecordType record, std::uint32_t field, rt::MetaOp op, std::uint64_t a = 0,
-                            std::int64_t b = 0) {
-        w_.metadata(static_cast<std::uint32_t>(record), field, op, a, static_cast<std::uint64_t>(b));
-    }
-    void close() { w_.close(); }
-
-    rt::TraceWriter& runtime() { return w_; }
-
-private:
-    std::uint64_t write_fields(const Spc& o) {
-        rt::FieldState* s = w_.states(3);
-        const std::uint64_t offset = w_.begin_record(3);
-        w_.write_int(s[1], o.asu);
-        w_.write_int(s[2], o.lba);
-        w_.write_int(s[3], o.size);
-        w_.write_int(s[4], o.opcode);
-        w_.write_int(s[5], o.timestamp);
-        w_.write_int(s[6], o.optionalCount);
-        w_.check_count(s[6], o.optionalCount, o.optionalCount_items.size());
-        for (const auto& e1 : o.optionalCount_items) {
-            w_.write_int(s[7], e1.optional_optionalLength);
-            w_.write_bytes(s[8], e1.optional_optionalText, e1.optional_optionalLength);
-        }
-        w_.end_record();
-        return offset;
-    }
-
-    rt::TraceWriter w_;
-};
+using Writer = rt::TypedWriter<Codec>;
 
 // Reads the DTD's native text form, a line at a time: visit(v) calls v(record).
 // Throws rt::TextError (with line and column) for a line that is not a record.

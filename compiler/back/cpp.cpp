@@ -144,7 +144,6 @@ public:
             member_.push_back(m);
         }
         name_groups(r.layout, taken);
-        plan_fast_path();
     }
 
     const std::string& name() const { return struct_; }
@@ -198,113 +197,6 @@ public:
                std::to_string(record_.fields.size()) + ", " + base + "_layout, " + std::to_string(steps.size()) + "}";
     }
 
-    bool has_fast_path() const { return fast_; }
-    // Run::fast() covers the tags below 64.
-    bool fast_by_tag() const { return fast_ && record_.tag < 64; }
-    std::uint32_t fast_size() const { return fast_size_; }
-
-    // The record in the DTD's own layout: constant widths at constant offsets,
-    // one bounds check. The fields that store nothing are the DTD's constants;
-    // set_defaults() assigns them once per struct, not once per record.
-    void emit_decode_fast(std::ostream& o) const {
-        if (!fast_) return;
-        o << "    METATF_INLINE bool decode_fast(" << unused() << struct_ << "& o) {\n"
-          << "        if (!r_.initial(" << slot_ << ")) return false;\n"
-          << "        load_fast(o, r_.fixed(" << fast_size_ << "));\n"
-          << "        return true;\n    }\n";
-        o << "    // The stored fields, from p: the first byte after the tag.\n"
-          << "    static METATF_INLINE void load_fast([[maybe_unused]] " << struct_ << "& o, [[maybe_unused]] const std::byte* p) {\n";
-        for (const FastField& f : fast_fields_) {
-            if (!constant(f)) o << "        o." << member_[f.index] << " = " << fast_load(f) << ";\n";
-        }
-        o << "    }\n";
-        o << "    static void set_defaults([[maybe_unused]] " << struct_ << "& o) {\n";
-        for (const FastField& f : fast_fields_) {
-            if (constant(f)) o << "        o." << member_[f.index] << " = " << fast_load(f) << ";\n";
-        }
-        o << "    }\n";
-    }
-
-    // The constructor's part: the constants of the fast path in the reader's struct.
-    void emit_set_defaults_call(std::ostream& o) const {
-        if (fast_) o << "        set_defaults(std::get<" << struct_ << ">(records_));\n";
-    }
-
-    // A case of step()'s switch on the tag: the record in its initial layout,
-    // or through the runtime's primitives, into the reader's struct. Only for
-    // a tag no other record has, so that the case knows its record.
-    void emit_step_case(std::ostream& o, unsigned tag_width) const {
-        const std::string record = "std::get<" + struct_ + ">(records_)";
-        o << "                case " << record_.tag << "u:\n";
-        if (fast_by_tag()) {
-            const std::string size = std::to_string(tag_width + fast_size_);
-            o << "                    if (run.fast(" << record_.tag << "u)) return take_fast(" << record << ", run, " << size
-              << ", then);\n";
-        }
-        o << "                    if (run.slot_of(tag) == " << slot_ << ") return take_general(" << record
-          << ", run, then);\n"
-          << "                    break;\n";
-    }
-
-    // A case of visit_fast(): the record straight from the chunk into a local,
-    // or through the runtime's primitives into the reader's struct.
-    void emit_visit_case(std::ostream& o, unsigned tag_width) const {
-        o << "                case " << record_.tag << "u:\n";
-        if (fast_by_tag()) {
-            o << "                    if (run.fast(" << record_.tag << "u)) {\n"
-              << "                        visit_local<" << struct_ << ">(run, " << tag_width + fast_size_ << ", v, records);\n"
-              << "                        break;\n"
-              << "                    }\n";
-        }
-        o << "                    if (run.slot_of(tag) != " << slot_ << ") return run;\n"
-          << "                    visit_general(std::get<" << struct_ << ">(records_), run, v, records);\n"
-          << "                    break;\n";
-    }
-
-    // take_general()'s decoding: the fast path when the layout is the DTD's.
-    void emit_decode_general(std::ostream& o) const {
-        o << "    void decode_general(" << struct_ << "& o) {\n"
-          << (fast_ ? "        if (!decode_fast(o)) decode(o);\n" : "        decode(o);\n") << "    }\n";
-    }
-
-    // Field by field, under the encodings metadata has set.
-    void emit_decode(std::ostream& o) const {
-        o << "    void decode(" << unused() << struct_ << "& o) {\n";
-        o << "        " << unused() << "rt::FieldState* s = r_.states(" << slot_ << ");\n";
-        Scopes scopes{{"o", record_.layout}};
-        emit_decode_items(o, record_.layout, scopes, "        ");
-        o << "    }\n";
-    }
-
-    void emit_write(std::ostream& o, unsigned tag_width) const {
-        o << "    // Writes one record; returns its byte offset within its section.\n";
-        o << "    METATF_INLINE std::uint64_t write(" << unused() << "const " << struct_ << "& o) {\n";
-        if (fast_) {
-            o << "        if (w_.initial(" << slot_ << ")";
-            for (const FastField& f : fast_fields_) {
-                if (const std::string c = fast_check(f); !c.empty()) o << "\n            && " << c;
-            }
-            o << ") {  // the DTD's own layout: constant widths\n"
-              << "            std::uint64_t offset = 0;\n"
-              << "            [[maybe_unused]] std::byte* p = w_.reserve_record<" << tag_width << ">(" << slot_ << ", " << fast_size_ << ", offset);\n";
-            for (const FastField& f : fast_fields_) {
-                if (const std::string st = fast_store(f); !st.empty()) o << "            " << st << ";\n";
-            }
-            o << "            w_.end_record();\n            return offset;\n        }\n";
-        }
-        o << "        return write_fields(o);\n    }\n";
-    }
-
-    // Field by field, under the encodings metadata has set; reports what does not fit.
-    void emit_write_fields(std::ostream& o) const {
-        o << "    std::uint64_t write_fields(" << unused() << "const " << struct_ << "& o) {\n";
-        o << "        " << unused() << "rt::FieldState* s = w_.states(" << slot_ << ");\n";
-        o << "        const std::uint64_t offset = w_.begin_record(" << slot_ << ");\n";
-        Scopes scopes{{"o", record_.layout}};
-        emit_write_items(o, record_.layout, scopes, "        ");
-        o << "        w_.end_record();\n        return offset;\n    }\n";
-    }
-
     void emit_visit(std::ostream& o) const {
         o << "template <typename Visitor>\nvoid visit_fields(" << unused() << struct_ << "& o, " << unused()
           << "Visitor&& v) {\n";
@@ -313,130 +205,6 @@ public:
     }
 
 private:
-    // A field of the fast path: where it sits in the record under the DTD's
-    // initial encoding, and how many bytes it takes there.
-    struct FastField {
-        std::uint32_t index, offset, width;
-        bool stored;  // false for `default`: the value is the constant
-    };
-
-    // A record whose initial encoding has only `none`, `sectionOffset` and
-    // `default` fields and no repetition has a layout fixed at generation time.
-    void plan_fast_path() {
-        if (record_.predefined != ir::Predefined::none) return;
-        std::uint32_t offset = 0;
-        for (const auto& item : record_.layout) {
-            const auto* index = std::get_if<std::uint32_t>(&item);
-            if (!index) return;
-            if (*index == 0) continue;
-            const ir::Field& f = record_.fields[*index];
-            const auto kind = f.interpretation.kind;
-            if (kind == ir::InterpretationKind::default_value) {
-                fast_fields_.push_back({*index, offset, 0, false});
-                continue;
-            }
-            if (kind != ir::InterpretationKind::none && kind != ir::InterpretationKind::section_offset) return;
-            std::uint32_t width = f.width;
-            if (f.width_from) {
-                const ir::Field& source = record_.fields[*f.width_from];
-                if (source.interpretation.kind != ir::InterpretationKind::default_value ||
-                    source.interpretation.value > 65535) {
-                    return;
-                }
-                width = static_cast<std::uint32_t>(source.interpretation.value);
-            }
-            fast_fields_.push_back({*index, offset, width, true});
-            offset += width;
-        }
-        fast_ = true;
-        fast_size_ = offset;
-    }
-
-    std::string at(const FastField& f) const { return "p + " + std::to_string(f.offset); }
-
-    // A fast field whose value does not depend on the record's bytes.
-    bool constant(const FastField& f) const {
-        return !f.stored || (f.width == 0 && record_.fields[f.index].type == ir::Type::bytes);
-    }
-
-    std::string fast_load(const FastField& f) const {
-        const ir::Field& d = record_.fields[f.index];
-        const std::string w = std::to_string(f.width);
-        if (!f.stored) {
-            const std::string v = std::to_string(d.interpretation.value) + "u";
-            return d.type == ir::Type::signed_int ? "static_cast<std::int64_t>(" + v + ")" : v;
-        }
-        const std::string raw = "rt::load_native<" + w + ">(" + at(f) + ")";
-        switch (d.type) {
-            case ir::Type::unsigned_int: return raw;
-            case ir::Type::signed_int:
-                return d.interpretation.kind == ir::InterpretationKind::section_offset
-                           ? "static_cast<std::int64_t>(" + raw + ")"
-                           : "static_cast<std::int64_t>(rt::sign_extend(" + raw + ", " + w + "))";
-            case ir::Type::floating: return "rt::float_from_bits(" + raw + ", " + w + ")";
-            case ir::Type::bytes:
-                return f.width == 0 ? "std::span<const std::byte>()"
-                                    : "std::span<const std::byte>(" + at(f) + ", " + w + ")";
-        }
-        return raw;
-    }
-
-    // What a value must satisfy for the fast path; the general path reports the rest.
-    std::string fast_check(const FastField& f) const {
-        const ir::Field& d = record_.fields[f.index];
-        const std::string m = "o." + member_[f.index], w = std::to_string(f.width);
-        if (!f.stored) {
-            const std::string v = std::to_string(d.interpretation.value) + "u";
-            return d.type == ir::Type::signed_int ? "static_cast<std::uint64_t>(" + m + ") == " + v : m + " == " + v;
-        }
-        switch (d.type) {
-            case ir::Type::unsigned_int: return "rt::fits_unsigned(" + m + ", " + w + ")";
-            case ir::Type::signed_int:
-                return d.interpretation.kind == ir::InterpretationKind::section_offset
-                           ? "rt::fits_unsigned(static_cast<std::uint64_t>(" + m + "), " + w + ")"
-                           : "rt::fits_signed(static_cast<std::uint64_t>(" + m + "), " + w + ")";
-            case ir::Type::floating: return "";
-            case ir::Type::bytes: return m + ".size() == " + w;
-        }
-        return "";
-    }
-
-    std::string fast_store(const FastField& f) const {
-        const ir::Field& d = record_.fields[f.index];
-        const std::string m = "o." + member_[f.index], w = std::to_string(f.width);
-        if (!f.stored || f.width == 0) return "";
-        switch (d.type) {
-            case ir::Type::unsigned_int: return "rt::store_native<" + w + ">(" + at(f) + ", " + m + ")";
-            case ir::Type::signed_int:
-                return "rt::store_native<" + w + ">(" + at(f) + ", static_cast<std::uint64_t>(" + m + "))";
-            case ir::Type::floating:
-                return "rt::store_native<" + w + ">(" + at(f) + ", rt::float_to_bits(" + m + ", " + w + "))";
-            case ir::Type::bytes: return "std::memcpy(" + at(f) + ", " + m + ".data(), " + w + ")";
-        }
-        return "";
-    }
-
-    struct Scope {
-        std::string var;
-        const std::vector<ir::LayoutItem>& items;
-    };
-    using Scopes = std::vector<Scope>;
-
-    static bool holds(const std::vector<ir::LayoutItem>& items, std::uint32_t index) {
-        for (const auto& item : items) {
-            if (const auto* f = std::get_if<std::uint32_t>(&item); f && *f == index) return true;
-        }
-        return false;
-    }
-
-    // The C++ expression for the latest value of field `index`, seen from the innermost scope.
-    std::string value_of(const Scopes& scopes, std::uint32_t index) const {
-        for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
-            if (holds(it->items, index)) return it->var + "." + member_[index];
-        }
-        return "o." + member_[index];
-    }
-
     void name_groups(const std::vector<ir::LayoutItem>& items, std::set<std::string>& taken) {
         for (const auto& item : items) {
             if (const auto* rep = std::get_if<ir::Repeat>(&item)) {
@@ -515,86 +283,16 @@ private:
         }
     }
 
-    void emit_decode_items(std::ostream& o, const std::vector<ir::LayoutItem>& items, Scopes& scopes,
-                           const std::string& indent) const {
-        const std::string var = scopes.back().var;  // a copy: pushing a scope moves the vector
-        for (const auto& item : items) {
-            if (const auto* index = std::get_if<std::uint32_t>(&item)) {
-                if (*index == 0) continue;
-                const ir::Field& f = record_.fields[*index];
-                const std::string target = var + "." + member_[*index];
-                const std::string state = "s[" + std::to_string(*index) + "]";
-                switch (f.type) {
-                    case ir::Type::unsigned_int: o << indent << target << " = r_.read_int(" << state << ");\n"; break;
-                    case ir::Type::signed_int:
-                        o << indent << target << " = static_cast<std::int64_t>(r_.read_int(" << state << "));\n";
-                        break;
-                    case ir::Type::floating: o << indent << target << " = r_.read_float(" << state << ");\n"; break;
-                    case ir::Type::bytes:
-                        o << indent << target << " = r_.read_bytes(" << state << ", "
-                          << (f.width_from ? value_of(scopes, *f.width_from) : "0") << ");\n";
-                        break;
-                }
-                continue;
-            }
-            const auto& rep = std::get<ir::Repeat>(item);
-            const std::string vec = var + "." + group_member_.at(&rep.items);
-            const std::string element = "e" + std::to_string(scopes.size());
-            o << indent << vec << ".resize(r_.check_count(" << value_of(scopes, rep.count) << ", s[" << rep.count
-              << "]));\n";
-            o << indent << "for (auto& " << element << " : " << vec << ") {\n";
-            scopes.push_back({element, rep.items});
-            emit_decode_items(o, rep.items, scopes, indent + "    ");
-            scopes.pop_back();
-            o << indent << "}\n";
-        }
-    }
-
-    void emit_write_items(std::ostream& o, const std::vector<ir::LayoutItem>& items, Scopes& scopes,
-                          const std::string& indent) const {
-        const std::string var = scopes.back().var;  // a copy: pushing a scope moves the vector
-        for (const auto& item : items) {
-            if (const auto* index = std::get_if<std::uint32_t>(&item)) {
-                if (*index == 0) continue;
-                const ir::Field& f = record_.fields[*index];
-                const std::string source = var + "." + member_[*index];
-                const std::string state = "s[" + std::to_string(*index) + "]";
-                switch (f.type) {
-                    case ir::Type::unsigned_int: o << indent << "w_.write_int(" << state << ", " << source << ");\n"; break;
-                    case ir::Type::signed_int:
-                        o << indent << "w_.write_int(" << state << ", static_cast<std::uint64_t>(" << source << "));\n";
-                        break;
-                    case ir::Type::floating: o << indent << "w_.write_float(" << state << ", " << source << ");\n"; break;
-                    case ir::Type::bytes:
-                        o << indent << "w_.write_bytes(" << state << ", " << source << ", "
-                          << (f.width_from ? value_of(scopes, *f.width_from) : "0") << ");\n";
-                        break;
-                }
-                continue;
-            }
-            const auto& rep = std::get<ir::Repeat>(item);
-            const std::string vec = var + "." + group_member_.at(&rep.items);
-            const std::string element = "e" + std::to_string(scopes.size());
-            o << indent << "w_.check_count(s[" << rep.count << "], " << value_of(scopes, rep.count) << ", " << vec
-              << ".size());\n";
-            o << indent << "for (const auto& " << element << " : " << vec << ") {\n";
-            scopes.push_back({element, rep.items});
-            emit_write_items(o, rep.items, scopes, indent + "    ");
-            scopes.pop_back();
-            o << indent << "}\n";
-        }
-    }
-
     void emit_visit_items(std::ostream& o, const std::vector<ir::LayoutItem>& items, const std::string& var,
                           const std::string& indent, int depth) const {
         for (const auto& item : items) {
             if (const auto* index = std::get_if<std::uint32_t>(&item)) {
-                if (*index != 0) o << indent << "v.field(" << *index << "u, " << var << "." << member_[*index] << ");\n";
+                if (*index != 0) o << indent << "v.field(rt::field_index<" << *index << ">, " << var << "." << member_[*index] << ");\n";
                 continue;
             }
             const auto& rep = std::get<ir::Repeat>(item);
             const std::string element = "e" + std::to_string(depth);
-            o << indent << "v.repeat(" << rep.count << "u, " << var << "." << group_member_.at(&rep.items)
+            o << indent << "v.repeat(rt::field_index<" << rep.count << ">, " << var << "." << group_member_.at(&rep.items)
               << ", [&](auto& " << element << ") {\n";
             emit_visit_items(o, rep.items, element, indent + "    ", depth + 1);
             o << indent << "});\n";
@@ -606,9 +304,6 @@ private:
     std::string struct_;
     std::vector<std::string> member_;  // by field index
     std::map<const std::vector<ir::LayoutItem>*, std::string> group_member_, group_struct_;
-    bool fast_ = false;
-    std::uint32_t fast_size_ = 0;
-    std::vector<FastField> fast_fields_;
 };
 
 }  // namespace
@@ -619,7 +314,7 @@ std::string generate_cpp(const ir::Schema& schema) { return generate_cpp(schema,
 
 std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
     std::vector<RecordCode> records;
-    std::set<std::string> struct_names{"RecordType", "Reader", "Writer", "Comment", "Section", "Metadata"};
+    std::set<std::string> struct_names{"RecordType", "Records", "Codec", "Reader", "Writer", "Comment", "Section", "Metadata"};
     for (std::uint32_t slot = 0; slot < schema.records.size(); ++slot) {
         const ir::Record& r = schema.records[slot];
         std::string name = pascal(r.name);
@@ -639,9 +334,8 @@ std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
       << "// regenerate with `mtfc --emit=cpp`. Reads and writes Meta-TF traces of this DTD\n"
       << "// through the Meta-TF runtime (the file format: Meta-TF's docs/trace-format.md).\n"
       << "#pragma once\n\n"
-      << "#include <cstdint>\n#include <cstring>\n#include <span>\n#include <string>\n#include <string_view>\n#include <tuple>\n"
-      << "#include <vector>\n\n"
-      << "#include <metatf/reader.hpp>\n#include <metatf/writer.hpp>\n";
+      << "#include <cstdint>\n#include <span>\n#include <tuple>\n#include <type_traits>\n#include <vector>\n\n"
+      << "#include <metatf/typed.hpp>\n";
     emit_text_includes(o, schema);
     o << "\n"
       << "namespace " << ns << " {\n\nnamespace rt = metatf::rt;\n\n";
@@ -650,12 +344,8 @@ std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
     for (const auto& c : records) o << "    " << c.name() << " = " << c.slot() << ",\n";
     o << "};\n\n";
 
-    o << "// The predefined records.\n"
-      << "struct Comment {\n    static constexpr RecordType type = RecordType::Comment;\n    std::string_view text;\n};\n\n"
-      << "struct Section {\n    static constexpr RecordType type = RecordType::Section;\n    std::uint8_t number = 0;\n};\n\n"
-      << "struct Metadata {\n    static constexpr RecordType type = RecordType::Metadata;\n"
-      << "    RecordType record{};  // the record type changed\n    std::uint32_t field = 0;  // its field index\n"
-      << "    rt::MetaOp op = rt::MetaOp::width;\n    std::uint64_t a = 0, b = 0;\n};\n\n";
+    o << "using Comment = rt::Comment<RecordType>;\nusing Section = rt::Section<RecordType>;\n"
+      << "using Metadata = rt::Metadata<RecordType>;\n\n";
     for (const auto& c : records) {
         if (user(c)) c.emit_struct(o);
     }
@@ -692,176 +382,20 @@ std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
       << (schema.sections.size() > 1 ? "detail::sections" : "nullptr") << ", " << schema.sections.size() - 1
       << ", detail::records, " << records.size() << ", " << text_table_name(schema) << "};\n\n";
 
-    // ---- the reader
-    o << "// Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().\n"
-      << "class Reader {\npublic:\n"
-      << "    explicit Reader(const std::string& path) : r_(path, dtd) {\n";
-    std::uint32_t window = schema.tag_width;
+    o << "// What the runtime's reader and writer need of this DTD: its types and\n"
+      << "// descriptor, and which record type a tag names (tags that one record has).\n"
+      << "struct Codec {\n    using RecordType = " << ns << "::RecordType;\n    using Records = " << ns << "::Records;\n"
+      << "    static constexpr const rt::DtdDesc& dtd = " << ns << "::dtd;\n\n"
+      << "    template <typename Take>\n    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, "
+      << "[[maybe_unused]] Take&& take) {\n        switch (tag) {\n";
     for (const auto& c : records) {
-        if (by_tag(c) && c.fast_by_tag()) window = std::max(window, schema.tag_width + c.fast_size());
+        if (by_tag(c)) o << "            case " << c.record().tag << "u: return take(std::type_identity<" << c.name() << ">{});\n";
     }
-    o << "        r_.set_fast_window(" << window << ");  // the longest record the fast loops read\n";
-    for (const auto& c : records) {
-        if (user(c)) c.emit_set_defaults_call(o);
-    }
-    o << "    }\n\n"
-      << "    // Moves to the next record; false at the end of the trace. Throws rt::TraceError.\n"
-      << "    METATF_INLINE bool next() {\n        return step([](const auto&) {});\n    }\n\n"
-      << "    RecordType type() const { return type_; }\n"
-      << "    // The current record; valid until the next call of next().\n"
-      << "    template <typename Record>\n    const Record& get() const { return std::get<Record>(records_); }\n\n"
-      << "    // Calls v(record) with the current record's struct.\n"
-      << "    template <typename Visitor>\n    void dispatch(Visitor&& v) const {\n        switch (type_) {\n";
-    for (const auto& c : records) {
-        o << "            case RecordType::" << c.name() << ": v(std::get<" << c.name() << ">(records_)); break;\n";
-    }
-    o << "        }\n    }\n\n"
-      << "    // Reads the rest of the trace, calling v(record) for every record.\n"
-      << "    template <typename Visitor>\n    void visit(Visitor&& v) {\n"
-      << "        do {\n            std::uint64_t records = 0;\n"
-      << "            const rt::TraceReader::Run stop = visit_fast(v, records);\n"
-      << "            r_.advance(stop.pos, records);\n"
-      << "        } while (step_general(v));\n    }\n\n"
-      << "    // Reads the record at `offset` of table section `section` (the target of a\n"
-      << "    // sectionOffset field) with the DTD's initial encodings, and calls v(record).\n"
-      << "    template <typename Visitor>\n    void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {\n"
-      << "        r_.table_record(section, offset, [&](rt::TraceReader& r) {\n            switch (r.slot()) {\n";
-    for (const auto& c : records) {
-        if (!user(c)) continue;
-        o << "                case " << c.slot() << ": visit_decoded<" << c.name() << ">(v); break;\n";
-    }
-    o << "                default: r.fail(rt::ErrorKind::unknown_tag, \"a table holds no predefined records\");\n"
-      << "            }\n        });\n    }\n\n"
-      << "    rt::TraceReader& runtime() { return r_; }\n\nprivate:\n"
-      << "    // Hands the record just read to `then` as the current one.\n"
-      << "    template <typename Record, typename Then>\n"
-      << "    METATF_INLINE bool deliver(Record& record, Then& then) {\n"
-      << "        type_ = Record::type;\n"
-      << "        then(record);\n"
-      << "        return true;\n    }\n\n"
-      << "    // Reads one record and hands it to `then`. Before run.limit every fast\n"
-      << "    // record fits in the chunk, so a record in its initial layout needs no\n"
-      << "    // length test: the switch on its tag, one mask test, loads at constant\n"
-      << "    // offsets. Another user record goes to take_general(); step_general()\n"
-      << "    // reads the rest (the chunk's tail, predefined records, shared tags).\n"
-      << "    template <typename Then>\n    METATF_INLINE bool step(Then&& then) {\n"
-      << "        const rt::TraceReader::Run run = r_.run();\n"
-      << "        if (run.pos < run.limit) {\n"
-      << "            const std::uint64_t tag = rt::load_native<" << schema.tag_width << ">(run.pos);\n"
-      << "            switch (tag) {\n";
-    for (const auto& c : records) {
-        if (by_tag(c)) c.emit_step_case(o, schema.tag_width);
-    }
-    o << "                default: break;\n            }\n        }\n        return step_general(then);\n    }\n\n"
-      << "    template <typename Record, typename Then>\n"
-      << "    METATF_INLINE bool take_fast(Record& record, const rt::TraceReader::Run& run, std::size_t size, Then& then) {\n"
-      << "        load_fast(record, run.pos + " << schema.tag_width << ");\n"
-      << "        r_.advance(run.pos + size, 1);\n"
-      << "        return deliver(record, then);\n    }\n\n"
-      << "    // The user record at run.pos when it is not in its initial layout: the\n"
-      << "    // runtime reads its fields under the encodings metadata has set, out of\n"
-      << "    // line. The record type stays visible here, so the caller's switch on\n"
-      << "    // type() or its visitor needs no second dispatch.\n"
-      << "    template <typename Record, typename Then>\n"
-      << "    METATF_INLINE bool take_general(Record& record, const rt::TraceReader::Run& run, Then& then) {\n"
-      << "        read_at(record, run);\n"
-      << "        return deliver(record, then);\n    }\n\n"
-      << "    template <typename Record>\n"
-      << "    [[gnu::noinline]] void read_at(Record& record, const rt::TraceReader::Run& run) {\n"
-      << "        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));\n"
-      << "        decode_general(record);\n"
-      << "        r_.end_record();\n    }\n\n"
-      << "    // Any record, through the runtime's primitives.\n"
-      << "    template <typename Then>\n    bool step_general(Then&& then) {\n"
-      << "        if (!r_.begin_record()) return false;\n        switch (r_.slot()) {\n";
-    for (const auto& c : records) {
-        o << "            case " << c.slot() << ": {\n                auto& record = std::get<" << c.name()
-          << ">(records_);\n";
-        switch (c.record().predefined) {
-            case ir::Predefined::comment: o << "                record.text = r_.read_comment();\n"; break;
-            case ir::Predefined::section: o << "                record.number = r_.read_section();\n"; break;
-            case ir::Predefined::metadata: o << "                read_metadata(record);\n"; break;
-            case ir::Predefined::none: o << "                decode_general(record);\n"; break;
-        }
-        o << "                r_.end_record();\n                return deliver(record, then);\n            }\n";
-    }
-    o << "        }\n        return true;\n    }\n\n";
-    o << "    // Reads records in the DTD's own layout straight from the chunk, with the\n"
-      << "    // cursor and the record in locals (registers); user records in other\n"
-      << "    // layouts go through take_general() on the way. Stops at what only\n"
-      << "    // step_general() reads (a predefined record, the chunk's tail, an unknown\n"
-      << "    // tag) and returns where that is; `records` counts the records read since\n"
-      << "    // the cursor was last handed back.\n"
-      << "    template <typename Visitor>\n"
-      << "    METATF_INLINE rt::TraceReader::Run visit_fast([[maybe_unused]] Visitor& v, [[maybe_unused]] std::uint64_t& records) {\n"
-      << "        rt::TraceReader::Run run = r_.run();\n"
-      << "        while (run.pos < run.limit) {\n"
-      << "            const std::uint64_t tag = rt::load_native<" << schema.tag_width << ">(run.pos);\n"
-      << "            switch (tag) {\n";
-    for (const auto& c : records) {
-        if (by_tag(c)) c.emit_visit_case(o, schema.tag_width);
-    }
-    o << "                default: return run;\n            }\n        }\n        return run;\n    }\n\n"
-      << "    // visit_fast()'s record in its initial layout, built in a local so that\n"
-      << "    // its fields stay in registers.\n"
-      << "    template <typename Record, typename Visitor>\n"
-      << "    METATF_INLINE void visit_local(rt::TraceReader::Run& run, std::size_t size, Visitor& v, std::uint64_t& records) {\n"
-      << "        Record record;\n"
-      << "        set_defaults(record);\n"
-      << "        load_fast(record, run.pos + " << schema.tag_width << ");\n"
-      << "        run.pos += size;\n"
-      << "        ++records;\n"
-      << "        v(record);\n    }\n\n"
-      << "    // visit_fast()'s record in another layout: the runtime gets the cursor\n"
-      << "    // back to read it, and the loop copies it out again.\n"
-      << "    template <typename Record, typename Visitor>\n"
-      << "    METATF_INLINE void visit_general(Record& record, rt::TraceReader::Run& run, Visitor& v, std::uint64_t& records) {\n"
-      << "        r_.advance(run.pos, records);\n"
-      << "        records = 0;\n"
-      << "        take_general(record, run, v);\n"
-      << "        run = r_.run();\n    }\n\n"
-      << "    // visit_table_record()'s record, decoded with the initial encodings.\n"
-      << "    template <typename Record, typename Visitor>\n"
-      << "    void visit_decoded(Visitor& v) {\n"
-      << "        Record record;\n"
-      << "        decode(record);\n"
-      << "        v(record);\n    }\n\n"
-      << "    void read_metadata(Metadata& record) {\n        const rt::MetadataChange m = r_.read_metadata();\n"
-      << "        record = Metadata{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};\n"
-      << "    }\n\n";
-    for (const auto& c : records) {
-        if (user(c)) c.emit_decode_fast(o);
-    }
-    for (const auto& c : records) {
-        if (user(c)) c.emit_decode(o);
-    }
-    for (const auto& c : records) {
-        if (user(c)) c.emit_decode_general(o);
-    }
-    o << "\n    rt::TraceReader r_;\n    RecordType type_{};\n    Records records_;\n};\n\n";
-
-    // ---- the writer
-    o << "// Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.\n"
-      << "class Writer {\npublic:\n"
-      << "    explicit Writer(const std::string& path, rt::WriterOptions options = {}) : w_(path, dtd, options) {}\n\n";
-    for (const auto& c : records) {
-        if (user(c)) c.emit_write(o, schema.tag_width);
-    }
-    o << "\n    void comment(std::string_view text) { w_.comment(text); }\n"
-      << "    // Starts section `number`: the records that follow belong to it.\n"
-      << "    void section(std::uint8_t number) { w_.section(number); }\n"
-      << "    // Metadata: change a field's width or interpretation for the records that follow.\n"
-      << "    void set_width(RecordType record, std::uint32_t field, std::uint32_t width) {\n"
-      << "        w_.metadata(static_cast<std::uint32_t>(record), field, rt::MetaOp::width, width);\n    }\n"
-      << "    void set_interpretation(RecordType record, std::uint32_t field, rt::MetaOp op, std::uint64_t a = 0,\n"
-      << "                            std::int64_t b = 0) {\n"
-      << "        w_.metadata(static_cast<std::uint32_t>(record), field, op, a, static_cast<std::uint64_t>(b));\n    }\n"
-      << "    void close() { w_.close(); }\n\n    rt::TraceWriter& runtime() { return w_; }\n\n"
-      << "private:\n";
-    for (const auto& c : records) {
-        if (user(c)) c.emit_write_fields(o);
-    }
-    o << "\n    rt::TraceWriter w_;\n};\n\n";
+    o << "            default: return false;\n        }\n    }\n};\n\n"
+      << "// Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().\n"
+      << "using Reader = rt::TypedReader<Codec>;\n"
+      << "// Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.\n"
+      << "using Writer = rt::TypedWriter<Codec>;\n\n";
     emit_text_codec(o, schema);
     o << "}  // namespace " << ns << "\n";
     return o.str();

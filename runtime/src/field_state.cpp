@@ -1,5 +1,7 @@
 #include "metatf/field_state.hpp"
 
+#include <bit>
+
 namespace metatf::rt {
 
 FieldState FieldState::initial(const FieldDesc& d) {
@@ -7,7 +9,48 @@ FieldState FieldState::initial(const FieldDesc& d) {
     static_cast<Encoding&>(s) = d.initial;
     s.desc = &d;
     s.previous = d.initial.value;
+    s.derive();
     return s;
+}
+
+void FieldState::derive() {
+    const bool sign = desc->type == Type::signed_int ? kind != Interp::section_offset
+                                                     : kind == Interp::base_offset || kind == Interp::delta;
+    mask = width >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * width)) - 1;
+    shift = static_cast<std::uint8_t>(sign && width > 0 && width < 8 ? 64 - 8 * width : 0);
+    const bool adds_value = kind == Interp::default_value || kind == Interp::base_offset;
+    add = adds_value ? value : kind == Interp::stride ? static_cast<std::uint64_t>(stride) : 0;
+    keep = kind == Interp::delta || kind == Interp::stride ? ~std::uint64_t(0) : 0;
+}
+
+namespace {
+
+// A field's fixed width in a planned record, or nothing when it has none.
+std::optional<std::uint32_t> fixed_width(const FieldState* fields, const FieldState& s) {
+    if (s.kind == Interp::section_stride) return std::nullopt;
+    if (s.desc->width_from == no_field) return s.width;
+    const FieldState& length = fields[s.desc->width_from];
+    const bool constant = length.kind == Interp::default_value && length.value <= 65535;
+    return constant ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(length.value)) : std::nullopt;
+}
+
+}  // namespace
+
+RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian_trace) {
+    RecordPlan plan;
+    if (!little_endian_trace || std::endian::native != std::endian::little || r.predefined != Predefined::none) return plan;
+    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
+        if (r.layout[i].op != LayoutStep::field) return plan;
+        FieldState& s = fields[r.layout[i].index];
+        const auto width = fixed_width(fields, s);
+        if (!width) return plan;
+        s.offset = plan.size;
+        plan.size += *width;
+        const bool constant = s.mask == 0 && s.keep == 0 && (s.desc->type != Type::bytes || *width == 0);
+        if (!constant && r.layout[i].index < 64) plan.varying |= std::uint64_t(1) << r.layout[i].index;
+    }
+    plan.usable = true;
+    return plan;
 }
 
 namespace {
@@ -36,6 +79,7 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
         // A field that stores nothing keeps width 0; the new width waits for a byte-storing interpretation.
         if (stores_bytes(s.kind)) s.width = w;
         if (w != 0) s.restore = w;
+        s.derive();
         return std::nullopt;
     }
     const Interp kind = interp_of(op);
@@ -60,6 +104,7 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
     s.kind = kind;
     s.width = stores_bytes(kind) ? s.restore : 0;
     s.previous = s.value;
+    s.derive();
     return std::nullopt;
 }
 

@@ -123,6 +123,7 @@ void TraceReader::attach(const DtdDesc& dtd) {
     streams_[0]->mode = Stream::Mode::records;
     initial_.assign(dtd.record_count, 0);
     reset_initial();
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) plans_.push_back(make_plan(dtd.records[i], states_[i].data(), header_.order == ByteOrder::little));
     tag_width_ = dtd.tag_width;
     enter_section(0);
 }
@@ -462,6 +463,7 @@ MetadataChange TraceReader::read_metadata() {
         fail_at(property_at, ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" + r.name +
                                           "': " + *problem);
     }
+    plans_[m.slot] = make_plan(r, states_[m.slot].data(), header_.order == ByteOrder::little);
     return m;
 }
 

@@ -66,7 +66,9 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
         states_.emplace_back();
         for (std::uint32_t f = 0; f < r.field_count; ++f) states_.back().push_back(FieldState::initial(r.fields[f]));
     }
-    initial_.assign(dtd.record_count, (options.order == ByteOrder::little) == (std::endian::native == std::endian::little));
+    const bool native = (options.order == ByteOrder::little) == (std::endian::native == std::endian::little);
+    initial_.assign(dtd.record_count, native);
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) plans_.push_back(make_plan(dtd.records[i], states_[i].data(), options.order == ByteOrder::little));
     sections_.resize(256);
     sections_[0] = std::make_unique<SectionOut>();
     for (std::uint32_t i = 0; i < dtd.section_count; ++i) sections_[dtd.sections[i].number] = std::make_unique<SectionOut>();
@@ -252,6 +254,7 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
     }
     s = changed;
     initial_[slot] = 0;
+    plans_[slot] = make_plan(r, states_[slot].data(), options_.order == ByteOrder::little);
     begin_record(predefined_slot_[static_cast<int>(Predefined::metadata)]);
     append_raw(r.tag, dtd_.tag_width);
     append_raw(field, 1);

@@ -5,16 +5,66 @@
 #include <optional>
 #include <string>
 
+#include "bytes.hpp"
 #include "descriptor.hpp"
 
 namespace metatf::rt {
 
-struct FieldState : Encoding {
+// A field's encoding reduced to arithmetic, for records whose layout is
+// fixed (see RecordPlan): an integer field's value is
+//     sign_extend(load(offset) & mask, shift) + add + (previous & keep)
+// under every interpretation but sectionStride, and the writer stores
+// value - add - (previous & keep) when it fits. Derived from the Encoding
+// by derive(); the stored width is still Encoding::width.
+struct FieldPlan {
+    std::uint64_t mask = 0;    // the stored bytes' bits: 0 when the field stores none
+    std::uint64_t add = 0;     // the default value, the base, or the stride
+    std::uint64_t keep = 0;    // all ones when the value accumulates (delta, stride)
+    std::uint32_t offset = 0;  // in the record, after the tag (set by make_plan)
+    std::uint8_t shift = 0;    // 64 - 8 * width when the stored bytes are signed, else 0
+};
+
+struct FieldState : Encoding, FieldPlan {
     const FieldDesc* desc = nullptr;
     std::uint64_t previous = 0;  // delta and stride: the field's last value
 
     static FieldState initial(const FieldDesc& d);
+    // Sets the FieldPlan part from the encoding.
+    void derive();
 };
+
+// A record type whose fields all have a fixed width now (no repetition, no
+// length read from the record, no sectionStride), in a little-endian trace
+// on a little-endian machine: generated code reads and writes it with FieldPlan arithmetic at
+// fixed offsets, with no per-field branch on its encoding.
+struct RecordPlan {
+    bool usable = false;
+    std::uint32_t size = 0;     // bytes after the tag
+    std::uint64_t varying = 0;  // bit i: field i (below 64) takes a value from the record or its predecessor
+};
+
+// The plan of record `r` under the encodings `fields` (whose offsets it sets).
+RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian_trace);
+
+// Reads an integer field of a planned record at `p` (the byte after the tag).
+// The record must have 8 bytes of room after the field: the load is 8 bytes wide.
+METATF_INLINE std::uint64_t plan_read(FieldState& s, const std::byte* p) {
+    const std::uint64_t raw = load_native<8>(p + s.offset) & s.mask;
+    const auto extended = static_cast<std::uint64_t>(static_cast<std::int64_t>(raw << s.shift) >> s.shift);
+    return s.previous = extended + s.add + (s.previous & s.keep);
+}
+
+// What plan_store() would store for `value`, and whether it fits.
+METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t value) {
+    const std::uint64_t stored = value - s.add - (s.previous & s.keep);
+    const std::uint64_t kept = stored & s.mask;
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(kept << s.shift) >> s.shift) == stored;
+}
+// Stores an integer field of a planned record at `p` (8 bytes of room, as for plan_read).
+METATF_INLINE void plan_store(FieldState& s, std::byte* p, std::uint64_t value) {
+    store_native<8>(p + s.offset, value - s.add - (s.previous & s.keep));
+    s.previous = value;
+}
 
 // The number of values a metadata record carries for `op`.
 constexpr unsigned metadata_value_count(MetaOp op) {

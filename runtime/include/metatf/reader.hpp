@@ -99,6 +99,7 @@ public:
     struct Run {
         const std::byte* pos;      // the next record's tag
         const std::byte* limit;    // while pos < limit, the fast window fits in the chunk
+        const std::byte* end;      // the end of the chunk
         const std::int32_t* tags;  // the current section's tag -> slot table, -1 if none
         std::size_t tag_count;
         std::uint64_t fast_tags;   // bit `tag` (below 64): see fast()
@@ -111,7 +112,11 @@ public:
         // The slot of `tag` in the current section, -1 if none (or too large for the table).
         std::int64_t slot_of(std::uint64_t tag) const { return tag < tag_count ? tags[tag] : -1; }
     };
-    Run run() const { return {pos_, limit_, tag_table_, tag_table_size_, fast_tags_}; }
+    Run run() const { return {pos_, limit_, end_, tag_table_, tag_table_size_, fast_tags_}; }
+    // A record type whose layout is fixed now (see RecordPlan): a record of
+    // it at run.pos is read with plan_read() when its size and the 8 bytes of
+    // slack of plan_read()'s wide loads fit in the chunk.
+    const RecordPlan& plan(std::uint32_t slot) const { return plans_[slot]; }
     // Begins the record at run.pos, whose tag the caller has looked up with
     // run.slot_of(): `slot`. The field primitives then read its fields.
     void begin_record(const Run& run, std::uint32_t slot) {
@@ -202,6 +207,7 @@ private:
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot
     std::vector<char> initial_;                    // per slot: see initial()
+    std::vector<RecordPlan> plans_;                // per slot: see plan()
     std::uint64_t fast_tags_ = 0;                  // for run(): tags below 64 whose slot is initial here
     void set_initial(std::uint32_t slot, bool on);
     void reset_initial();  // every slot initial if the byte order is the machine's

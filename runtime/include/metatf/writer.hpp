@@ -38,8 +38,9 @@ public:
     std::byte* data() { return data_.get(); }
     void clear() { size_ = 0; }
     // n more bytes at the end, uninitialized; returns where they start.
-    METATF_INLINE std::byte* extend(std::size_t n) {
-        if (capacity_ - size_ < n) grow(n);
+    // `slack` more bytes past them may be written over: the next extend() overwrites them.
+    METATF_INLINE std::byte* extend(std::size_t n, std::size_t slack = 0) {
+        if (capacity_ - size_ < n + slack) grow(n + slack);
         std::byte* p = data_.get() + size_;
         size_ += n;
         return p;
@@ -79,6 +80,17 @@ public:
         offset = flushed_ + buffer_->size();
         std::byte* p = buffer_->extend(TagWidth + n);
         store_native<TagWidth>(p, r.tag);  // initial() implies the machine's byte order
+        return p + TagWidth;
+    }
+    // A changed record type whose layout is fixed (see RecordPlan): like
+    // reserve_record(), with 8 bytes of slack for plan_store()'s wide stores.
+    const RecordPlan& plan(std::uint32_t slot) const { return plans_[slot]; }
+    template <unsigned TagWidth>
+    METATF_INLINE std::byte* reserve_planned(std::uint32_t slot, std::size_t n, std::uint64_t& offset) {
+        const RecordDesc& r = open_record(slot);
+        offset = flushed_ + buffer_->size();
+        std::byte* p = buffer_->extend(TagWidth + n, 8);
+        store_native<TagWidth>(p, r.tag);
         return p + TagWidth;
     }
     int current_section() const { return current_; }
@@ -167,6 +179,7 @@ private:
     Header header_;
     std::vector<std::vector<FieldState>> states_;
     std::vector<char> initial_;  // per slot: see initial()
+    std::vector<RecordPlan> plans_;  // per slot: see plan()
     std::uint32_t predefined_slot_[4] = {};  // by Predefined: the slots of comment, section, metadata
     std::vector<std::unique_ptr<SectionOut>> sections_;  // per section number
     ByteBuffer* buffer_ = nullptr;                       // the current section's buffer

@@ -1,0 +1,745 @@
+// The binary reader and writer of a generated header: everything in them
+// that does not depend on the DTD. A generated header holds its record
+// structs, their visit_fields(), its descriptor constants and a Codec that
+// names them and switches on tags; TypedReader<Codec> and TypedWriter<Codec>
+// read and write those structs through TraceReader and TraceWriter.
+//
+// Three ways to a record, chosen per record type at run time:
+//  - initial: the DTD's own layout, known when the header is compiled: loads
+//    and stores at constant offsets (detail::Initial, from the constexpr
+//    descriptor);
+//  - planned: a layout metadata has changed but that is still fixed: the
+//    FieldPlan arithmetic at the offsets of the RecordPlan (field_state.hpp);
+//  - general: anything else (repeated groups, lengths read from the record,
+//    sectionStride, a chunk's tail): the field primitives, field by field.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "reader.hpp"
+#include "writer.hpp"
+
+namespace metatf::rt {
+
+// A field's index as a type: generated visit_fields() passes these, so that
+// the runtime can read the descriptor at compile time. Converts to the index.
+template <std::uint32_t I>
+inline constexpr std::integral_constant<std::uint32_t, I> field_index{};
+
+// The predefined records, the same in every generated header.
+template <typename RecordType>
+struct Comment {
+    static constexpr RecordType type = RecordType::Comment;
+    std::string_view text;
+};
+
+template <typename RecordType>
+struct Section {
+    static constexpr RecordType type = RecordType::Section;
+    std::uint8_t number = 0;
+};
+
+template <typename RecordType>
+struct Metadata {
+    static constexpr RecordType type = RecordType::Metadata;
+    RecordType record{};      // the record type changed
+    std::uint32_t field = 0;  // its field index
+    MetaOp op = MetaOp::width;
+    std::uint64_t a = 0, b = 0;
+};
+
+namespace detail {
+
+#if defined(__GNUC__)
+#define METATF_LAMBDA_INLINE __attribute__((always_inline))
+#else
+#define METATF_LAMBDA_INLINE
+#endif
+
+using Bytes = std::span<const std::byte>;
+
+template <std::uint32_t I>
+using Index = std::integral_constant<std::uint32_t, I>;
+
+// A member's value from the 64 bits the primitives deal in, and back.
+template <typename Member>
+METATF_INLINE void assign(Member& m, std::uint64_t v) {
+    m = static_cast<Member>(v);
+}
+template <typename Member>
+METATF_INLINE std::uint64_t bits_of(const Member& m) {
+    return static_cast<std::uint64_t>(m);
+}
+
+// What the descriptor says about record type `Record` of `Codec`, at compile time.
+template <typename Codec, typename Record>
+struct Desc {
+    static constexpr std::uint32_t slot = static_cast<std::uint32_t>(Record::type);
+    static constexpr const RecordDesc& record = Codec::dtd.records[slot];
+    static constexpr unsigned tag_width = Codec::dtd.tag_width;
+
+    static constexpr bool flat() {
+        for (std::uint32_t i = 0; i < record.layout_count; ++i) {
+            if (record.layout[i].op != LayoutStep::field) return false;
+        }
+        return record.predefined == Predefined::none;
+    }
+    // Whether a record of this type can ever be planned: it has no repeated group.
+    static constexpr bool plannable = flat();
+
+    // The bytes field `i` takes in the initial layout, if that is fixed.
+    static constexpr std::uint32_t initial_width(std::uint32_t i) {
+        const FieldDesc& f = record.fields[i];
+        if (f.width_from == no_field) return f.initial.width;
+        return static_cast<std::uint32_t>(record.fields[f.width_from].initial.value);
+    }
+    static constexpr bool initial_fixed(std::uint32_t i) {
+        const FieldDesc& f = record.fields[i];
+        const Interp k = f.initial.kind;
+        if (k != Interp::none && k != Interp::default_value && k != Interp::section_offset) return false;
+        if (f.width_from == no_field) return true;
+        const Encoding& length = record.fields[f.width_from].initial;
+        return length.kind == Interp::default_value && length.value <= 65535;
+    }
+    // Whether the initial layout is known now: constant widths, values that
+    // need no state (none, default, sectionOffset).
+    static constexpr bool initial() {
+        if (!flat()) return false;
+        for (std::uint32_t i = 0; i < record.layout_count; ++i) {
+            if (!initial_fixed(record.layout[i].index)) return false;
+        }
+        return true;
+    }
+    static constexpr bool fast = initial();
+    // Where field `i` starts in the initial layout, after the tag.
+    static constexpr std::uint32_t initial_offset(std::uint32_t i) {
+        std::uint32_t offset = 0;
+        for (std::uint32_t s = 0; s < record.layout_count && record.layout[s].index != i; ++s) {
+            offset += initial_width(record.layout[s].index);
+        }
+        return offset;
+    }
+    static constexpr std::uint32_t initial_size = initial_offset(~std::uint32_t(0));
+    // Whether field `i` takes its value from the record in the initial layout.
+    static constexpr bool initial_stored(std::uint32_t i) {
+        const FieldDesc& f = record.fields[i];
+        return f.initial.kind != Interp::default_value && !(f.type == Type::bytes && initial_width(i) == 0);
+    }
+};
+
+// ---- the initial layout: constant offsets and widths -------------------------------------
+
+// Sets the members whose value the initial layout fixes (default values, empty bytes).
+template <typename D>
+struct InitialConstants {
+    template <std::uint32_t I, typename Member>
+    METATF_INLINE void field(Index<I>, Member& m) const {
+        if constexpr (!D::initial_stored(I)) {
+            if constexpr (std::is_same_v<Member, Bytes>) {
+                m = Bytes();
+            } else {
+                assign(m, D::record.fields[I].initial.value);
+            }
+        }
+    }
+};
+
+// Loads the stored members from p, the byte after the tag.
+template <typename D>
+struct InitialLoad {
+    const std::byte* p;
+
+    template <std::uint32_t I, typename Member>
+    METATF_INLINE void field(Index<I>, Member& m) const {
+        if constexpr (D::initial_stored(I)) {
+            constexpr std::uint32_t w = D::initial_width(I), at = D::initial_offset(I);
+            constexpr const FieldDesc& f = D::record.fields[I];
+            if constexpr (f.type == Type::bytes) {
+                m = Bytes(p + at, w);
+            } else if constexpr (f.type == Type::floating) {
+                m = float_from_bits(load_native<w>(p + at), w);
+            } else if constexpr (f.type == Type::signed_int && f.initial.kind != Interp::section_offset) {
+                assign(m, sign_extend(load_native<w>(p + at), w));
+            } else {
+                assign(m, load_native<w>(p + at));
+            }
+        }
+    }
+};
+
+// Whether a record's values fit its initial layout; the general path reports why not.
+template <typename D>
+struct InitialFits {
+    bool ok = true;
+
+    template <std::uint32_t I, typename Member>
+    METATF_INLINE void field(Index<I>, const Member& m) {
+        constexpr const FieldDesc& f = D::record.fields[I];
+        constexpr std::uint32_t w = D::initial_width(I);
+        if constexpr (f.type == Type::bytes) {
+            ok &= m.size() == w;
+        } else if constexpr (!D::initial_stored(I)) {
+            ok &= bits_of(m) == f.initial.value;
+        } else if constexpr (f.type == Type::signed_int && f.initial.kind != Interp::section_offset) {
+            ok &= fits_signed(bits_of(m), w);
+        } else if constexpr (f.type != Type::floating) {
+            ok &= fits_unsigned(bits_of(m), w);
+        }
+    }
+};
+
+template <typename D>
+struct InitialStore {
+    std::byte* p;
+
+    template <std::uint32_t I, typename Member>
+    METATF_INLINE void field(Index<I>, const Member& m) const {
+        if constexpr (D::initial_stored(I)) {
+            constexpr std::uint32_t w = D::initial_width(I), at = D::initial_offset(I);
+            constexpr const FieldDesc& f = D::record.fields[I];
+            if constexpr (f.type == Type::bytes) {
+                std::memcpy(p + at, m.data(), w);
+            } else if constexpr (f.type == Type::floating) {
+                store_native<w>(p + at, float_to_bits(m, w));
+            } else {
+                store_native<w>(p + at, bits_of(m));
+            }
+        }
+    }
+};
+
+// ---- a planned layout: FieldPlan arithmetic at the RecordPlan's offsets ----------------------
+
+// Whether field I is read per record under `plan` (fields from 64 on always are).
+template <std::uint32_t I>
+METATF_INLINE bool varies(const RecordPlan& plan) {
+    if constexpr (I < 64) {
+        return (plan.varying >> I & 1) != 0;
+    } else {
+        return true;
+    }
+}
+
+// The width of a bytes field of a planned record.
+template <typename D, std::uint32_t I>
+METATF_INLINE std::uint32_t planned_width(const FieldState* s) {
+    constexpr std::int32_t from = D::record.fields[I].width_from;
+    if constexpr (from == no_field) {
+        return s[I].width;
+    } else {
+        return static_cast<std::uint32_t>(s[from].value);
+    }
+}
+
+// Sets the members a plan fixes, once per plan: the planned path skips them.
+template <typename D>
+struct PlanConstants {
+    const RecordPlan& plan;
+    const FieldState* s;
+
+    template <std::uint32_t I, typename Member>
+    void field(Index<I>, Member& m) const {
+        if (varies<I>(plan)) return;
+        if constexpr (std::is_same_v<Member, Bytes>) {
+            m = Bytes();
+        } else if constexpr (!std::is_floating_point_v<Member>) {
+            assign(m, s[I].add);
+        }
+    }
+};
+
+template <typename D>
+struct PlanLoad {
+    const RecordPlan& plan;
+    FieldState* s;
+    const std::byte* p;
+
+    template <std::uint32_t I, typename Member>
+    METATF_INLINE void field(Index<I>, Member& m) const {
+        if (!varies<I>(plan)) return;
+        if constexpr (std::is_same_v<Member, Bytes>) {
+            m = Bytes(p + s[I].offset, planned_width<D, I>(s));
+        } else if constexpr (std::is_floating_point_v<Member>) {
+            m = float_from_bits(load_native<8>(p + s[I].offset) & s[I].mask, s[I].width);
+        } else {
+            assign(m, plan_read(s[I], p));
+        }
+    }
+};
+
+template <typename D>
+struct PlanFits {
+    const FieldState* s;
+    bool ok = true;
+
+    template <std::uint32_t I, typename Member>
+    METATF_INLINE void field(Index<I>, const Member& m) {
+        if constexpr (std::is_same_v<Member, Bytes>) {
+            ok &= m.size() == planned_width<D, I>(s);
+        } else if constexpr (!std::is_floating_point_v<Member>) {
+            ok &= plan_fits(s[I], bits_of(m));
+        }
+    }
+};
+
+template <typename D>
+struct PlanStore {
+    FieldState* s;
+    std::byte* p;
+
+    template <std::uint32_t I, typename Member>
+    METATF_INLINE void field(Index<I>, const Member& m) const {
+        if constexpr (std::is_same_v<Member, Bytes>) {
+            if (!m.empty()) std::memcpy(p + s[I].offset, m.data(), m.size());
+        } else if constexpr (std::is_floating_point_v<Member>) {
+            store_native<8>(p + s[I].offset, float_to_bits(m, s[I].width));
+        } else {
+            plan_store(s[I], p, bits_of(m));
+        }
+    }
+};
+
+// ---- the general path: the field primitives in layout order -----------------------------
+
+// The latest value of each integer field: a repeat's count, a bytes field's length.
+template <typename D>
+struct Latest {
+    std::uint64_t value[D::record.field_count] = {};
+
+    template <std::uint32_t I>
+    std::uint64_t length_of() const {
+        constexpr std::int32_t from = D::record.fields[I].width_from;
+        if constexpr (from == no_field) {
+            return 0;
+        } else {
+            return value[from];
+        }
+    }
+};
+
+template <typename D>
+struct Decode : Latest<D> {
+    TraceReader& r;
+    FieldState* s;
+
+    Decode(TraceReader& reader, FieldState* states) : r(reader), s(states) {}
+
+    template <std::uint32_t I, typename Member>
+    METATF_INLINE void field(Index<I>, Member& m) {
+        if constexpr (std::is_same_v<Member, Bytes>) {
+            m = r.read_bytes(s[I], this->template length_of<I>());
+        } else if constexpr (std::is_floating_point_v<Member>) {
+            m = r.read_float(s[I]);
+        } else {
+            this->value[I] = r.read_int(s[I]);
+            assign(m, this->value[I]);
+        }
+    }
+    template <std::uint32_t I, typename Elements, typename Body>
+    void repeat(Index<I>, Elements& elements, Body&& body) {
+        elements.resize(r.check_count(this->value[I], s[I]));
+        for (auto& e : elements) body(e);
+    }
+};
+
+template <typename D>
+struct Encode : Latest<D> {
+    TraceWriter& w;
+    FieldState* s;
+
+    Encode(TraceWriter& writer, FieldState* states) : w(writer), s(states) {}
+
+    template <std::uint32_t I, typename Member>
+    METATF_INLINE void field(Index<I>, const Member& m) {
+        if constexpr (std::is_same_v<Member, Bytes>) {
+            w.write_bytes(s[I], m, this->template length_of<I>());
+        } else if constexpr (std::is_floating_point_v<Member>) {
+            w.write_float(s[I], m);
+        } else {
+            this->value[I] = bits_of(m);
+            w.write_int(s[I], this->value[I]);
+        }
+    }
+    template <std::uint32_t I, typename Elements, typename Body>
+    void repeat(Index<I>, const Elements& elements, Body&& body) {
+        w.check_count(s[I], this->value[I], elements.size());
+        for (const auto& e : elements) body(const_cast<typename Elements::value_type&>(e));
+    }
+};
+
+// Visits a record's members with a visitor of the kinds above. visit_fields()
+// takes a mutable record to serve readers too; the writers' visitors only read it.
+template <typename Record, typename Visitor>
+METATF_INLINE void members(const Record& record, Visitor&& v) {
+    visit_fields(const_cast<Record&>(record), v);
+}
+
+// Any visitor, for the concept below.
+struct AnyVisitor {
+    template <typename... A>
+    void field(A&&...);
+    template <typename... A>
+    void repeat(A&&...);
+};
+
+// A record of the DTD's own, not a predefined one: it has visit_fields().
+template <typename Record>
+concept UserRecord = requires(Record& r, AnyVisitor& v) { visit_fields(r, v); };
+
+// The longest record the initial path reads, tag included: the fast window.
+template <typename Codec, std::size_t... I>
+constexpr std::size_t fast_window(std::index_sequence<I...>) {
+    std::size_t window = Codec::dtd.tag_width;
+    auto widen = [&]<typename Record>(std::type_identity<Record>) {
+        if constexpr (UserRecord<Record>) {
+            using D = Desc<Codec, Record>;
+            if constexpr (D::fast) window = std::max<std::size_t>(window, D::tag_width + D::initial_size);
+        }
+    };
+    (widen(std::type_identity<std::tuple_element_t<I, typename Codec::Records>>{}), ...);
+    return window;
+}
+
+}  // namespace detail
+
+// Reads a trace of a generated header's DTD: pull records with next(), or
+// pass a visitor to visit(). Throws TraceError.
+template <typename Codec>
+class TypedReader {
+public:
+    using RecordType = typename Codec::RecordType;
+    using Records = typename Codec::Records;
+
+    explicit TypedReader(const std::string& path) : r_(path, Codec::dtd) {
+        r_.set_fast_window(detail::fast_window<Codec>(slots()));
+        for_each([&](auto& record) { set_constants(record); });
+    }
+
+    // Moves to the next record; false at the end of the trace.
+    METATF_INLINE bool next() {
+        return step([](const auto&) {});
+    }
+    RecordType type() const { return type_; }
+    // The current record; valid until the next call of next().
+    template <typename Record>
+    const Record& get() const {
+        return std::get<Record>(records_);
+    }
+    // Calls v(record) with the current record's struct.
+    template <typename Visitor>
+    void dispatch(Visitor&& v) const {
+        with_slot(static_cast<std::uint32_t>(type_), [&](const auto& record) { v(record); });
+    }
+
+    // Reads the rest of the trace, calling v(record) for every record.
+    template <typename Visitor>
+    void visit(Visitor&& v) {
+        do {
+            std::uint64_t records = 0;
+            const TraceReader::Run stop = visit_fast(v, records);
+            r_.advance(stop.pos, records);
+        } while (step_general(v));
+    }
+
+    // Reads the record at `offset` of table section `section` (the target of
+    // a sectionOffset field) with the DTD's initial encodings, and calls v(record).
+    template <typename Visitor>
+    void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {
+        r_.table_record(section, offset, [&](TraceReader& r) {
+            with_slot(r.slot(), [&]<typename Record>(Record&) {
+                if constexpr (detail::UserRecord<Record>) {
+                    Record record;
+                    decode(record);
+                    v(record);
+                } else {
+                    r.fail(ErrorKind::unknown_tag, "a table holds no predefined records");
+                }
+            });
+        });
+    }
+
+    TraceReader& runtime() { return r_; }
+
+private:
+    static constexpr unsigned tag_width = Codec::dtd.tag_width;
+    static constexpr auto slots() { return std::make_index_sequence<std::tuple_size_v<Records>>{}; }
+
+    template <typename F>
+    void for_each(F&& f) {
+        std::apply([&](auto&... record) { (f(record), ...); }, records_);
+    }
+    // Calls f(record) for the struct of `slot`; false if there is none.
+    template <typename F>
+    bool with_slot(std::uint32_t slot, F&& f) {
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return ((slot == I ? (f(std::get<I>(records_)), true) : false) || ...);
+        }(slots());
+    }
+    template <typename F>
+    bool with_slot(std::uint32_t slot, F&& f) const {
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return ((slot == I ? (f(std::get<I>(records_)), true) : false) || ...);
+        }(slots());
+    }
+
+    // The members a record type's current layout fixes, set in its struct once.
+    template <typename Record>
+    void set_constants(Record& record) {
+        if constexpr (detail::UserRecord<Record>) {
+            using D = detail::Desc<Codec, Record>;
+            if constexpr (D::fast) visit_fields(record, detail::InitialConstants<D>{});
+            if constexpr (D::plannable) {
+                const RecordPlan& plan = r_.plan(D::slot);
+                if (plan.usable) visit_fields(record, detail::PlanConstants<D>{plan, r_.states(D::slot)});
+            }
+        }
+    }
+
+    template <typename Record, typename Then>
+    METATF_INLINE bool deliver(Record& record, Then& then) {
+        type_ = Record::type;
+        then(record);
+        return true;
+    }
+
+    // Whether the record at run.pos, of type Record, is in its initial layout.
+    template <typename Record>
+    METATF_INLINE bool initial_at(const TraceReader::Run& run, std::uint64_t tag) const {
+        using D = detail::Desc<Codec, Record>;
+        if constexpr (Record::tag < 64) {
+            return run.fast(Record::tag);
+        } else {
+            return run.slot_of(tag) == D::slot && r_.initial(D::slot);
+        }
+    }
+
+    // The planned path's room test: the record and the slack of its wide loads.
+    static METATF_INLINE bool room_for(const TraceReader::Run& run, const RecordPlan& plan) {
+        return plan.usable && static_cast<std::size_t>(run.end - run.pos) >= tag_width + plan.size + 8;
+    }
+
+    // Reads one record and hands it to `then`. Before run.limit every record
+    // in its initial layout fits in the chunk: the switch on its tag, one mask
+    // test, loads at constant offsets. step_general() reads what the fast
+    // paths do not (the chunk's tail, predefined records, shared tags).
+    template <typename Then>
+    METATF_INLINE bool step(Then&& then) {
+        const TraceReader::Run run = r_.run();
+        if (run.pos < run.limit) {
+            const std::uint64_t tag = load_native<tag_width>(run.pos);
+            const bool done = Codec::by_tag(tag, [&]<typename Record>(std::type_identity<Record>) METATF_LAMBDA_INLINE {
+                return take<Record>(run, tag, then);
+            });
+            if (done) return true;
+        }
+        return step_general(then);
+    }
+
+    template <typename Record, typename Then>
+    METATF_INLINE bool take(const TraceReader::Run& run, std::uint64_t tag, Then& then) {
+        using D = detail::Desc<Codec, Record>;
+        Record& record = std::get<Record>(records_);
+        if constexpr (D::fast) {
+            if (initial_at<Record>(run, tag)) {
+                visit_fields(record, detail::InitialLoad<D>{run.pos + tag_width});
+                r_.advance(run.pos + tag_width + D::initial_size, 1);
+                return deliver(record, then);
+            }
+        }
+        if (run.slot_of(tag) != D::slot) return false;
+        if constexpr (D::plannable) {
+            const RecordPlan& plan = r_.plan(D::slot);
+            if (room_for(run, plan)) {
+                visit_fields(record, detail::PlanLoad<D>{plan, r_.states(D::slot), run.pos + tag_width});
+                r_.advance(run.pos + tag_width + plan.size, 1);
+                return deliver(record, then);
+            }
+        }
+        read_at(record, run);
+        return deliver(record, then);
+    }
+
+    // A record that neither fast path reads, out of line.
+    template <typename Record>
+    [[gnu::noinline]] void read_at(Record& record, const TraceReader::Run& run) {
+        r_.begin_record(run, static_cast<std::uint32_t>(Record::type));
+        decode(record);
+        r_.end_record();
+    }
+
+    // Field by field, under the encodings metadata has set (the initial
+    // layout's loads when it is known, bounds-checked).
+    template <typename Record>
+    void decode(Record& record) {
+        using D = detail::Desc<Codec, Record>;
+        if constexpr (D::fast) {
+            if (r_.initial(D::slot)) {
+                visit_fields(record, detail::InitialLoad<D>{r_.fixed(D::initial_size)});
+                return;
+            }
+        }
+        detail::Decode<D> decoder(r_, r_.states(D::slot));
+        visit_fields(record, decoder);
+    }
+
+    // Any record, through the runtime's primitives.
+    template <typename Then>
+    bool step_general(Then&& then) {
+        if (!r_.begin_record()) return false;
+        bool delivered = false;
+        with_slot(r_.slot(), [&](auto& record) {
+            read_general(record);
+            r_.end_record();
+            delivered = deliver(record, then);
+        });
+        return delivered;
+    }
+
+    void read_general(Comment<RecordType>& record) { record.text = r_.read_comment(); }
+    void read_general(Section<RecordType>& record) { record.number = r_.read_section(); }
+    void read_general(Metadata<RecordType>& record) {
+        const MetadataChange m = r_.read_metadata();
+        record = Metadata<RecordType>{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
+        with_slot(m.slot, [&](auto& changed) { set_constants(changed); });
+    }
+    template <typename Record>
+    void read_general(Record& record) {
+        decode(record);
+    }
+
+    // Reads records straight from the chunk, with the cursor in a local
+    // (a register); stops at what only step_general() reads and returns where
+    // that is. `records` counts the records read since the cursor was last
+    // handed back.
+    template <typename Visitor>
+    METATF_INLINE TraceReader::Run visit_fast(Visitor& v, std::uint64_t& records) {
+        TraceReader::Run run = r_.run();
+        while (run.pos < run.limit) {
+            const std::uint64_t tag = load_native<tag_width>(run.pos);
+            const bool read = Codec::by_tag(tag, [&]<typename Record>(std::type_identity<Record>) METATF_LAMBDA_INLINE {
+                return visit_one<Record>(run, tag, v, records);
+            });
+            if (!read) return run;
+        }
+        return run;
+    }
+
+    template <typename Record, typename Visitor>
+    METATF_INLINE bool visit_one(TraceReader::Run& run, std::uint64_t tag, Visitor& v, std::uint64_t& records) {
+        using D = detail::Desc<Codec, Record>;
+        if constexpr (D::fast) {
+            if (initial_at<Record>(run, tag)) {
+                // In a local, so that its members stay in registers.
+                Record record;
+                visit_fields(record, detail::InitialConstants<D>{});
+                visit_fields(record, detail::InitialLoad<D>{run.pos + tag_width});
+                run.pos += tag_width + D::initial_size;
+                ++records;
+                v(record);
+                return true;
+            }
+        }
+        if (run.slot_of(tag) != D::slot) return false;
+        Record& record = std::get<Record>(records_);
+        if constexpr (D::plannable) {
+            const RecordPlan& plan = r_.plan(D::slot);
+            if (room_for(run, plan)) {
+                visit_fields(record, detail::PlanLoad<D>{plan, r_.states(D::slot), run.pos + tag_width});
+                run.pos += tag_width + plan.size;
+                ++records;
+                v(record);
+                return true;
+            }
+        }
+        // The runtime gets the cursor back to read it.
+        r_.advance(run.pos, records);
+        records = 0;
+        read_at(record, run);
+        v(record);
+        run = r_.run();
+        return true;
+    }
+
+    TraceReader r_;
+    RecordType type_{};
+    Records records_;
+};
+
+// Writes a trace of a generated header's DTD. close() finishes it; without
+// close() nothing is left at `path`.
+template <typename Codec>
+class TypedWriter {
+public:
+    using RecordType = typename Codec::RecordType;
+
+    explicit TypedWriter(const std::string& path, WriterOptions options = {}) : w_(path, Codec::dtd, options) {}
+
+    // Writes one record; returns its byte offset within its section.
+    template <detail::UserRecord Record>
+    METATF_INLINE std::uint64_t write(const Record& o) {
+        using D = detail::Desc<Codec, Record>;
+        std::uint64_t offset = 0;
+        if constexpr (D::fast) {
+            if (w_.initial(D::slot) && fits<detail::InitialFits<D>>(o, {})) {
+                std::byte* p = w_.reserve_record<D::tag_width>(D::slot, D::initial_size, offset);
+                detail::members(o, detail::InitialStore<D>{p});
+                w_.end_record();
+                return offset;
+            }
+        }
+        if constexpr (D::plannable) {
+            const RecordPlan& plan = w_.plan(D::slot);
+            FieldState* s = w_.states(D::slot);
+            if (plan.usable && fits<detail::PlanFits<D>>(o, {s})) {
+                std::byte* p = w_.reserve_planned<D::tag_width>(D::slot, plan.size, offset);
+                detail::members(o, detail::PlanStore<D>{s, p});
+                w_.end_record();
+                return offset;
+            }
+        }
+        return write_general(o);
+    }
+
+    void comment(std::string_view text) { w_.comment(text); }
+    // Starts section `number`: the records that follow belong to it.
+    void section(std::uint8_t number) { w_.section(number); }
+    // Metadata: changes a field's width or interpretation for the records that follow.
+    void set_width(RecordType record, std::uint32_t field, std::uint32_t width) {
+        w_.metadata(static_cast<std::uint32_t>(record), field, MetaOp::width, width);
+    }
+    void set_interpretation(RecordType record, std::uint32_t field, MetaOp op, std::uint64_t a = 0, std::int64_t b = 0) {
+        w_.metadata(static_cast<std::uint32_t>(record), field, op, a, static_cast<std::uint64_t>(b));
+    }
+    void close() { w_.close(); }
+
+    TraceWriter& runtime() { return w_; }
+
+private:
+    template <typename Check, typename Record>
+    static METATF_INLINE bool fits(const Record& o, Check check) {
+        detail::members(o, check);
+        return check.ok;
+    }
+
+    // Field by field, under the encodings metadata has set; reports what does not fit.
+    template <typename Record>
+    [[gnu::noinline]] std::uint64_t write_general(const Record& o) {
+        using D = detail::Desc<Codec, Record>;
+        const std::uint64_t offset = w_.begin_record(D::slot);
+        detail::members(o, detail::Encode<D>(w_, w_.states(D::slot)));
+        w_.end_record();
+        return offset;
+    }
+
+    TraceWriter w_;
+};
+
+}  // namespace metatf::rt
