@@ -64,4 +64,7 @@ private:
 
 std::string_view severity_name(Severity s);
 
+// A name as messages show it: 'name'.
+inline std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+
 }  // namespace metatf

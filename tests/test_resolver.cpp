@@ -318,3 +318,51 @@ TEST_CASE("legal but suspicious DTDs compile with warnings") {
     CHECK(briefs("section s 1 { y.width = 1; } x.width = 1; r : x { tag.value = 4; }") ==
           std::vector<std::string>{"1:15: warning: 'y.width' has no effect: no field of the records of section 's' is named 'y'"});
 }
+
+TEST_CASE("a shared definition's errors are reported once, at the definition, however many records use it") {
+    // Its block and its count are wrong in every record that expands it.
+    CHECK(briefs("attrs : (a, b, n*c) { a.type = 4; b.widht = 1; zz.width = 1; a.width = 1; c.width = 1; }\n"
+                 "r1 : (tag, attrs) { tag.value = 4; }\n"
+                 "r2 : (tag, attrs) { tag.value = 5; }\n"
+                 "r3 : (tag, attrs) { tag.value = 6; }\n") ==
+          std::vector<std::string>{
+              "1:16: error: the repeat count 'n' is neither an earlier field of record 'attrs' nor a field kind that "
+              "any property describes; did you mean 'a'?",
+              "1:37: error: unknown property 'widht'; did you mean 'width'? (the properties are width, "
+              "interpretation, value, type, scale, text and mnemonic)",
+              "1:48: error: record 'attrs' has no field 'zz'; did you mean 'a'?"});
+    // A message that names the record is one per record; one that does not, one per site.
+    CHECK(briefs("x.width = 9;\n"
+                 "g : (k, k*x) { k.width = 4; k.type = float; }\n"
+                 "r1 : (tag, g) { tag.value = 4; }\n"
+                 "r2 : (tag, g) { tag.value = 5; }\n"
+                 "r3 : (tag, g) { tag.value = 6; }\n") ==
+          std::vector<std::string>{
+              "1:11: error: width 9 is too wide for field 'g.x' of record 'r1': unsigned fields take 0 to 8 bytes",
+              "1:11: error: width 9 is too wide for field 'g.x' of record 'r2': unsigned fields take 0 to 8 bytes",
+              "1:11: error: width 9 is too wide for field 'g.x' of record 'r3': unsigned fields take 0 to 8 bytes",
+              "2:9: error: the repeat count 'k' must be a plain unsigned integer field, but it is 'float'"});
+}
+
+TEST_CASE("a definition used twice in one record reports a trace record among its fields once for that record") {
+    CHECK(briefs("x.width = 1;\n"
+                 "t : (tag, x) { tag.value = 4; }\n"
+                 "h : (x, t)\n"
+                 "r1 : (tag, h, other : h) { tag.value = 5; }\n"
+                 "r2 : (tag, h) { tag.value = 6; }\n") ==
+          std::vector<std::string>{
+              "3:9: error: record 't' sets 'tag.value', so it is a record of the trace and cannot be a field of 'r1'",
+              "3:9: error: record 't' sets 'tag.value', so it is a record of the trace and cannot be a field of 'r2'"});
+}
+
+TEST_CASE("a reference set in a scope is looked up in each definition whose field reads it") {
+    CHECK(briefs("data.width = len.value;\n"
+                 "a : (len, data) { len.width = 1; }\n"
+                 "b : (data)\n"
+                 "c : (data)\n"
+                 "r1 : (tag, a) { tag.value = 4; }\n"
+                 "r2 : (tag, b) { tag.value = 5; }\n"
+                 "r3 : (tag, c, again : b) { tag.value = 6; }\n") ==
+          std::vector<std::string>{"1:14: error: record 'b' has no field 'len'",
+                                   "1:14: error: record 'c' has no field 'len'"});
+}

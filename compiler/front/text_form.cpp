@@ -8,8 +8,6 @@ namespace metatf::front {
 
 namespace {
 
-std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
-
 const char* format_name(ast::TextFormatKind k) {
     using K = ast::TextFormatKind;
     switch (k) {

@@ -1,0 +1,391 @@
+// Stage 4: each field of a record resolved from the properties it inherits: its
+// type, scale, width, interpretation and text format; then the record's layout.
+//
+// A field of a shared definition inherits from the record's section and from the
+// blocks around it, so it is resolved in every record. What is wrong with a
+// property's value alone is reported once (Finding::value); what is wrong with
+// the field is reported per record, whose name the message carries.
+#include "resolve_stages.hpp"
+
+namespace metatf::front::stage {
+
+namespace {
+
+// Where a leaf's property comes from: its records' blocks, then its section, then the global scope.
+struct Source {
+    const ast::Property* property = nullptr;
+    DefContext* context = nullptr;  // null for scope properties: references resolve where the field is written
+};
+
+// Why a field cannot give a count of repetitions or of bytes, if it cannot.
+std::optional<std::string> count_problem(const ir::Field& t) {
+    if (t.index == 0 && t.kind == "tag") return "it is the record's tag";
+    if (t.type != ir::Type::unsigned_int) return "it is " + quote(rt::name(t.type));
+    if (t.scale != 0) return "it has scale " + std::to_string(t.scale);
+    return std::nullopt;
+}
+
+class FieldResolver {
+public:
+    FieldResolver(Expansion& x, const ir::Schema& schema, Reporter& report) : x_(x), schema_(schema), report_(report) {}
+
+    ResolvedFields run() {
+        out_.text_at.resize(x_.leaves.size());
+        for (Node* leaf : x_.leaves) out_.fields.push_back(resolve_leaf(leaf));
+        out_.layout = layout(x_.root.get());
+        return std::move(out_);
+    }
+
+private:
+    // ---- reporting
+
+    // A property whose value is wrong for any field: reported once.
+    bool value_error(const ast::Property& p, const Location& at, std::string message) {
+        if (report_.first_at({&p, Finding::value})) report_.error(at, std::move(message));
+        return false;
+    }
+    // A reference (or count) wrong in the definition it is read in: reported once there.
+    bool reference_error(const Site& site, const Location& at, std::string message) {
+        if (report_.first_at(site)) report_.error(at, std::move(message));
+        return false;
+    }
+    // Wrong for this field of this record: the message names both.
+    bool field_error(const Location& at, std::string message) {
+        report_.error(at, std::move(message));
+        return false;
+    }
+    std::string describe(const ir::Field& f) const { return "field " + quote(f.path) + " of record " + quote(x_.record); }
+
+    // ---- properties
+
+    Source find_property(const Node* leaf, std::string_view prop) const {
+        if (auto it = leaf->assigned.find(prop); it != leaf->assigned.end()) {
+            return {it->second.property, it->second.context};
+        }
+        for (const Scope* s = x_.scope; s; s = s->parent) {
+            for (const std::string& n : leaf->names) {
+                auto it = s->properties.find(n + "." + std::string(prop));
+                if (it != s->properties.end()) return {it->second.property, nullptr};
+            }
+        }
+        return {};
+    }
+
+    // The leaf a reference names, if it is an earlier field visible from `user`;
+    // `site` is the reference in the syntax tree.
+    Node* referenced_leaf(const Source& src, const void* site, const std::vector<ast::Name>& path, Node* user,
+                          std::string_view what) {
+        // A reference set in a block is read in that block's definition; one set in a
+        // scope, in the definition where the field is written. A definition written
+        // inside another also sees the fields of the one around it.
+        DefContext* ctx = src.context ? src.context : user->written_in;
+        Node* target = nullptr;
+        for (DefContext* c = ctx; c && !target; c = c->lexical_parent) target = lookup(report_, *c, path, false);
+        if (!target) {
+            if (report_.first_at({site, Finding::reference, ctx->def})) lookup(report_, *ctx, path, true);
+            return nullptr;
+        }
+        if (failed_.count(target->index)) return nullptr;  // already reported
+        if (target->index >= user->index) {
+            field_error(path.front().where, std::string(what) + " " + quote(path_text(path)) +
+                                                " must name an earlier field of record " + quote(x_.record));
+            return nullptr;
+        }
+        if (!visible_from(target, user)) {
+            field_error(path.front().where, std::string(what) + " " + quote(path_text(path)) +
+                                                " names a field inside a repetition that does not enclose " +
+                                                quote(leaf_path(x_, user)));
+            return nullptr;
+        }
+        return target;
+    }
+
+    // ---- one field
+
+    // Resolves every property of one leaf into an IR field.
+    ir::Field resolve_leaf(Node* leaf) {
+        ir::Field f;
+        f.index = leaf->index;
+        f.path = leaf_path(x_, leaf);
+        f.kind = leaf->label;
+        mark_names_used(x_, leaf);
+        if (leaf->label == "tag" && leaf->index == 0) {
+            f.width = f.restore_width = schema_.tag_width;
+            return f;
+        }
+        Location width_at = leaf->where, interp_at = leaf->where;
+        bool has_width = false;
+        const bool ok = resolve_type(leaf, f) && resolve_scale(leaf, f) && resolve_width(leaf, f, has_width, width_at) &&
+                        resolve_interpretation(leaf, f, interp_at) && resolve_text(leaf, f);
+        if (!ok || !check_storage(leaf, f, has_width, width_at)) {
+            out_.ok = false;
+            failed_.insert(f.index);
+        }
+        if (ok && f.interpretation.kind == ir::InterpretationKind::section_stride && f.restore_width == 0) {
+            field_error(interp_at, describe(f) + " strides through a section, so it needs the width of the section's "
+                                                 "elements: set '" + leaf->names.front() + ".width'");
+            out_.ok = false;
+        }
+        if (ok && ir::stores_bytes(f.interpretation.kind) && !f.width_from) f.width = f.restore_width;
+        return f;
+    }
+
+    // A field that stores bytes needs a width; width 0 is allowed but suspicious.
+    bool check_storage(const Node* leaf, const ir::Field& f, bool has_width, const Location& width_at) {
+        if (!ir::stores_bytes(f.interpretation.kind)) return true;
+        if (!has_width) {
+            return field_error(leaf->where, describe(f) + " has no width; set '" + leaf->names.front() +
+                                                ".width' in the record, its section or globally");
+        }
+        if (!f.width_from && f.restore_width == 0 && f.type != ir::Type::bytes) {
+            report_.warning(width_at, describe(f) + " has width 0 with interpretation " +
+                                          quote(rt::name(f.interpretation.kind)) +
+                                          ", so it stores nothing; say 'interpretation = default V' if the value is constant");
+        }
+        return true;
+    }
+
+    bool resolve_type(const Node* leaf, ir::Field& f) {
+        const Source width = find_property(leaf, "width");
+        const auto* ref = width.property ? std::get_if<ast::Reference>(&width.property->value) : nullptr;
+        f.type = ref && ref->property.text == "value" ? ir::Type::bytes : ir::Type::unsigned_int;
+        const Source src = find_property(leaf, "type");
+        if (!src.property) return true;
+        const auto* t = std::get_if<ast::TypeName>(&src.property->value);
+        if (!t) return value_error(*src.property, where_of(src.property->value), "'type' takes unsigned, signed, float or bytes");
+        f.type = rt::from_name<ir::Type>(t->name.text).value_or(ir::Type::unsigned_int);
+        return true;
+    }
+
+    bool resolve_scale(const Node* leaf, ir::Field& f) {
+        const Source src = find_property(leaf, "scale");
+        if (!src.property) return true;
+        const Location at = where_of(src.property->value);
+        const auto* num = std::get_if<ast::Integer>(&src.property->value);
+        if (!num || num->negative || num->magnitude > max_scale) {
+            return value_error(*src.property, at, "'scale' takes a number of decimal places from 0 to 19");
+        }
+        if (f.type != ir::Type::unsigned_int && f.type != ir::Type::signed_int) {
+            return field_error(at, "'scale' applies to integer fields; " + describe(f) + " is " + quote(rt::name(f.type)));
+        }
+        f.scale = static_cast<std::uint32_t>(num->magnitude);
+        return true;
+    }
+
+    // The width as written: a number, or a reference. Sets restore_width or width_from.
+    bool resolve_width(Node* leaf, ir::Field& f, bool& has_width, Location& width_at) {
+        const Source src = find_property(leaf, "width");
+        if (!src.property) return true;
+        has_width = true;
+        const ast::Value& v = src.property->value;
+        width_at = where_of(v);
+        if (const auto* num = std::get_if<ast::Integer>(&v)) return fixed_width(*src.property, f, *num);
+        const auto* ref = std::get_if<ast::Reference>(&v);
+        if (!ref) return value_error(*src.property, width_at, "'width' takes a number of bytes or a reference such as 'length.value'");
+        if (ref->property.text != "value" && ref->property.text != "width") {
+            return value_error(*src.property, ref->property.where,
+                               "a width can refer to a field's 'value' or 'width', not its " + quote(ref->property.text));
+        }
+        Node* target = referenced_leaf(src, ref, ref->path, leaf, "the width reference");
+        if (!target) return false;
+        const ir::Field& t = out_.fields[target->index];
+        const Site site{ref, Finding::count, target->written_in->def};
+        if (ref->property.text == "width") {
+            if (t.width_from) {
+                return reference_error(site, width_at, quote(path_text(ref->path)) + " has a width that varies, which cannot be copied");
+            }
+            f.restore_width = t.restore_width;
+            return width_suits_type(f, f.restore_width, width_at);
+        }
+        if (f.type != ir::Type::bytes) {
+            return field_error(width_at, "only a 'bytes' field can take its width from another field; " + describe(f) +
+                                             " is " + quote(rt::name(f.type)));
+        }
+        if (auto problem = count_problem(t)) {
+            return reference_error(site, width_at, "the width of " + quote(f.path) + " comes from " + quote(t.path) +
+                                                       ", which must be a plain unsigned integer field, but " + *problem);
+        }
+        f.width_from = target->index;
+        return true;
+    }
+
+    bool fixed_width(const ast::Property& p, ir::Field& f, const ast::Integer& num) {
+        if (num.negative || num.magnitude > max_bytes_width) {
+            return value_error(p, num.where, "width " + num.text + " is out of range: a width is a number of bytes from 0 to " +
+                                                 std::to_string(max_bytes_width));
+        }
+        f.restore_width = static_cast<std::uint32_t>(num.magnitude);
+        return width_suits_type(f, f.restore_width, num.where);
+    }
+
+    bool width_suits_type(const ir::Field& f, std::uint32_t w, const Location& at) {
+        if ((f.type == ir::Type::unsigned_int || f.type == ir::Type::signed_int) && w > 8) {
+            return field_error(at, "width " + std::to_string(w) + " is too wide for " + describe(f) + ": " +
+                                       std::string(rt::name(f.type)) + " fields take 0 to 8 bytes");
+        }
+        if (f.type == ir::Type::floating && w != 4 && w != 8) {
+            return field_error(at, "width " + std::to_string(w) + " does not suit " + describe(f) +
+                                       ": float fields take 4 or 8 bytes");
+        }
+        return true;
+    }
+
+    // ---- interpretation
+
+    // An interpretation argument as the field's 64 bits, checked against the field's type.
+    std::optional<std::uint64_t> field_value(const ir::Field& f, const ast::Integer& v) {
+        if (f.type == ir::Type::signed_int) {
+            constexpr std::uint64_t limit = std::uint64_t(1) << 63;
+            if (v.magnitude > (v.negative ? limit : limit - 1)) {
+                field_error(v.where, "value " + v.text + " does not fit the signed " + describe(f));
+                return std::nullopt;
+            }
+            return v.negative ? ~v.magnitude + 1 : v.magnitude;
+        }
+        if (v.negative && v.magnitude != 0) {
+            field_error(v.where, "value " + v.text + " is negative, but " + describe(f) + " is unsigned");
+            return std::nullopt;
+        }
+        return v.magnitude;
+    }
+
+    std::optional<std::int64_t> stride_value(const ast::Property& p, const ast::Integer& v) {
+        constexpr std::uint64_t limit = std::uint64_t(1) << 63;
+        if (v.magnitude > (v.negative ? limit : limit - 1)) {
+            value_error(p, v.where, "stride " + v.text + " does not fit in a signed 64-bit integer");
+            return std::nullopt;
+        }
+        return v.negative ? static_cast<std::int64_t>(~v.magnitude + 1) : static_cast<std::int64_t>(v.magnitude);
+    }
+
+    std::optional<std::uint8_t> section_number(const ast::Property& p, const ast::SectionRef& ref) {
+        if (const auto* num = std::get_if<ast::Integer>(&ref)) {
+            for (const auto& s : schema_.sections) {
+                if (s.number != 0 && !num->negative && s.number == num->magnitude) return s.number;
+            }
+            value_error(p, num->where, "there is no section number " + num->text);
+            return std::nullopt;
+        }
+        const ast::Name& n = std::get<ast::Name>(ref);
+        std::vector<std::string> names;
+        for (const auto& s : schema_.sections) {
+            if (s.number != 0 && s.name == n.text) return s.number;
+            if (s.number != 0) names.push_back(s.name);
+        }
+        value_error(p, n.where, "there is no section " + quote(n.text) + did_you_mean(n.text, names));
+        return std::nullopt;
+    }
+
+    bool resolve_interpretation(const Node* leaf, ir::Field& f, Location& interp_at) {
+        const Source src = find_property(leaf, "interpretation");
+        if (!src.property) return true;
+        const ast::Property& p = *src.property;
+        const auto* boxed = std::get_if<ast::InterpretationPtr>(&p.value);
+        const ast::Interpretation* in = boxed ? boxed->get() : nullptr;
+        interp_at = where_of(p.value);
+        if (!in) {
+            return value_error(p, interp_at, "'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset or "
+                                             "sectionStride");
+        }
+        ir::Interpretation& out = f.interpretation;
+        out.kind = in->kind;
+        if (in->kind != ast::InterpretationKind::none && f.type != ir::Type::unsigned_int && f.type != ir::Type::signed_int) {
+            return field_error(in->where, "interpretation " + quote(rt::name(out.kind)) + " applies to integer fields; " +
+                                              describe(f) + " is " + quote(rt::name(f.type)));
+        }
+        if (in->first) {
+            auto v = field_value(f, *in->first);
+            if (!v) return false;
+            out.value = *v;
+        }
+        if (in->step && !resolve_stride(p, *in, f)) return false;
+        if (in->section) {
+            auto s = section_number(p, *in->section);
+            if (!s) return false;
+            out.section = *s;
+        }
+        return true;
+    }
+
+    bool resolve_stride(const ast::Property& p, const ast::Interpretation& in, ir::Field& f) {
+        auto s = stride_value(p, *in.step);
+        if (!s) return false;
+        f.interpretation.stride = *s;
+        if (in.kind == ast::InterpretationKind::section_stride && *s <= 0) {
+            return value_error(p, in.step->where, "the stride of 'sectionStride' counts elements forward and must be positive");
+        }
+        if (*s == 0) {
+            report_.warning(in.step->where, "stride 0 never moves: every value of " + describe(f) + " equals the initial value");
+        }
+        return true;
+    }
+
+    // ---- text
+
+    // The field's text format: its `text` property, or decimal (numbers) / string (bytes).
+    bool resolve_text(const Node* leaf, ir::Field& f) {
+        f.text.format = f.type == ir::Type::bytes ? ir::TextFormat::string : ir::TextFormat::decimal;
+        const Source src = find_property(leaf, "text");
+        out_.text_at[f.index] = src.property ? where_of(src.property->value) : leaf->where;
+        if (!src.property) return true;
+        const auto* t = std::get_if<ast::TextFormat>(&src.property->value);
+        if (!t) {
+            return value_error(*src.property, where_of(src.property->value),
+                               "'text' takes a text format: decimal, hex, chars \"...\", string, line or omit");
+        }
+        if (auto problem = text_format_problem(*t, f, describe(f))) return field_error(t->where, *problem);
+        f.text = field_text(*t);
+        return true;
+    }
+
+    // ---- layout
+
+    std::vector<ir::LayoutItem> layout(Node* n) {
+        std::vector<ir::LayoutItem> items;
+        for (auto& c : n->children) {
+            if (c->kind == Node::Kind::leaf) {
+                items.emplace_back(c->index);
+            } else if (c->kind == Node::Kind::repeat) {
+                ir::Repeat r;
+                r.count = repeat_count(c.get());
+                r.items = layout(c.get());
+                items.emplace_back(std::move(r));
+            } else {
+                for (auto& item : layout(c.get())) items.push_back(std::move(item));
+            }
+        }
+        return items;
+    }
+
+    std::uint32_t repeat_count(Node* repeat) {
+        const auto leaves = leaves_of(repeat);
+        if (leaves.empty()) return 0;
+        Node* target = referenced_leaf(Source{nullptr, repeat->written_in}, repeat->count, {*repeat->count}, leaves.front(),
+                                       "the repeat count");
+        if (!target) {
+            out_.ok = false;
+            return 0;
+        }
+        if (auto problem = count_problem(out_.fields[target->index])) {
+            reference_error({repeat->count, Finding::count}, repeat->count->where,
+                            "the repeat count " + quote(repeat->count->text) +
+                                " must be a plain unsigned integer field, but " + *problem);
+            out_.ok = false;
+        }
+        return target->index;
+    }
+
+    Expansion& x_;
+    const ir::Schema& schema_;
+    Reporter& report_;
+    ResolvedFields out_;
+    std::set<std::uint32_t> failed_;  // fields already reported as wrong
+};
+
+}  // namespace
+
+ResolvedFields resolve_fields(Expansion& x, const ir::Schema& schema, Reporter& report) {
+    return FieldResolver(x, schema, report).run();
+}
+
+}  // namespace metatf::front::stage
