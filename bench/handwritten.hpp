@@ -29,16 +29,26 @@ namespace bench {
 
 static_assert(std::endian::native == std::endian::little, "the hand-written codec assumes a little-endian host");
 
-enum class Encoding { paper, compact };
+// paper and compact encode the workload of workload.hpp; heap64 and
+// heap64_compact the one of realistic_workload.hpp (heap64_codec.hpp).
+enum class Encoding { paper, compact, heap64, heap64_compact };
+inline constexpr Encoding all_encodings[] = {Encoding::paper, Encoding::compact, Encoding::heap64, Encoding::heap64_compact};
 
-inline const char* encoding_name(Encoding e) { return e == Encoding::paper ? "paper" : "compact"; }
+inline const char* encoding_name(Encoding e) {
+    constexpr const char* names[] = {"paper", "compact", "heap64", "heap64-compact"};
+    return names[static_cast<int>(e)];
+}
+constexpr bool is_heap64(Encoding e) { return e == Encoding::heap64 || e == Encoding::heap64_compact; }
+// Whether the encoding stores the time (and the heap64 ones the thread).
+constexpr bool has_time(Encoding e) { return e != Encoding::paper; }
 
 // HATF tags (1 byte) and the metadata property codes the compact encoding uses.
 namespace tag {
 inline constexpr std::uint8_t metadata = 3, alloc = 4, free = 5, realloc_alloc_free = 7;
 }
 namespace op {
-inline constexpr std::uint8_t width = 0, none = 1, base_offset = 2, delta = 3, stride = 6, section_stride = 7;
+inline constexpr std::uint8_t width = 0, none = 1, base_offset = 2, delta = 3, default_value = 4, section_offset = 5, stride = 6,
+                              section_stride = 7;
 }
 
 // One metadata change at the start of a compact trace. `slot` and `field`
@@ -76,7 +86,7 @@ inline constexpr Change compact_changes[] = {
 // stall that belongs to this consumer, not to either codec).
 struct Checksum {
     std::uint64_t allocs = 0, frees = 0, reallocs = 0;
-    std::uint64_t size = 0, address = 0, new_address = 0, time = 0;
+    std::uint64_t size = 0, address = 0, new_address = 0, time = 0, thread = 0;
 
     void alloc(std::uint64_t s, std::uint64_t a, std::uint64_t t) {
         ++allocs;
@@ -95,6 +105,19 @@ struct Checksum {
         address ^= from * 5;
         new_address += to;
         time += t * 5;
+    }
+    // The heap64 encodings store the thread too.
+    void alloc(std::uint64_t s, std::uint64_t a, std::uint64_t t, std::uint64_t th) {
+        alloc(s, a, t);
+        thread += th;
+    }
+    void free(std::uint64_t a, std::uint64_t t, std::uint64_t th) {
+        free(a, t);
+        thread += th * 3;
+    }
+    void realloc(std::uint64_t s, std::uint64_t from, std::uint64_t to, std::uint64_t t, std::uint64_t th) {
+        realloc(s, from, to, t);
+        thread += th * 5;
     }
     bool operator==(const Checksum&) const = default;
 };
