@@ -51,8 +51,11 @@ inline constexpr Change heap64_changes[] = {
 
 // heap64_compact, at the start: size 2 bytes; addresses delta from 0, 4
 // bytes (the width they had); thread baseOffset main_tid, 1 byte; time
-// delta from start_time, 2 bytes. An interpretation that stores bytes brings
-// back the field's last width (4 for thread, 8 for time), hence the widths after.
+// delta from start_time, 2 bytes (4 for the rarer reallocs). An
+// interpretation that stores bytes brings back the field's last width (4 for
+// thread, 8 for time), hence the widths after it. These narrow widths are
+// also compact64's `narrow` below; were they to differ, the two writers'
+// files would differ, which the benchmark checks at startup.
 inline constexpr Change heap64_compact_changes[] = {
     {tag::alloc, 3, 1, op::width, 2, 0},
     {tag::alloc, 3, 2, op::delta, 0, 0},
@@ -71,7 +74,7 @@ inline constexpr Change heap64_compact_changes[] = {
     {tag::realloc_alloc_free, 6, 4, op::base_offset, main_tid, 0},
     {tag::realloc_alloc_free, 6, 4, op::width, 1, 0},
     {tag::realloc_alloc_free, 6, 6, op::delta, start_time, 0},
-    {tag::realloc_alloc_free, 6, 6, op::width, 2, 0},
+    {tag::realloc_alloc_free, 6, 6, op::width, 4, 0},
 };
 
 inline std::span<const Change> start_changes(Encoding e) {
@@ -108,7 +111,7 @@ inline constexpr Stored realloc_fields[] = {{1, 2, How::none, Source::size, 0},
                                             {2, 4, How::delta, Source::address, 0},
                                             {3, 4, How::delta, Source::new_address, 0},
                                             {4, 1, How::base_offset, Source::thread, main_tid},
-                                            {6, 2, How::delta, Source::time, start_time}};
+                                            {6, 4, How::delta, Source::time, start_time}};
 inline constexpr std::span<const Stored> fields_of[] = {alloc_fields, free_fields, realloc_fields};
 inline constexpr std::size_t max_fields = 5;
 
@@ -138,16 +141,27 @@ public:
     }
 
     Plan plan(const Event& e) {
-        const auto k = static_cast<std::size_t>(e.kind);
-        Plan p{fields_of[k], {}, {}, false};
-        for (std::size_t i = 0; i < p.fields.size(); ++i) {
-            const Stored& f = p.fields[i];
+        switch (e.kind) {
+            case Kind::alloc: return fill<alloc_fields>(e, previous_[0]);
+            case Kind::free: return fill<free_fields>(e, previous_[1]);
+            case Kind::realloc: return fill<realloc_fields>(e, previous_[2]);
+        }
+        return {};
+    }
+
+private:
+    // One record type's fields, a constant, so that the loop unrolls and each field's treatment is known.
+    template <const auto& Fields>
+    static Plan fill(const Event& e, std::uint64_t* previous) {
+        Plan p{Fields, {}, {}, false};
+        for (std::size_t i = 0; i < std::size(Fields); ++i) {
+            const Stored& f = Fields[i];
             const std::uint64_t v = value(e, f.from);
             std::uint64_t raw = v;
             if (f.how == How::base_offset) raw = v - f.origin;
             if (f.how == How::delta) {
-                raw = v - previous_[k][i];
-                previous_[k][i] = v;
+                raw = v - previous[i];
+                previous[i] = v;
             }
             unsigned w = f.narrow;
             while (!fits(raw, w, f.how != How::none)) w = w < 2 ? 2 : 2 * w;
@@ -158,7 +172,6 @@ public:
         return p;
     }
 
-private:
     static std::uint64_t value(const Event& e, Source s) {
         switch (s) {
             case Source::size: return e.size;
