@@ -5,11 +5,9 @@
 // codec for one format would do; the generated codec learns it from the
 // DTD's initial encoding and the trace's metadata records at run time.
 //
-// The file around the records is the Meta-TF container (header, embedded
-// DTD, section index), written and read here by hand as well, so that both
-// sides do the same I/O: records are buffered and written in chunks of at
-// least 1 MiB, the header is rewritten at close, and the file is renamed
-// into place; the reader freads the header, the index and each chunk.
+// The file around the records is the Meta-TF container, version 2, written
+// and read by hand as well (hw_container.hpp), so that both sides do the
+// same I/O.
 #pragma once
 
 #include <bit>
@@ -24,22 +22,33 @@
 #include <string_view>
 #include <vector>
 
+#include "hw_container.hpp"
 #include "workload.hpp"
 
 namespace bench {
 
 static_assert(std::endian::native == std::endian::little, "the hand-written codec assumes a little-endian host");
 
-enum class Encoding { paper, compact };
+// paper and compact encode the workload of workload.hpp; heap64 and
+// heap64_compact the one of realistic_workload.hpp (heap64_codec.hpp).
+enum class Encoding { paper, compact, heap64, heap64_compact };
+inline constexpr Encoding all_encodings[] = {Encoding::paper, Encoding::compact, Encoding::heap64, Encoding::heap64_compact};
 
-inline const char* encoding_name(Encoding e) { return e == Encoding::paper ? "paper" : "compact"; }
+inline const char* encoding_name(Encoding e) {
+    constexpr const char* names[] = {"paper", "compact", "heap64", "heap64-compact"};
+    return names[static_cast<int>(e)];
+}
+constexpr bool is_heap64(Encoding e) { return e == Encoding::heap64 || e == Encoding::heap64_compact; }
+// Whether the encoding stores the time (and the heap64 ones the thread).
+constexpr bool has_time(Encoding e) { return e != Encoding::paper; }
 
 // HATF tags (1 byte) and the metadata property codes the compact encoding uses.
 namespace tag {
 inline constexpr std::uint8_t metadata = 3, alloc = 4, free = 5, realloc_alloc_free = 7;
 }
 namespace op {
-inline constexpr std::uint8_t width = 0, none = 1, base_offset = 2, delta = 3, stride = 6, section_stride = 7;
+inline constexpr std::uint8_t width = 0, none = 1, base_offset = 2, delta = 3, default_value = 4, section_offset = 5, stride = 6,
+                              section_stride = 7;
 }
 
 // One metadata change at the start of a compact trace. `slot` and `field`
@@ -77,7 +86,7 @@ inline constexpr Change compact_changes[] = {
 // stall that belongs to this consumer, not to either codec).
 struct Checksum {
     std::uint64_t allocs = 0, frees = 0, reallocs = 0;
-    std::uint64_t size = 0, address = 0, new_address = 0, time = 0;
+    std::uint64_t size = 0, address = 0, new_address = 0, time = 0, thread = 0;
 
     void alloc(std::uint64_t s, std::uint64_t a, std::uint64_t t) {
         ++allocs;
@@ -97,135 +106,28 @@ struct Checksum {
         new_address += to;
         time += t * 5;
     }
+    // The heap64 encodings store the thread too.
+    void alloc(std::uint64_t s, std::uint64_t a, std::uint64_t t, std::uint64_t th) {
+        alloc(s, a, t);
+        thread += th;
+    }
+    void free(std::uint64_t a, std::uint64_t t, std::uint64_t th) {
+        free(a, t);
+        thread += th * 3;
+    }
+    void realloc(std::uint64_t s, std::uint64_t from, std::uint64_t to, std::uint64_t t, std::uint64_t th) {
+        realloc(s, from, to, t);
+        thread += th * 5;
+    }
     bool operator==(const Checksum&) const = default;
-};
-
-// The container's identity: what the header embeds.
-struct Container {
-    std::uint64_t fingerprint;
-    std::string_view name;
-    std::string_view text;
 };
 
 namespace hw {
 
-[[noreturn, gnu::cold]] inline void fail(const std::string& why) { throw std::runtime_error("hand-written codec: " + why); }
-
-inline void put16(std::byte* p, std::uint16_t v) { std::memcpy(p, &v, 2); }
-inline void put32(std::byte* p, std::uint32_t v) { std::memcpy(p, &v, 4); }
-inline void put64(std::byte* p, std::uint64_t v) { std::memcpy(p, &v, 8); }
-inline std::uint16_t get16(const std::byte* p) {
-    std::uint16_t v;
-    std::memcpy(&v, p, 2);
-    return v;
-}
-inline std::uint32_t get32(const std::byte* p) {
-    std::uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-}
-inline std::uint64_t get64(const std::byte* p) {
-    std::uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-}
 inline bool fits16(std::int64_t d) { return d >= -32768 && d <= 32767; }
 inline bool fits32(std::int64_t d) { return d >= INT32_MIN && d <= INT32_MAX; }
 inline std::uint64_t sext16(std::uint16_t v) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int16_t>(v))); }
 inline std::uint64_t sext32(std::uint32_t v) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(v))); }
-
-struct File {
-    std::FILE* f;
-    File(const std::string& path, const char* mode) : f(std::fopen(path.c_str(), mode)) {
-        if (!f) fail("cannot open " + path);
-    }
-    ~File() {
-        if (f) std::fclose(f);
-    }
-    File(const File&) = delete;
-    File& operator=(const File&) = delete;
-    void write(const void* data, std::size_t n) {
-        if (std::fwrite(data, 1, n, f) != n) fail("write error");
-    }
-    void read_at(std::uint64_t offset, void* out, std::size_t n) {
-        if (std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0 || std::fread(out, 1, n, f) != n) fail("read error");
-    }
-};
-
-struct ChunkRef {
-    std::uint64_t start, size;
-};
-
-inline std::vector<std::byte> prologue(const Container& c, std::uint64_t chunks, std::uint64_t data_start,
-                                       std::uint64_t records, std::uint64_t index_offset) {
-    std::vector<std::byte> p(16 + 40 + c.name.size() + c.text.size());
-    std::memcpy(p.data(), "\177MTF", 4);
-    p[4] = std::byte{2};  // 64-bit class
-    p[5] = std::byte{1};  // little-endian
-    p[6] = static_cast<std::byte>(c.name.size());
-    p[7] = std::byte{1};  // container version
-    put64(p.data() + 8, c.fingerprint);
-    const std::uint64_t words[5] = {chunks, data_start, records, index_offset, c.text.size()};
-    for (int i = 0; i < 5; ++i) put64(p.data() + 16 + 8 * i, words[i]);
-    std::memcpy(p.data() + 56, c.name.data(), c.name.size());
-    std::memcpy(p.data() + 56 + c.name.size(), c.text.data(), c.text.size());
-    return p;
-}
-
-// Records go to a buffer flushed as a chunk once it holds 1 MiB or more.
-class TraceOut {
-public:
-    static constexpr std::size_t chunk_bytes = std::size_t(1) << 20;
-
-    TraceOut(const std::string& path, const Container& c)
-        : path_(path), temporary_(path + ".partial"), container_(c), file_(temporary_, "wb+"),
-          buffer_(std::make_unique<std::byte[]>(chunk_bytes + 64)) {
-        const auto p = prologue(c, 0, 0, 0, 0);
-        file_.write(p.data(), p.size());
-        position_ = data_start_ = p.size();
-    }
-
-    std::byte* at() { return buffer_.get() + used_; }
-    void commit(std::size_t n) {
-        used_ += n;
-        ++records_;
-        if (used_ >= chunk_bytes) flush();
-    }
-
-    void close() {
-        flush();
-        std::vector<std::byte> index(24 * chunks_.size());
-        for (std::size_t i = 0; i < chunks_.size(); ++i) {
-            put64(index.data() + 24 * i, 0);
-            put64(index.data() + 24 * i + 8, chunks_[i].start);
-            put64(index.data() + 24 * i + 16, chunks_[i].size);
-        }
-        file_.write(index.data(), index.size());
-        const auto p = prologue(container_, chunks_.size(), data_start_, records_, position_);
-        if (std::fseek(file_.f, 0, SEEK_SET) != 0) fail("seek error");
-        file_.write(p.data(), p.size());
-        if (std::fclose(file_.f) != 0) fail("write error");
-        file_.f = nullptr;
-        if (std::rename(temporary_.c_str(), path_.c_str()) != 0) fail("cannot rename " + temporary_);
-    }
-
-private:
-    void flush() {
-        if (used_ == 0) return;
-        file_.write(buffer_.get(), used_);
-        chunks_.push_back({position_, used_});
-        position_ += used_;
-        used_ = 0;
-    }
-
-    std::string path_, temporary_;
-    Container container_;
-    File file_;
-    std::unique_ptr<std::byte[]> buffer_;
-    std::size_t used_ = 0;
-    std::uint64_t position_ = 0, data_start_ = 0, records_ = 0;
-    std::vector<ChunkRef> chunks_;
-};
 
 inline unsigned metadata_values(std::uint8_t o) { return o == op::none ? 0 : (o == op::stride || o == op::section_stride) ? 2 : 1; }
 
@@ -391,48 +293,15 @@ void write_handwritten(const std::string& path, const Container& c, std::span<co
     out.close();
 }
 
-// Reads a trace of the encoding E. With Decode false it only does the I/O
-// (header, index, every chunk), the floor under both readers.
+// Reads a trace of the encoding E; without Decode, only its I/O.
 template <Encoding E, bool Decode = true>
-Checksum read_handwritten(const std::string& path, std::uint64_t fingerprint) {
-    hw::File f(path, "rb");
-    std::byte head[56];
-    f.read_at(0, head, sizeof head);
-    if (std::memcmp(head, "\177MTF", 4) != 0 || head[4] != std::byte{2} || head[5] != std::byte{1} ||
-        hw::get64(head + 8) != fingerprint) {
-        hw::fail("not a 64-bit little-endian trace of this DTD");
-    }
-    const std::uint64_t chunks = hw::get64(head + 16), records = hw::get64(head + 32), index_offset = hw::get64(head + 40);
-    std::vector<std::byte> index(24 * chunks);
-    f.read_at(index_offset, index.data(), index.size());
-    std::vector<std::byte> buffer;
+Checksum read_handwritten(const std::string& path, const Container& c) {
     hw::CompactState s;
     Checksum sum;
-    std::uint64_t n = 0;
-    for (std::uint64_t i = 0; i < chunks; ++i) {
-        const std::byte* e = index.data() + 24 * i;
-        if (hw::get64(e) != 0) hw::fail("a chunk of another section");
-        buffer.resize(hw::get64(e + 16));
-        f.read_at(hw::get64(e + 8), buffer.data(), buffer.size());
-        if constexpr (Decode) n += hw::decode_chunk<E>(buffer.data(), buffer.data() + buffer.size(), s, sum);
-    }
-    if (Decode && n != records) hw::fail("record count differs from the header");
+    hw::read_chunks<Decode>(path, c, 0, [&](const std::byte* begin, const std::byte* end) {
+        return hw::decode_chunk<E>(begin, end, s, sum);
+    });
     return sum;
-}
-
-// Writes a finished file image the way both writers do (chunks, then the
-// header again at offset 0, then rename): the I/O floor under both writers.
-inline void write_image(const std::string& path, std::span<const std::byte> image, std::size_t prologue_size) {
-    const std::string temporary = path + ".partial";
-    hw::File f(temporary, "wb+");
-    for (std::size_t at = 0; at < image.size(); at += hw::TraceOut::chunk_bytes) {
-        f.write(image.data() + at, std::min(hw::TraceOut::chunk_bytes, image.size() - at));
-    }
-    if (std::fseek(f.f, 0, SEEK_SET) != 0) hw::fail("seek error");
-    f.write(image.data(), prologue_size);
-    if (std::fclose(f.f) != 0) hw::fail("write error");
-    f.f = nullptr;
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) hw::fail("cannot rename " + temporary);
 }
 
 }  // namespace bench

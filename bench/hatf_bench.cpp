@@ -24,6 +24,8 @@
 #include <hatf10.hpp>
 
 #include "handwritten.hpp"
+#include "heap64_codec.hpp"
+#include "realistic_workload.hpp"
 #include "workload.hpp"
 
 namespace {
@@ -35,14 +37,12 @@ constexpr std::uint64_t workload_seed = 0x4841544631302e30ull;  // "HATF10.0"
 
 // ---- the generated side ----------------------------------------------------------------
 
-void announce_compact(hatf10::Writer& w) {
-    for (const Change& c : compact_changes) {
-        const auto type = static_cast<hatf10::RecordType>(c.slot);
-        if (c.op == op::width) {
-            w.set_width(type, c.field, static_cast<std::uint32_t>(c.a));
-        } else {
-            w.set_interpretation(type, c.field, static_cast<rt::MetaOp>(c.op), c.a, c.b);
-        }
+void announce(hatf10::Writer& w, const Change& c) {
+    const auto type = static_cast<hatf10::RecordType>(c.slot);
+    if (c.op == op::width) {
+        w.set_width(type, c.field, static_cast<std::uint32_t>(c.a));
+    } else {
+        w.set_interpretation(type, c.field, static_cast<rt::MetaOp>(c.op), c.a, c.b);
     }
 }
 
@@ -50,23 +50,30 @@ template <Encoding E>
 void write_generated(const std::string& path, std::span<const Event> events) {
     metatf::rt::WriterOptions options;
     options.output.replace = true;  // every iteration rewrites the same file
-    options.version = 1;  // the layout the hand-written writer and reader (handwritten.hpp) share
     hatf10::Writer w(path, options);
-    if constexpr (E == Encoding::compact) announce_compact(w);
+    for (const Change& c : start_changes(E)) announce(w, c);
     hatf10::Alloc a;
     hatf10::Free f;
     hatf10::ReallocAllocFree r;
+    [[maybe_unused]] compact64::Planner planner;
     for (const Event& e : events) {
-        const std::uint64_t time = E == Encoding::compact ? e.time : 0;  // the paper's encoding has no time
+        const std::uint64_t time = has_time(E) ? e.time : 0;  // the paper's encoding has no time
+        [[maybe_unused]] compact64::Plan plan;
+        if constexpr (E == Encoding::heap64_compact) {  // widen what does not fit, for this record only
+            plan = planner.plan(e);
+            if (plan.widened) compact64::each_width_change(e, plan, false, [&](const Change& c) { announce(w, c); });
+        }
         switch (e.kind) {
             case Kind::alloc:
                 a.size = e.size;
                 a.address = e.address;
+                a.thread = e.thread;
                 a.time = time;
                 w.write(a);
                 break;
             case Kind::free:
                 f.address = e.address;
+                f.thread = e.thread;
                 f.time = time;
                 w.write(f);
                 break;
@@ -74,16 +81,46 @@ void write_generated(const std::string& path, std::span<const Event> events) {
                 r.size = e.size;
                 r.oldAddress = e.address;
                 r.newAddress = e.new_address;
+                r.thread = e.thread;
                 r.time = time;
                 w.write(r);
                 break;
+        }
+        if constexpr (E == Encoding::heap64_compact) {
+            if (plan.widened) compact64::each_width_change(e, plan, true, [&](const Change& c) { announce(w, c); });
         }
     }
     w.close();
 }
 
+// Adds a record to the checksum: the heap64 encodings' with their thread.
+template <Encoding E>
+void consume(Checksum& sum, const hatf10::Alloc& x) {
+    if constexpr (is_heap64(E)) {
+        sum.alloc(x.size, x.address, x.time, x.thread);
+    } else {
+        sum.alloc(x.size, x.address, x.time);
+    }
+}
+template <Encoding E>
+void consume(Checksum& sum, const hatf10::Free& x) {
+    if constexpr (is_heap64(E)) {
+        sum.free(x.address, x.time, x.thread);
+    } else {
+        sum.free(x.address, x.time);
+    }
+}
+template <Encoding E>
+void consume(Checksum& sum, const hatf10::ReallocAllocFree& x) {
+    if constexpr (is_heap64(E)) {
+        sum.realloc(x.size, x.oldAddress, x.newAddress, x.time, x.thread);
+    } else {
+        sum.realloc(x.size, x.oldAddress, x.newAddress, x.time);
+    }
+}
+
 // Reads with the generated reader; `check`, when given, gets every event record.
-template <typename Check>
+template <Encoding E, typename Check>
 Checksum read_generated(const std::string& path, Check&& check) {
     using hatf10::RecordType;
     hatf10::Reader r(path);
@@ -92,20 +129,21 @@ Checksum read_generated(const std::string& path, Check&& check) {
         switch (r.type()) {
             case RecordType::Alloc: {
                 const auto& x = r.get<hatf10::Alloc>();
-                check(Event{Kind::alloc, static_cast<std::uint32_t>(x.size), x.address, 0, x.time});
-                sum.alloc(x.size, x.address, x.time);
+                check(Event{Kind::alloc, static_cast<std::uint32_t>(x.size), x.address, 0, x.time, static_cast<std::uint32_t>(x.thread)});
+                consume<E>(sum, x);
                 break;
             }
             case RecordType::Free: {
                 const auto& x = r.get<hatf10::Free>();
-                check(Event{Kind::free, 0, x.address, 0, x.time});
-                sum.free(x.address, x.time);
+                check(Event{Kind::free, 0, x.address, 0, x.time, static_cast<std::uint32_t>(x.thread)});
+                consume<E>(sum, x);
                 break;
             }
             case RecordType::ReallocAllocFree: {
                 const auto& x = r.get<hatf10::ReallocAllocFree>();
-                check(Event{Kind::realloc, static_cast<std::uint32_t>(x.size), x.oldAddress, x.newAddress, x.time});
-                sum.realloc(x.size, x.oldAddress, x.newAddress, x.time);
+                check(Event{Kind::realloc, static_cast<std::uint32_t>(x.size), x.oldAddress, x.newAddress, x.time,
+                            static_cast<std::uint32_t>(x.thread)});
+                consume<E>(sum, x);
                 break;
             }
             case RecordType::Metadata: break;
@@ -115,22 +153,21 @@ Checksum read_generated(const std::string& path, Check&& check) {
     return sum;
 }
 
+template <Encoding E>
 Checksum read_generated(const std::string& path) {
-    return read_generated(path, [](const Event&) {});
+    return read_generated<E>(path, [](const Event&) {});
 }
 
 // The same through the generated visitor interface.
+template <Encoding E>
 Checksum visit_generated(const std::string& path) {
     hatf10::Reader r(path);
     Checksum sum;
     r.visit([&](const auto& x) {
         using Record = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<Record, hatf10::Alloc>) {
-            sum.alloc(x.size, x.address, x.time);
-        } else if constexpr (std::is_same_v<Record, hatf10::Free>) {
-            sum.free(x.address, x.time);
-        } else if constexpr (std::is_same_v<Record, hatf10::ReallocAllocFree>) {
-            sum.realloc(x.size, x.oldAddress, x.newAddress, x.time);
+        if constexpr (std::is_same_v<Record, hatf10::Alloc> || std::is_same_v<Record, hatf10::Free> ||
+                      std::is_same_v<Record, hatf10::ReallocAllocFree>) {
+            consume<E>(sum, x);
         } else if constexpr (!std::is_same_v<Record, hatf10::Metadata>) {
             throw std::runtime_error("unexpected record type in the benchmark trace");
         }
@@ -138,20 +175,43 @@ Checksum visit_generated(const std::string& path) {
     return sum;
 }
 
+// ---- the hand-written side, by encoding ------------------------------------------------
+
+template <Encoding E>
+void write_hand(const std::string& path, const Container& c, std::span<const Event> events) {
+    if constexpr (is_heap64(E)) {
+        write_heap64_handwritten<E>(path, c, events);
+    } else {
+        write_handwritten<E>(path, c, events);
+    }
+}
+
+template <Encoding E, bool Decode = true>
+Checksum read_hand(const std::string& path, const Container& c) {
+    if constexpr (is_heap64(E)) {
+        return read_heap64_handwritten<E, Decode>(path, c);
+    } else {
+        return read_handwritten<E, Decode>(path, c);
+    }
+}
+
 // ---- data and the one-time checks --------------------------------------------------------
 
 struct Trace {
     std::string path;               // written by the generated writer; both readers read it
     std::vector<std::byte> image;   // its bytes
-    std::size_t prologue_size = 0;  // header and embedded DTD
+    std::vector<hw::ChunkRef> chunks;  // where its chunks are (for the io-only writer)
     Checksum expected;
 };
 
 struct Data {
-    std::vector<Event> events;
+    std::vector<Event> events;         // workload.hpp's: the paper and compact encodings
+    std::vector<Event> heap64_events;  // realistic_workload.hpp's: the heap64 encodings
     Container container{};
     std::string scratch;  // every write benchmark writes here
-    Trace traces[2];      // by Encoding
+    Trace traces[4];      // by Encoding
+
+    const std::vector<Event>& events_of(Encoding e) const { return is_heap64(e) ? heap64_events : events; }
 };
 
 Data data;
@@ -180,13 +240,16 @@ void cleanup() {
 
 Checksum expected_sum(Encoding e) {
     Checksum sum;
-    for (const Event& x : data.events) {
-        const std::uint64_t t = e == Encoding::compact ? x.time : 0;
+    for (const Event& x : data.events_of(e)) {
+        const std::uint64_t t = has_time(e) ? x.time : 0;
         switch (x.kind) {
             case Kind::alloc: sum.alloc(x.size, x.address, t); break;
             case Kind::free: sum.free(x.address, t); break;
             case Kind::realloc: sum.realloc(x.size, x.address, x.new_address, t); break;
         }
+        if (!is_heap64(e)) continue;
+        const std::uint64_t weight[] = {1, 3, 5};  // as Checksum weighs the thread of each record type
+        sum.thread += x.thread * weight[static_cast<int>(x.kind)];
     }
     return sum;
 }
@@ -196,8 +259,9 @@ void prepare(const std::string& dir, const std::string& stem) {
     Trace& t = data.traces[static_cast<int>(E)];
     t.path = dir + "/" + stem + "-" + encoding_name(E) + ".mtf";
     const std::string hand = dir + "/" + stem + "-" + encoding_name(E) + "-hand.mtf";
-    write_generated<E>(t.path, data.events);
-    write_handwritten<E>(hand, data.container, data.events);
+    const std::vector<Event>& events = data.events_of(E);
+    write_generated<E>(t.path, events);
+    write_hand<E>(hand, data.container, events);
     t.image = slurp(t.path);
     const auto other = slurp(hand);
     std::remove(hand.c_str());
@@ -207,48 +271,70 @@ void prepare(const std::string& dir, const std::string& stem) {
         give_up(std::string("the hand-written writer's ") + encoding_name(E) + " trace differs from the generated writer's at byte " +
                 std::to_string(at) + " (sizes " + std::to_string(t.image.size()) + " and " + std::to_string(other.size()) + ")");
     }
-    t.prologue_size = 56 + data.container.name.size() + data.container.text.size();
+    hw::File image_file(t.path, "rb");
+    t.chunks = hw::read_container(image_file, data.container);
     t.expected = expected_sum(E);
     std::size_t i = 0;
-    const Checksum generated = read_generated(t.path, [&](const Event& got) {
-        const Event& want = data.events[i++];
-        const std::uint64_t time = E == Encoding::compact ? want.time : 0;
+    const Checksum generated = read_generated<E>(t.path, [&](const Event& got) {
+        const Event& want = events[i++];
+        const std::uint64_t time = has_time(E) ? want.time : 0;
         if (got.kind != want.kind || got.size != want.size || got.address != want.address ||
-            got.new_address != want.new_address || got.time != time) {
-            give_up("the generated reader returned a wrong record " + std::to_string(i - 1));
+            got.new_address != want.new_address || got.time != time || got.thread != want.thread) {
+            give_up(std::string("the generated reader returned a wrong record ") + std::to_string(i - 1) + " of the " + encoding_name(E) +
+                    " trace");
         }
     });
-    if (i != data.events.size() || !(generated == t.expected)) give_up("the generated reader's records differ from the workload");
-    if (!(visit_generated(t.path) == t.expected)) give_up("the generated reader's visitor gives other records");
-    if (!(read_handwritten<E>(t.path, data.container.fingerprint) == t.expected)) {
+    if (i != events.size() || !(generated == t.expected)) give_up("the generated reader's records differ from the workload");
+    if (!(visit_generated<E>(t.path) == t.expected)) give_up("the generated reader's visitor gives other records");
+    if (!(read_hand<E>(t.path, data.container) == t.expected)) {
         give_up("the hand-written reader's records differ from the workload");
     }
 }
 
+std::size_t count_from(const char* variable, std::size_t fallback) {
+    const char* n = std::getenv(variable);
+    return n && *n ? std::strtoull(n, nullptr, 10) : fallback;
+}
+
 void setup() {
-    std::size_t records = 1'000'000;
-    if (const char* n = std::getenv("METATF_BENCH_RECORDS")) records = std::strtoull(n, nullptr, 10);
+    const std::size_t records = count_from("METATF_BENCH_RECORDS", 1'000'000);
+    const std::size_t heap64_records = count_from("METATF_BENCH_HEAP64_RECORDS", 3'000'000);
     const char* dir_env = std::getenv("METATF_BENCH_DIR");
     const std::string dir = dir_env && *dir_env ? dir_env : "/tmp";
     const std::string stem = "hatf_bench-" + std::to_string(::getpid());
     WorkloadStats st;
     data.events = make_workload(records, workload_seed, &st);
+    RealisticStats hst;
+    data.heap64_events = make_realistic_workload(heap64_records, workload_seed, &hst);
     data.container = {rt::fingerprint(hatf10::dtd), hatf10::dtd.name, hatf10::dtd.text};
     data.scratch = dir + "/" + stem + "-scratch.mtf";
     prepare<Encoding::paper>(dir, stem);
     prepare<Encoding::compact>(dir, stem);
+    prepare<Encoding::heap64>(dir, stem);
+    prepare<Encoding::heap64_compact>(dir, stem);
     std::fprintf(stderr,
                  "workload: %zu records (%zu alloc, %zu free, %zu realloc; %zu blocks reused), heap top 0x%llx\n"
-                 "traces: paper %zu bytes, compact %zu bytes, in %s; hand-written files byte-identical, readers agree\n",
+                 "heap64 workload: %zu records (%zu alloc, %zu free, %zu realloc; %zu blocks reused, %zu mapped, "
+                 "%zu freed by another thread; largest %u bytes)\n"
+                 "traces in %s: paper %zu bytes, compact %zu, heap64 %zu, heap64-compact %zu; "
+                 "hand-written files byte-identical, readers agree\n",
                  data.events.size(), st.allocs, st.frees, st.reallocs, st.reused, static_cast<unsigned long long>(st.heap_top),
-                 data.traces[0].image.size(), data.traces[1].image.size(), dir.c_str());
+                 data.heap64_events.size(), hst.allocs, hst.frees, hst.reallocs, hst.reused, hst.mapped, hst.foreign_frees,
+                 hst.max_size, dir.c_str(), data.traces[0].image.size(), data.traces[1].image.size(), data.traces[2].image.size(),
+                 data.traces[3].image.size());
 }
 
 // ---- benchmarks --------------------------------------------------------------------------
 
 void account(benchmark::State& state, Encoding e) {
-    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(data.events.size()));
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(data.events_of(e).size()));
     state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(data.traces[static_cast<int>(e)].image.size()));
+}
+
+// Every read benchmark's result: both readers must give the workload's sums.
+void check_sum(const Checksum& sum, const Trace& t) {
+    benchmark::DoNotOptimize(sum);
+    if (!(sum == t.expected)) give_up("a reader gave other sums than the workload's, reading " + t.path);
 }
 
 template <Encoding E>
@@ -262,41 +348,41 @@ void register_encoding() {
             ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
     };
     add("write/" + enc + "/generated", [](benchmark::State& s) {
-        for (auto _ : s) write_generated<E>(data.scratch, data.events);
+        for (auto _ : s) write_generated<E>(data.scratch, data.events_of(E));
         account(s, E);
     });
     add("write/" + enc + "/hand-written", [](benchmark::State& s) {
-        for (auto _ : s) write_handwritten<E>(data.scratch, data.container, data.events);
+        for (auto _ : s) write_hand<E>(data.scratch, data.container, data.events_of(E));
         account(s, E);
     });
     add("write/" + enc + "/io-only", [&t](benchmark::State& s) {
-        for (auto _ : s) write_image(data.scratch, t.image, t.prologue_size);
+        for (auto _ : s) hw::write_image(data.scratch, t.image, t.chunks, hw::prologue_size(data.container));
         account(s, E);
     });
     add("read/" + enc + "/generated", [&t](benchmark::State& s) {
         for (auto _ : s) {
-            Checksum sum = read_generated(t.path);
-            benchmark::DoNotOptimize(sum);
+            Checksum sum = read_generated<E>(t.path);
+            check_sum(sum, t);
         }
         account(s, E);
     });
     add("read/" + enc + "/generated-visit", [&t](benchmark::State& s) {
         for (auto _ : s) {
-            Checksum sum = visit_generated(t.path);
-            benchmark::DoNotOptimize(sum);
+            Checksum sum = visit_generated<E>(t.path);
+            check_sum(sum, t);
         }
         account(s, E);
     });
     add("read/" + enc + "/hand-written", [&t](benchmark::State& s) {
         for (auto _ : s) {
-            Checksum sum = read_handwritten<E>(t.path, data.container.fingerprint);
-            benchmark::DoNotOptimize(sum);
+            Checksum sum = read_hand<E>(t.path, data.container);
+            check_sum(sum, t);
         }
         account(s, E);
     });
     add("read/" + enc + "/io-only", [&t](benchmark::State& s) {
         for (auto _ : s) {
-            Checksum sum = read_handwritten<E, false>(t.path, data.container.fingerprint);
+            Checksum sum = read_hand<E, false>(t.path, data.container);
             benchmark::DoNotOptimize(sum);
         }
         account(s, E);
@@ -328,11 +414,12 @@ public:
     void Finalize() override {
         std::ostream& out = GetOutputStream();
         char line[200];
-        out << "\nSummary (" << data.events.size() << " records per trace; MB = 10^6 bytes; "
+        out << "\nSummary (" << data.events.size() << " events per paper and compact trace, " << data.heap64_events.size()
+            << " per heap64 trace; MB = 10^6 bytes; "
             << "fastest repetition of each; ratio = generated time / hand-written time;\n"
             << "'beyond I/O' subtracts the io-only time from both; "
             << "read = Reader::next() loop, visit = Reader::visit())\n";
-        std::snprintf(line, sizeof line, "%-6s %-8s | %14s %9s | %14s %9s | %7s %11s\n", "op", "encoding", "generated rec/s",
+        std::snprintf(line, sizeof line, "%-6s %-14s | %14s %9s | %14s %9s | %7s %11s\n", "op", "encoding", "generated rec/s",
                       "MB/s", "hand rec/s", "MB/s", "ratio", "beyond I/O");
         out << line;
         struct Row {
@@ -342,17 +429,18 @@ public:
         };
         for (const Row& row : {Row{"write", "write", "generated"}, Row{"read", "read", "generated"},
                                Row{"visit", "read", "generated-visit"}}) {
-            for (const char* enc : {"paper", "compact"}) {
+            for (const Encoding e : all_encodings) {
+                const char* enc = encoding_name(e);
                 const std::string base = std::string(row.op) + "/" + enc + "/";
                 const Result* g = find(base + row.generated);
                 const Result* h = find(base + "hand-written");
                 const Result* io = find(base + "io-only");
                 if (!g || !h) continue;
-                const double n = static_cast<double>(data.events.size());
+                const double n = static_cast<double>(data.events_of(e).size());
                 const double tg = g->seconds, th = h->seconds;
                 char beyond[32] = "-";
                 if (io && th > io->seconds) std::snprintf(beyond, sizeof beyond, "%.2f", (tg - io->seconds) / (th - io->seconds));
-                std::snprintf(line, sizeof line, "%-6s %-8s | %14.3e %9.1f | %14.3e %9.1f | %7.2f %11s\n", row.label, enc, n / tg,
+                std::snprintf(line, sizeof line, "%-6s %-14s | %14.3e %9.1f | %14.3e %9.1f | %7.2f %11s\n", row.label, enc, n / tg,
                               n * g->bytes_per_record / tg / 1e6, n / th, n * h->bytes_per_record / th / 1e6, tg / th, beyond);
                 out << line;
             }
@@ -388,6 +476,8 @@ int main(int argc, char** argv) {
     }
     register_encoding<Encoding::paper>();
     register_encoding<Encoding::compact>();
+    register_encoding<Encoding::heap64>();
+    register_encoding<Encoding::heap64_compact>();
     RatioReporter reporter(isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_ColorTabular
                                                   : benchmark::ConsoleReporter::OO_Tabular);
     benchmark::RunSpecifiedBenchmarks(&reporter);

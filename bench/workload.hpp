@@ -24,7 +24,8 @@ struct Event {
     std::uint32_t size = 0;
     std::uint64_t address = 0;
     std::uint64_t new_address = 0;
-    std::uint64_t time = 0;  // alloc records so far (the alloc clock)
+    std::uint64_t time = 0;  // alloc records so far (the alloc clock); realistic_workload.hpp: nanoseconds
+    std::uint32_t thread = 0;  // realistic_workload.hpp only: the thread's id
 };
 
 inline constexpr std::uint64_t heap_base = 0x10000000;
