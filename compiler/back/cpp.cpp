@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "../lower/lower.hpp"
 #include "cpp_parts.hpp"
 #include "version.hpp"
 
@@ -83,39 +84,6 @@ std::string literal(const std::string& text) {
 
 namespace {
 
-const char* type_enum(ir::Type t) {
-    switch (t) {
-        case ir::Type::unsigned_int: return "rt::Type::unsigned_int";
-        case ir::Type::signed_int: return "rt::Type::signed_int";
-        case ir::Type::floating: return "rt::Type::floating";
-        case ir::Type::bytes: return "rt::Type::bytes";
-    }
-    return "";
-}
-
-const char* interp_enum(ir::InterpretationKind k) {
-    switch (k) {
-        case ir::InterpretationKind::none: return "rt::Interp::none";
-        case ir::InterpretationKind::default_value: return "rt::Interp::default_value";
-        case ir::InterpretationKind::base_offset: return "rt::Interp::base_offset";
-        case ir::InterpretationKind::delta: return "rt::Interp::delta";
-        case ir::InterpretationKind::stride: return "rt::Interp::stride";
-        case ir::InterpretationKind::section_offset: return "rt::Interp::section_offset";
-        case ir::InterpretationKind::section_stride: return "rt::Interp::section_stride";
-    }
-    return "";
-}
-
-const char* predefined_enum(ir::Predefined p) {
-    switch (p) {
-        case ir::Predefined::none: return "rt::Predefined::none";
-        case ir::Predefined::comment: return "rt::Predefined::comment";
-        case ir::Predefined::section: return "rt::Predefined::section";
-        case ir::Predefined::metadata: return "rt::Predefined::metadata";
-    }
-    return "";
-}
-
 const char* member_type(ir::Type t) {
     switch (t) {
         case ir::Type::unsigned_int: return "std::uint64_t";
@@ -124,12 +92,6 @@ const char* member_type(ir::Type t) {
         case ir::Type::bytes: return "std::span<const std::byte>";
     }
     return "";
-}
-
-std::string signed_literal(std::int64_t v) {
-    // The most negative value has no literal of its own.
-    if (v == INT64_MIN) return "INT64_MIN";
-    return std::to_string(v) + "LL";
 }
 
 // How one record type becomes C++: names for its struct, members and groups.
@@ -168,34 +130,6 @@ public:
 
     // Records with no field but the tag leave the generated parameters unused.
     const char* unused() const { return record_.fields.size() <= 1 ? "[[maybe_unused]] " : ""; }
-
-    void emit_tables(std::ostream& o) const {
-        const std::string base = table_base(record_, slot_);
-        o << "inline constexpr rt::FieldDesc " << base << "_fields[] = {\n";
-        for (const ir::Field& f : record_.fields) {
-            const ir::Interpretation& in = f.interpretation;
-            o << "    {\"" << f.path << "\", " << type_enum(f.type) << ", " << f.scale << ", "
-              << (f.width_from ? std::to_string(*f.width_from) : "rt::no_field") << ", {" << interp_enum(in.kind)
-              << ", " << f.width << ", " << f.restore_width << ", " << in.value << "u, " << signed_literal(in.stride)
-              << ", " << unsigned(in.section) << "}},\n";
-        }
-        o << "};\n";
-        o << "inline constexpr rt::LayoutStep " << base << "_layout[] = {";
-        std::vector<std::string> steps;
-        layout_steps(record_.layout, steps);
-        if (steps.empty()) steps.push_back("{rt::LayoutStep::end, 0}");  // no zero-length arrays
-        for (std::size_t i = 0; i < steps.size(); ++i) o << (i ? ", " : "") << steps[i];
-        o << "};\n";
-    }
-
-    std::string descriptor() const {
-        const std::string base = table_base(record_, slot_);
-        std::vector<std::string> steps;
-        layout_steps(record_.layout, steps);
-        return "{\"" + record_.name + "\", " + std::to_string(record_.tag) + "u, " + std::to_string(record_.section) +
-               ", " + predefined_enum(record_.predefined) + ", " + base + "_fields, " +
-               std::to_string(record_.fields.size()) + ", " + base + "_layout, " + std::to_string(steps.size()) + "}";
-    }
 
     void emit_visit(std::ostream& o) const {
         o << "template <typename Visitor>\nvoid visit_fields(" << unused() << struct_ << "& o, " << unused()
@@ -268,19 +202,6 @@ private:
             }
         }
         o << ";\n}\n\n";
-    }
-
-    void layout_steps(const std::vector<ir::LayoutItem>& items, std::vector<std::string>& out) const {
-        for (const auto& item : items) {
-            if (const auto* index = std::get_if<std::uint32_t>(&item)) {
-                if (*index != 0) out.push_back("{rt::LayoutStep::field, " + std::to_string(*index) + "}");
-            } else {
-                const auto& rep = std::get<ir::Repeat>(item);
-                out.push_back("{rt::LayoutStep::repeat, " + std::to_string(rep.count) + "}");
-                layout_steps(rep.items, out);
-                out.push_back("{rt::LayoutStep::end, 0}");
-            }
-        }
     }
 
     void emit_visit_items(std::ostream& o, const std::vector<ir::LayoutItem>& items, const std::string& var,
@@ -362,25 +283,7 @@ std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
         if (user(c)) c.emit_visit(o);
     }
 
-    o << "namespace detail {\n\n";
-    for (const auto& c : records) c.emit_tables(o);
-    o << "\ninline constexpr rt::RecordDesc records[] = {\n";
-    for (const auto& c : records) o << "    " << c.descriptor() << ",\n";
-    o << "};\n";
-    if (schema.sections.size() > 1) {
-        o << "inline constexpr rt::SectionDesc sections[] = {\n";
-        for (const auto& s : schema.sections) {
-            if (s.number != 0) o << "    {" << unsigned(s.number) << ", \"" << s.name << "\"},\n";
-        }
-        o << "};\n";
-    }
-    o << "inline constexpr char text[] =\n    " << literal(schema.source) << ";\n";
-    emit_text_tables(o, schema);
-    o << "\n}  // namespace detail\n\n";
-    o << "// The DTD as the runtime sees it.\ninline constexpr rt::DtdDesc dtd = {" << literal(schema.name)
-      << ", detail::text, " << schema.tag_width << ", "
-      << (schema.sections.size() > 1 ? "detail::sections" : "nullptr") << ", " << schema.sections.size() - 1
-      << ", detail::records, " << records.size() << ", " << text_table_name(schema) << "};\n\n";
+    emit_tables(o, lower::lower(schema).desc());
 
     o << "// What the runtime's reader and writer need of this DTD: its types and\n"
       << "// descriptor, and which record type a tag names (tags that one record has).\n"

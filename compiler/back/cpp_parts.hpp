@@ -1,9 +1,11 @@
 // Pieces of the C++ back end shared by its files: cpp.cpp emits the codec,
-// cpp_text.cpp the text form.
+// cpp_tables.cpp the descriptor tables, cpp_text.cpp the text form's classes.
 #pragma once
 
 #include <ostream>
 #include <string>
+
+#include <metatf/descriptor.hpp>
 
 #include "../ir/schema.hpp"
 
@@ -16,13 +18,9 @@ std::string identifier(const std::string& name);
 // A C++ string literal holding `text`, split after each line break.
 std::string literal(const std::string& text);
 
-// The name of a record's descriptor tables: "<record>_<slot>".
-std::string table_base(const ir::Record& record, std::size_t slot);
-
-// The text form's descriptor expression for rt::DtdDesc: "&detail::text_form" or "nullptr".
-std::string text_table_name(const ir::Schema& schema);
-// Inside namespace detail: the text form's descriptor tables, if the DTD has a text form.
-void emit_text_tables(std::ostream& o, const ir::Schema& schema);
+// Namespace detail with the descriptor tables of a lowered DTD (lower/lower.hpp),
+// text form included, and the constant `dtd` over them.
+void emit_tables(std::ostream& o, const rt::DtdDesc& dtd);
 // After the Writer: TextReader and TextWriter classes, if the DTD has a text form.
 void emit_text_codec(std::ostream& o, const ir::Schema& schema);
 // The runtime headers the text form needs, if any.

@@ -1,6 +1,6 @@
 // libFuzzer harness of mtfc's whole pipeline, in memory: any bytes as a DTD
 // are parsed and resolved; every diagnostic renders; a valid DTD goes on to
-// its IR as JSON, the C++ back end and the runtime tables mtf builds from it.
+// its IR as JSON, its lowering to the runtime's tables and the C++ back end.
 // A crash, a sanitizer report, a hang, an exception, or a DTD that is both
 // valid and in error is a bug.
 #include <cstdint>
@@ -10,9 +10,9 @@
 #include <metatf/descriptor.hpp>
 
 #include "back/cpp.hpp"
-#include "back/descriptor.hpp"
 #include "compile.hpp"
 #include "ir/json.hpp"
+#include "lower/lower.hpp"
 
 namespace {
 
@@ -28,7 +28,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!c.schema) return 0;
     sink = sink + metatf::ir::to_json_text(*c.schema).size();
     sink = sink + metatf::back::generate_cpp(*c.schema).size();
-    const metatf::back::RuntimeDtd tables(*c.schema);
-    sink = sink + metatf::rt::fingerprint(tables.desc());
+    sink = sink + metatf::rt::fingerprint(metatf::lower::lower(*c.schema).desc());
     return 0;
 }

@@ -19,16 +19,16 @@
 
 #include <metatf/text.hpp>
 
-#include "back/descriptor.hpp"
 #include "compile.hpp"
+#include "lower/lower.hpp"
 
 namespace rt = metatf::rt;
 
 namespace {
 
 // The DTDs, compiled once as mtf compiles a --dtd file (tools/mtf/common.cpp, load_dtd).
-std::vector<std::unique_ptr<metatf::back::RuntimeDtd>> compile_dtds() {
-    std::vector<std::unique_ptr<metatf::back::RuntimeDtd>> out;
+std::vector<metatf::lower::LoweredDtd> compile_dtds() {
+    std::vector<metatf::lower::LoweredDtd> out;
     for (const char* name : {"spc", "ptf", "laplace"}) {
         const std::string path = std::string(METATF_SOURCE_DIR) + "/dtds/" + name + ".dtd";
         const metatf::Compilation c = metatf::compile_file(path);
@@ -36,12 +36,12 @@ std::vector<std::unique_ptr<metatf::back::RuntimeDtd>> compile_dtds() {
             std::fprintf(stderr, "fuzz_text_reader: %s does not compile\n", path.c_str());
             std::abort();
         }
-        out.push_back(std::make_unique<metatf::back::RuntimeDtd>(*c.schema));
+        out.push_back(metatf::lower::lower(*c.schema));
     }
     return out;
 }
 
-const std::vector<std::unique_ptr<metatf::back::RuntimeDtd>> dtds = compile_dtds();
+const std::vector<metatf::lower::LoweredDtd> dtds = compile_dtds();
 
 // Reads the fuzzer's bytes in place.
 struct View : std::streambuf {
@@ -133,8 +133,8 @@ void read_all(const rt::DtdDesc& dtd, const std::uint8_t* data, std::size_t size
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     for (const auto& dtd : dtds) {
-        read_all(dtd->desc(), data, size, false);
-        read_all(dtd->desc(), data, size, true);
+        read_all(dtd.desc(), data, size, false);
+        read_all(dtd.desc(), data, size, true);
     }
     return 0;
 }

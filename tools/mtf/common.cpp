@@ -133,7 +133,7 @@ const rt::DtdDesc& Trace::make_dtd(const rt::Header& h, const std::optional<std:
         dtd_file ? metatf::compile_file(*dtd_file) : metatf::compile(h.dtd_name + ".dtd", h.dtd_text);
     const std::string which = dtd_file ? "the DTD " + *dtd_file : "the trace's embedded DTD";
     if (!c.schema) throw InputError(name_ + ": " + which + " has errors: " + first_error(c));
-    dtd_ = std::make_unique<metatf::back::RuntimeDtd>(*c.schema);
+    dtd_ = std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
     const std::uint64_t got = rt::fingerprint(dtd_->desc());
     if (got != h.dtd_fingerprint) {
         // Another DTD, or (embedded) a damaged header or text.
@@ -143,10 +143,10 @@ const rt::DtdDesc& Trace::make_dtd(const rt::Header& h, const std::optional<std:
     return dtd_->desc();
 }
 
-std::unique_ptr<metatf::back::RuntimeDtd> load_dtd(const std::string& path) {
+std::unique_ptr<metatf::lower::LoweredDtd> load_dtd(const std::string& path) {
     const metatf::Compilation c = metatf::compile_file(path);
     if (!c.schema) throw InputError("the DTD " + path + " has errors: " + first_error(c));
-    return std::make_unique<metatf::back::RuntimeDtd>(*c.schema);
+    return std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
 }
 
 void refuse_directory(const std::string& path) {

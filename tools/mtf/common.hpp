@@ -20,8 +20,8 @@
 #include <metatf/output.hpp>
 #include <metatf/reader.hpp>
 
-#include "back/descriptor.hpp"
 #include "ir/schema.hpp"
+#include "lower/lower.hpp"
 
 namespace mtf {
 
@@ -93,7 +93,7 @@ private:
     const rt::DtdDesc& make_dtd(const rt::Header& header, const std::optional<std::string>& dtd_file);
 
     std::string name_;
-    std::unique_ptr<metatf::back::RuntimeDtd> dtd_;
+    std::unique_ptr<metatf::lower::LoweredDtd> dtd_;
     std::unique_ptr<rt::TraceReader> reader_;
 };
 
@@ -104,7 +104,7 @@ std::string dtd_name_warning(const rt::Header& header);
 void warn_of_dtd_name(const char* command, const Trace& trace);
 
 // Compiles a DTD file; its errors become one InputError line.
-std::unique_ptr<metatf::back::RuntimeDtd> load_dtd(const std::string& path);
+std::unique_ptr<metatf::lower::LoweredDtd> load_dtd(const std::string& path);
 
 // A record as read: its values, and where it was.
 struct ReadRecord {

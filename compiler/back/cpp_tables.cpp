@@ -1,0 +1,145 @@
+// The descriptor tables of generated code: a lowered DTD (lower/lower.hpp)
+// printed as constant data, array for array, so that generated code and mtf
+// hold the same tables.
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "cpp_parts.hpp"
+
+namespace metatf::back {
+
+namespace {
+
+// The C++ names of the runtime's enumerators, in enumerator order
+// (runtime/include/metatf/vocabulary.hpp, whose spelling tables have the same lengths).
+constexpr std::array<const char*, 4> type_enums = {"rt::Type::unsigned_int", "rt::Type::signed_int",
+                                                   "rt::Type::floating", "rt::Type::bytes"};
+constexpr std::array<const char*, 7> interp_enums = {
+    "rt::Interp::none",   "rt::Interp::default_value",  "rt::Interp::base_offset",   "rt::Interp::delta",
+    "rt::Interp::stride", "rt::Interp::section_offset", "rt::Interp::section_stride"};
+constexpr std::array<const char*, 4> predefined_enums = {"rt::Predefined::none", "rt::Predefined::comment",
+                                                         "rt::Predefined::section", "rt::Predefined::metadata"};
+constexpr std::array<const char*, 6> format_enums = {"rt::TextFormat::decimal", "rt::TextFormat::hex",
+                                                     "rt::TextFormat::chars",   "rt::TextFormat::string",
+                                                     "rt::TextFormat::line",    "rt::TextFormat::omit"};
+static_assert(type_enums.size() == rt::detail::type_names.size() &&
+              interp_enums.size() == rt::detail::interp_names.size() &&
+              predefined_enums.size() == rt::detail::predefined_names.size() &&
+              format_enums.size() == rt::detail::text_format_names.size());
+
+template <std::size_t N, typename Enum>
+const char* cpp_enum(const std::array<const char*, N>& names, Enum e) {
+    return names[static_cast<std::size_t>(e)];
+}
+
+std::string signed_literal(std::int64_t v) {
+    // The most negative value has no literal of its own.
+    if (v == INT64_MIN) return "INT64_MIN";
+    return std::to_string(v) + "LL";
+}
+
+// The name of a record's tables: "<record>_<slot>".
+std::string table_base(const rt::RecordDesc& r, std::uint32_t slot) {
+    return identifier(r.name) + "_" + std::to_string(slot);
+}
+
+void emit_fields(std::ostream& o, const rt::RecordDesc& r, const std::string& base) {
+    o << "inline constexpr rt::FieldDesc " << base << "_fields[] = {\n";
+    for (std::uint32_t i = 0; i < r.field_count; ++i) {
+        const rt::FieldDesc& f = r.fields[i];
+        const rt::Encoding& e = f.initial;
+        o << "    {" << literal(f.path) << ", " << cpp_enum(type_enums, f.type) << ", " << unsigned(f.scale) << ", "
+          << (f.width_from == rt::no_field ? "rt::no_field" : std::to_string(f.width_from)) << ", {"
+          << cpp_enum(interp_enums, e.kind) << ", " << e.width << ", " << e.restore << ", " << e.value << "u, "
+          << signed_literal(e.stride) << ", " << unsigned(e.section) << "}},\n";
+    }
+    o << "};\n";
+}
+
+void emit_layout(std::ostream& o, const rt::RecordDesc& r, const std::string& base) {
+    static constexpr std::array<const char*, 3> ops = {"rt::LayoutStep::field", "rt::LayoutStep::repeat",
+                                                       "rt::LayoutStep::end"};
+    o << "inline constexpr rt::LayoutStep " << base << "_layout[] = {";
+    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
+        o << (i ? ", " : "") << "{" << ops[r.layout[i].op] << ", " << r.layout[i].index << "}";
+    }
+    if (r.layout_count == 0) o << "{rt::LayoutStep::end, 0}";  // no zero-length arrays
+    o << "};\n";
+}
+
+void emit_records(std::ostream& o, const rt::DtdDesc& dtd) {
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        const rt::RecordDesc& r = dtd.records[slot];
+        const std::string base = table_base(r, slot);
+        emit_fields(o, r, base);
+        emit_layout(o, r, base);
+    }
+    o << "\ninline constexpr rt::RecordDesc records[] = {\n";
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        const rt::RecordDesc& r = dtd.records[slot];
+        const std::string base = table_base(r, slot);
+        o << "    {" << literal(r.name) << ", " << r.tag << "u, " << unsigned(r.section) << ", "
+          << cpp_enum(predefined_enums, r.predefined) << ", " << base << "_fields, " << r.field_count << ", " << base
+          << "_layout, " << r.layout_count << "},\n";
+    }
+    o << "};\n";
+}
+
+void emit_sections(std::ostream& o, const rt::DtdDesc& dtd) {
+    if (dtd.section_count == 0) return;
+    o << "inline constexpr rt::SectionDesc sections[] = {\n";
+    for (std::uint32_t i = 0; i < dtd.section_count; ++i) {
+        o << "    {" << unsigned(dtd.sections[i].number) << ", " << literal(dtd.sections[i].name) << "},\n";
+    }
+    o << "};\n";
+}
+
+void emit_text_fields(std::ostream& o, const rt::RecordDesc& r, const rt::TextRecordDesc& t, const std::string& base) {
+    o << "inline constexpr rt::TextFieldDesc " << base << "_text[] = {\n";
+    for (std::uint32_t i = 0; i < r.field_count; ++i) {
+        const rt::TextFieldDesc& f = t.fields[i];
+        o << "    {" << cpp_enum(format_enums, f.format) << ", " << (f.ignore_case ? "true" : "false") << ", "
+          << literal(f.chars) << "},  // " << r.fields[i].path << "\n";
+    }
+    o << "};\n";
+}
+
+void emit_text_form(std::ostream& o, const rt::DtdDesc& dtd) {
+    if (!dtd.text_form) return;
+    const rt::TextFormDesc& form = *dtd.text_form;
+    o << "\n// The native text form: how each field is written in a line.\n";
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        const rt::TextRecordDesc& t = form.records[slot];
+        if (t.mnemonic) emit_text_fields(o, dtd.records[slot], t, table_base(dtd.records[slot], slot));
+    }
+    o << "inline constexpr rt::TextRecordDesc text_records[] = {\n";
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        const rt::RecordDesc& r = dtd.records[slot];
+        if (const char* mnemonic = form.records[slot].mnemonic) {
+            o << "    {" << literal(mnemonic) << ", " << table_base(r, slot) << "_text},\n";
+        } else {
+            o << "    {nullptr, nullptr},  // " << r.name << ": no text form\n";
+        }
+    }
+    o << "};\n"
+      << "inline constexpr rt::TextFormDesc text_form = {" << literal(form.separator) << ", " << literal(form.begin)
+      << ", " << literal(form.end) << ", text_records};\n";
+}
+
+}  // namespace
+
+void emit_tables(std::ostream& o, const rt::DtdDesc& dtd) {
+    o << "namespace detail {\n\n";
+    emit_records(o, dtd);
+    emit_sections(o, dtd);
+    o << "inline constexpr char text[] =\n    " << literal(dtd.text) << ";\n";
+    emit_text_form(o, dtd);
+    o << "\n}  // namespace detail\n\n";
+    o << "// The DTD as the runtime sees it.\ninline constexpr rt::DtdDesc dtd = {" << literal(dtd.name)
+      << ", detail::text, " << dtd.tag_width << ", " << (dtd.section_count ? "detail::sections" : "nullptr") << ", "
+      << dtd.section_count << ", detail::records, " << dtd.record_count << ", "
+      << (dtd.text_form ? "&detail::text_form" : "nullptr") << "};\n\n";
+}
+
+}  // namespace metatf::back

@@ -1,0 +1,108 @@
+#include "lower.hpp"
+
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace metatf::lower {
+
+namespace {
+
+rt::Encoding initial_encoding(const ir::Field& f) {
+    const ir::Interpretation& in = f.interpretation;
+    return {in.kind, f.width, f.restore_width, in.value, in.stride, in.section};
+}
+
+// The nested layout as a flat program. The tag (field 0) is read before the
+// program starts, so it has no step.
+void layout_steps(const std::vector<ir::LayoutItem>& items, std::vector<rt::LayoutStep>& out) {
+    for (const auto& item : items) {
+        if (const auto* index = std::get_if<std::uint32_t>(&item)) {
+            if (*index != 0) out.push_back({rt::LayoutStep::field, *index});
+            continue;
+        }
+        const auto& rep = std::get<ir::Repeat>(item);
+        out.push_back({rt::LayoutStep::repeat, rep.count});
+        layout_steps(rep.items, out);
+        out.push_back({rt::LayoutStep::end, 0});
+    }
+}
+
+std::uint32_t count(std::size_t n) { return static_cast<std::uint32_t>(n); }
+
+}  // namespace
+
+// The arrays rt::DtdDesc points into. Built once and never changed, so the
+// pointers stay valid; it lives on the heap, so moving a LoweredDtd keeps them.
+struct LoweredDtd::Storage {
+    explicit Storage(const ir::Schema& schema);
+    Storage(const Storage&) = delete;
+    Storage& operator=(const Storage&) = delete;
+
+    struct RecordTables {
+        std::vector<rt::FieldDesc> fields;
+        std::vector<rt::LayoutStep> layout;
+        std::vector<rt::TextFieldDesc> text;
+    };
+
+    const char* keep(const std::string& s) { return strings.emplace_back(s).c_str(); }
+    void add_record(const ir::Record& r);
+    void add_text_form(const ir::Schema& schema);
+
+    std::deque<std::string> strings;   // a deque: c_str() pointers stay valid as it grows
+    std::deque<RecordTables> tables;   // per slot; a deque for the same reason
+    std::vector<rt::RecordDesc> records;
+    std::vector<rt::SectionDesc> sections;
+    std::vector<rt::TextRecordDesc> text_records;
+    rt::TextFormDesc text_form{};
+    rt::DtdDesc desc{};
+};
+
+LoweredDtd::Storage::Storage(const ir::Schema& schema) {
+    // The IR lists section 0 (the global part); the runtime's table holds the declared sections only.
+    for (const ir::Section& s : schema.sections) {
+        if (s.number != 0) sections.push_back({s.number, keep(s.name)});
+    }
+    for (const ir::Record& r : schema.records) add_record(r);
+    desc.name = keep(schema.name);
+    desc.text = keep(schema.source);
+    desc.tag_width = schema.tag_width;
+    desc.sections = sections.empty() ? nullptr : sections.data();
+    desc.section_count = count(sections.size());
+    desc.records = records.data();
+    desc.record_count = count(records.size());
+    if (schema.text) add_text_form(schema);
+}
+
+void LoweredDtd::Storage::add_record(const ir::Record& r) {
+    RecordTables& t = tables.emplace_back();
+    for (const ir::Field& f : r.fields) {
+        const std::int32_t width_from = f.width_from ? static_cast<std::int32_t>(*f.width_from) : rt::no_field;
+        t.fields.push_back({keep(f.path), f.type, static_cast<std::uint8_t>(f.scale), width_from, initial_encoding(f)});
+        t.text.push_back({f.text.format, f.text.ignore_case, keep(f.text.chars)});
+    }
+    layout_steps(r.layout, t.layout);
+    records.push_back({keep(r.name), r.tag, r.section, r.predefined, t.fields.data(), count(t.fields.size()),
+                       t.layout.data(), count(t.layout.size())});
+}
+
+void LoweredDtd::Storage::add_text_form(const ir::Schema& schema) {
+    for (std::size_t slot = 0; slot < schema.records.size(); ++slot) {
+        const auto& mnemonic = schema.records[slot].mnemonic;
+        text_records.push_back(mnemonic ? rt::TextRecordDesc{keep(*mnemonic), tables[slot].text.data()}
+                                        : rt::TextRecordDesc{nullptr, nullptr});
+    }
+    text_form = {keep(schema.text->separator), keep(schema.text->begin), keep(schema.text->end), text_records.data()};
+    desc.text_form = &text_form;
+}
+
+LoweredDtd::LoweredDtd(std::unique_ptr<const Storage> storage) : storage_(std::move(storage)) {}
+LoweredDtd::LoweredDtd(LoweredDtd&&) noexcept = default;
+LoweredDtd& LoweredDtd::operator=(LoweredDtd&&) noexcept = default;
+LoweredDtd::~LoweredDtd() = default;
+
+const rt::DtdDesc& LoweredDtd::desc() const { return storage_->desc; }
+
+LoweredDtd lower(const ir::Schema& schema) { return LoweredDtd(std::make_unique<const LoweredDtd::Storage>(schema)); }
+
+}  // namespace metatf::lower
