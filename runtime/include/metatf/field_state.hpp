@@ -6,6 +6,7 @@
 #include <string>
 
 #include "descriptor.hpp"
+#include "predefined.hpp"
 
 namespace metatf::rt {
 
@@ -15,11 +16,6 @@ struct FieldState : Encoding {
 
     static FieldState initial(const FieldDesc& d);
 };
-
-// The number of values a metadata record carries for `op`.
-constexpr unsigned metadata_value_count(MetaOp op) {
-    return op == MetaOp::none ? 0 : (op == MetaOp::stride || op == MetaOp::section_stride) ? 2 : 1;
-}
 
 // Applies a metadata change to `s`, or says why it is illegal. `a` and `b`
 // are the metadata record's values; `dtd` says which sections exist.
