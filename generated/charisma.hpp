@@ -775,9 +775,8 @@ inline constexpr rt::FieldDesc metadata_2_fields[] = {
     {"record", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"field", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"property", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
-    {"value", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
 };
-inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}};
+inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
 inline constexpr rt::FieldDesc header_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"startDate", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
@@ -956,7 +955,7 @@ inline constexpr rt::LayoutStep compressedReadWrite_19_layout[] = {{rt::LayoutSt
 inline constexpr rt::RecordDesc records[] = {
     {"comment", 1u, 0, rt::Predefined::comment, comment_0_fields, 3, comment_0_layout, 2},
     {"section", 2u, 0, rt::Predefined::section, section_1_fields, 2, section_1_layout, 1},
-    {"metadata", 3u, 0, rt::Predefined::metadata, metadata_2_fields, 5, metadata_2_layout, 4},
+    {"metadata", 3u, 0, rt::Predefined::metadata, metadata_2_fields, 4, metadata_2_layout, 3},
     {"header", 4u, 0, rt::Predefined::none, header_3_fields, 14, header_3_layout, 13},
     {"appLoad", 5u, 0, rt::Predefined::none, appLoad_4_fields, 11, appLoad_4_layout, 12},
     {"appExit", 6u, 0, rt::Predefined::none, appExit_5_fields, 3, appExit_5_layout, 2},

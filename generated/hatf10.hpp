@@ -461,9 +461,8 @@ inline constexpr rt::FieldDesc metadata_2_fields[] = {
     {"record", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"field", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"property", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
-    {"value", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
 };
-inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}};
+inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
 inline constexpr rt::FieldDesc alloc_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"size", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -571,7 +570,7 @@ inline constexpr rt::LayoutStep destroyThread_12_layout[] = {{rt::LayoutStep::fi
 inline constexpr rt::RecordDesc records[] = {
     {"comment", 1u, 0, rt::Predefined::comment, comment_0_fields, 3, comment_0_layout, 2},
     {"section", 2u, 0, rt::Predefined::section, section_1_fields, 2, section_1_layout, 1},
-    {"metadata", 3u, 0, rt::Predefined::metadata, metadata_2_fields, 5, metadata_2_layout, 4},
+    {"metadata", 3u, 0, rt::Predefined::metadata, metadata_2_fields, 4, metadata_2_layout, 3},
     {"alloc", 4u, 0, rt::Predefined::none, alloc_3_fields, 8, alloc_3_layout, 7},
     {"free", 5u, 0, rt::Predefined::none, free_4_fields, 7, free_4_layout, 6},
     {"reallocNoAlloc", 6u, 0, rt::Predefined::none, reallocNoAlloc_5_fields, 9, reallocNoAlloc_5_layout, 8},

@@ -326,9 +326,8 @@ inline constexpr rt::FieldDesc metadata_2_fields[] = {
     {"record", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"field", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"property", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
-    {"value", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
 };
-inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}};
+inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
 inline constexpr rt::FieldDesc kernelEventF_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::delta, 4, 4, 0u, 0LL, 0}},
@@ -402,7 +401,7 @@ inline constexpr rt::LayoutStep userWrite_10_layout[] = {{rt::LayoutStep::field,
 inline constexpr rt::RecordDesc records[] = {
     {"comment", 1u, 0, rt::Predefined::comment, comment_0_fields, 3, comment_0_layout, 2},
     {"section", 2u, 0, rt::Predefined::section, section_1_fields, 2, section_1_layout, 1},
-    {"metadata", 3u, 0, rt::Predefined::metadata, metadata_2_fields, 5, metadata_2_layout, 4},
+    {"metadata", 3u, 0, rt::Predefined::metadata, metadata_2_fields, 4, metadata_2_layout, 3},
     {"kernelEventF", 70u, 0, rt::Predefined::none, kernelEventF_3_fields, 4, kernelEventF_3_layout, 3},
     {"kernelFetch", 73u, 0, rt::Predefined::none, kernelFetch_4_fields, 5, kernelFetch_4_layout, 4},
     {"kernelEventM", 77u, 0, rt::Predefined::none, kernelEventM_5_fields, 11, kernelEventM_5_layout, 10},

@@ -108,9 +108,8 @@ inline constexpr rt::FieldDesc metadata_2_fields[] = {
     {"record", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"field", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"property", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
-    {"value", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
 };
-inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}};
+inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
 inline constexpr rt::FieldDesc spc_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"asu", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
@@ -127,7 +126,7 @@ inline constexpr rt::LayoutStep spc_3_layout[] = {{rt::LayoutStep::field, 1}, {r
 inline constexpr rt::RecordDesc records[] = {
     {"comment", 1u, 0, rt::Predefined::comment, comment_0_fields, 3, comment_0_layout, 2},
     {"section", 2u, 0, rt::Predefined::section, section_1_fields, 2, section_1_layout, 1},
-    {"metadata", 3u, 0, rt::Predefined::metadata, metadata_2_fields, 5, metadata_2_layout, 4},
+    {"metadata", 3u, 0, rt::Predefined::metadata, metadata_2_fields, 4, metadata_2_layout, 3},
     {"spc", 4u, 0, rt::Predefined::none, spc_3_fields, 9, spc_3_layout, 10},
 };
 inline constexpr char text[] =

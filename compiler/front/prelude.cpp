@@ -35,8 +35,11 @@ section : (tag, number) {
     number.interpretation = none;
 }
 
-// Changes the width or interpretation of one field of one record type.
-metadata : (tag, record, field, property, value) {
+// Changes the width or interpretation of one field of one record type. The
+// parts declared here are followed by 0, 1 or 2 values, as many as
+// `property` needs, each one word of the trace's class (4 or 8 bytes): a DTD
+// cannot declare those, and the runtime reads and writes them itself.
+metadata : (tag, record, field, property) {
     tag.value = 3;
     record.type = unsigned;
     record.width = tag.width;
@@ -47,9 +50,6 @@ metadata : (tag, record, field, property, value) {
     property.type = unsigned;
     property.width = 1;
     property.interpretation = none;
-    value.type = unsigned;
-    value.width = 4;
-    value.interpretation = none;
 }
 )";
 

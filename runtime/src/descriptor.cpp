@@ -26,6 +26,20 @@ struct Hash {
     }
 };
 
+void hash_field(Hash& h, const FieldDesc& d) {
+    const Encoding& e = d.initial;
+    for (std::uint64_t v : {std::uint64_t(d.type), std::uint64_t(d.scale), std::uint64_t(std::int64_t(d.width_from)),
+                            std::uint64_t(e.kind), std::uint64_t(e.width), std::uint64_t(e.restore), e.value,
+                            std::uint64_t(e.stride), std::uint64_t(e.section)}) {
+        h.number(v);
+    }
+}
+
+// The prelude once declared metadata's values as a fifth field, `value`, 4
+// bytes wide. It no longer claims that layout, but every trace written before
+// hashed it, so the fingerprint still does: as that field, and its layout step.
+constexpr FieldDesc former_metadata_value{"value", Type::unsigned_int, 0, no_field, {Interp::none, 4, 4, 0, 0, 0}};
+
 }  // namespace
 
 bool defines_section(const DtdDesc& dtd, std::uint8_t number) {
@@ -41,22 +55,20 @@ std::uint64_t fingerprint(const DtdDesc& dtd) {
     for (std::uint32_t i = 0; i < dtd.section_count; ++i) h.number(dtd.sections[i].number);
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
         const RecordDesc& r = dtd.records[i];
+        const bool metadata = r.predefined == Predefined::metadata;
         h.text(r.name);
         h.number(r.tag);
         h.number(r.section);
         h.number(static_cast<std::uint64_t>(r.predefined));
-        for (std::uint32_t f = 0; f < r.field_count; ++f) {
-            const FieldDesc& d = r.fields[f];
-            const Encoding& e = d.initial;
-            for (std::uint64_t v : {std::uint64_t(d.type), std::uint64_t(d.scale), std::uint64_t(std::int64_t(d.width_from)),
-                                    std::uint64_t(e.kind), std::uint64_t(e.width), std::uint64_t(e.restore), e.value,
-                                    std::uint64_t(e.stride), std::uint64_t(e.section)}) {
-                h.number(v);
-            }
-        }
+        for (std::uint32_t f = 0; f < r.field_count; ++f) hash_field(h, r.fields[f]);
+        if (metadata) hash_field(h, former_metadata_value);
         for (std::uint32_t s = 0; s < r.layout_count; ++s) {
             h.number(r.layout[s].op);
             h.number(r.layout[s].index);
+        }
+        if (metadata) {
+            h.number(LayoutStep::field);
+            h.number(r.field_count);
         }
     }
     return h.h;

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 
+#include "metatf/layout.hpp"
+
 namespace metatf::rt {
 
 namespace {
 
+// Reads a user-defined record's values in layout order.
 struct Decoder {
     TraceReader& reader;
     const RecordDesc& record;
@@ -13,18 +16,11 @@ struct Decoder {
     std::vector<GenericValue>& out;
     std::vector<std::uint64_t> last;  // the latest value of each field, for counts and lengths
 
-    void run(std::uint32_t from, std::uint32_t to) {
-        for (std::uint32_t i = from; i < to; ++i) {
-            const LayoutStep& step = record.layout[i];
-            if (step.op == LayoutStep::field) {
-                field(step.index);
-                continue;
-            }
-            const std::uint32_t end = layout_end(record, i);
-            const std::uint64_t n = reader.check_count(last[step.index], states[step.index]);
-            for (std::uint64_t k = 0; k < n; ++k) run(i + 1, end);
-            i = end;
-        }
+    template <typename Element>
+    void group(std::uint32_t step, Element&& element) {
+        const std::uint32_t count = record.layout[step].index;
+        const std::uint64_t n = reader.check_count(last[count], states[count]);
+        for (std::uint64_t k = 0; k < n; ++k) element();
     }
 
     void field(std::uint32_t index) {
@@ -44,7 +40,31 @@ struct Decoder {
     }
 };
 
-std::span<const std::byte> bytes_of(std::string_view s) { return as_bytes(s); }
+// Checks, before anything is written, that a record's values follow its
+// layout, each group repeated as often as its count's value says: a list that
+// does not would otherwise leave half a record in the trace.
+struct LayoutCheck {
+    const RecordDesc& record;
+    const std::vector<GenericValue>& values;
+    std::vector<std::uint64_t> last;  // per field: its value (counts, and the lengths of bytes fields)
+    std::size_t next = 0;
+
+    [[noreturn]] static void refuse() { throw TraceError(ErrorKind::usage, "a record's values do not follow its layout", 0, -1, 0); }
+
+    void field(std::uint32_t index) {
+        if (next == values.size() || values[next].field != index) refuse();
+        last[index] = values[next++].integer;
+    }
+
+    // An element holds a value unless its body is only groups of no elements:
+    // a count past the values left is refused, not looped through.
+    template <typename Element>
+    void group(std::uint32_t step, Element&& element) {
+        const std::uint64_t n = last[record.layout[step].index];
+        if (n > values.size() - next) refuse();
+        for (std::uint64_t k = 0; k < n; ++k) element();
+    }
+};
 
 // What one field of a record needs: its values checked against the encoding it will have.
 struct Fit {
@@ -102,42 +122,25 @@ void decode_generic(TraceReader& reader, GenericRecord& out) {
     out.slot = reader.slot();
     out.values.clear();
     const RecordDesc& r = reader.dtd().records[out.slot];
-    auto push = [&](std::uint32_t field, std::uint64_t integer, std::span<const std::byte> bytes = {}) {
-        out.values.push_back(GenericValue{field, integer, 0, bytes});
-    };
-    switch (r.predefined) {
-        case Predefined::comment: {
-            const std::string_view text = reader.read_comment();
-            push(1, text.size());
-            push(2, 0, bytes_of(text));
-            break;
-        }
-        case Predefined::section: push(1, reader.read_section()); break;
-        case Predefined::metadata: {
-            const MetadataChange m = reader.read_metadata();
-            push(1, reader.dtd().records[m.slot].tag);
-            push(2, m.field);
-            push(3, static_cast<std::uint64_t>(m.op));
-            if (metadata_value_count(m.op) > 0) push(4, m.a);
-            if (metadata_value_count(m.op) > 1) push(4, m.b);
-            break;
-        }
-        case Predefined::none: {
-            Decoder d{reader, r, reader.states(out.slot), out.values, std::vector<std::uint64_t>(r.field_count)};
-            d.run(0, r.layout_count);
-            break;
-        }
+    if (r.predefined != Predefined::none) {
+        decode_predefined(reader, out);
+    } else {
+        Decoder d{reader, r, reader.states(out.slot), out.values, std::vector<std::uint64_t>(r.field_count)};
+        walk_layout(r, d);
     }
     reader.end_record();
 }
 
 std::uint64_t encode_generic(TraceWriter& writer, const GenericRecord& record) {
+    const RecordDesc& r = writer.dtd().records[record.slot];
+    LayoutCheck check{r, record.values, std::vector<std::uint64_t>(r.field_count)};
+    walk_layout(r, check);
+    if (check.next != record.values.size()) check.refuse();
     FieldState* states = writer.states(record.slot);
     const std::uint64_t offset = writer.begin_record(record.slot);
-    std::vector<std::uint64_t> last;
+    std::vector<std::uint64_t>& last = check.last;  // again, as the values are written
     for (const GenericValue& v : record.values) {
         FieldState& s = states[v.field];
-        if (last.size() <= v.field) last.resize(v.field + 1);
         switch (s.desc->type) {
             case Type::unsigned_int:
             case Type::signed_int: writer.write_int(s, v.integer); break;

@@ -402,16 +402,18 @@ std::uint64_t TraceReader::strided(FieldState& f) {
 // ---- predefined records -----------------------------------------------------------------
 
 std::string_view TraceReader::read_comment() {
-    const std::uint64_t length = take(1);
-    if (static_cast<std::uint64_t>(end_ - pos_) < length) overrun(length);
-    std::string_view text(reinterpret_cast<const char*>(pos_), length);
-    pos_ += length;
-    return text;
+    return take_comment([this](unsigned width) { return take(width); },
+                        [this](std::uint64_t n) {
+                            if (static_cast<std::uint64_t>(end_ - pos_) < n) overrun(n);
+                            const std::span<const std::byte> bytes(pos_, static_cast<std::size_t>(n));
+                            pos_ += n;
+                            return bytes;
+                        });
 }
 
 std::uint8_t TraceReader::read_section() {
     const std::byte* at = pos_;
-    const auto n = static_cast<std::uint8_t>(take(1));
+    const std::uint8_t n = take_section([this](unsigned width) { return take(width); });
     if (!streams_[n]) {
         fail_at(at, ErrorKind::bad_section, "a section record names section " + std::to_string(n) + ", which the DTD does not define");
     }
@@ -424,44 +426,50 @@ std::uint8_t TraceReader::read_section() {
     return n;
 }
 
-
 // Each check reports the position of the byte it is about.
 MetadataChange TraceReader::read_metadata() {
     MetadataChange m;
-    const std::byte* at = pos_;
-    const std::uint64_t tag = take(dtd_->tag_width);
-    const std::int32_t slot = slot_for(current_, tag);
-    if (slot < 0) {
-        fail_at(at, ErrorKind::bad_metadata, "metadata names tag " + std::to_string(tag) +
-                                                 ", which no record of section " + std::to_string(current_) + " has");
-    }
-    m.slot = static_cast<std::uint32_t>(slot);
-    const RecordDesc& r = dtd_->records[m.slot];
-    if (r.predefined != Predefined::none) {
-        fail_at(at, ErrorKind::bad_metadata, std::string("metadata cannot change the predefined record '") + r.name + "'");
-    }
-    at = pos_;
-    m.field = static_cast<std::uint32_t>(take(1));
-    if (m.field == 0 || m.field >= r.field_count) {
-        fail_at(at, ErrorKind::bad_metadata, "metadata names field " + std::to_string(m.field) + " of record '" +
-                                                 r.name + "', which has fields 1 to " + std::to_string(r.field_count - 1));
-    }
-    const std::byte* property_at = pos_;
-    const auto op = take(1);
-    if (op > static_cast<std::uint64_t>(MetaOp::section_stride)) {
-        fail_at(property_at, ErrorKind::bad_metadata, "metadata property " + std::to_string(op) + " is unknown");
-    }
-    m.op = static_cast<MetaOp>(op);
-    const unsigned values = metadata_value_count(m.op);
-    if (values > 0) m.a = take(header_.word());
-    if (values > 1) m.b = sign_extend(take(header_.word()), header_.word());
+    const std::byte* at = pos_;           // the part just read
+    const std::byte* property_at = pos_;  // a change the field cannot take is the property's fault
+    auto take_part = [&](unsigned width) {
+        at = pos_;
+        return take(width);
+    };
+    auto check = [&](MetadataPart part, const MetadataParts& p) {
+        if (part == MetadataPart::tag) {
+            const std::int32_t slot = slot_for(current_, p.tag);
+            if (slot < 0) {
+                fail_at(at, ErrorKind::bad_metadata, "metadata names tag " + std::to_string(p.tag) +
+                                                         ", which no record of section " + std::to_string(current_) + " has");
+            }
+            m.slot = static_cast<std::uint32_t>(slot);
+            if (dtd_->records[m.slot].predefined != Predefined::none) {
+                fail_at(at, ErrorKind::bad_metadata,
+                        std::string("metadata cannot change the predefined record '") + dtd_->records[m.slot].name + "'");
+            }
+        } else if (part == MetadataPart::field) {
+            const RecordDesc& r = dtd_->records[m.slot];
+            if (p.field == 0 || p.field >= r.field_count) {
+                fail_at(at, ErrorKind::bad_metadata, "metadata names field " + std::to_string(p.field) + " of record '" + r.name +
+                                                         "', which has fields 1 to " + std::to_string(r.field_count - 1));
+            }
+        } else {
+            property_at = at;
+            if (p.property > static_cast<std::uint64_t>(MetaOp::section_stride)) {
+                fail_at(at, ErrorKind::bad_metadata, "metadata property " + std::to_string(p.property) + " is unknown");
+            }
+        }
+    };
+    const MetadataParts parts = take_metadata(take_part, check, dtd_->tag_width, header_.word());
+    m.field = static_cast<std::uint32_t>(parts.field);
+    m.op = static_cast<MetaOp>(parts.property);
     FieldState& s = states_[m.slot][m.field];
-    // A signed field's 4-byte value in a 32-bit trace is sign-extended.
-    if (s.desc->type == Type::signed_int && m.op != MetaOp::width) m.a = sign_extend(m.a, header_.word());
+    m.a = metadata_value(parts, *s.desc, 0, header_.word());
+    m.b = metadata_value(parts, *s.desc, 1, header_.word());
     set_initial(m.slot, false);
     if (auto problem = apply_metadata(s, m.op, m.a, m.b, *dtd_)) {
-        fail_at(property_at, ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" + r.name +
-                                          "': " + *problem);
+        fail_at(property_at, ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" +
+                                                          dtd_->records[m.slot].name + "': " + *problem);
     }
     plans_[m.slot] = make_plan(r, states_[m.slot].data(), header_.order == ByteOrder::little);
     return m;

@@ -9,6 +9,8 @@
 #include <streambuf>
 
 #include "metatf/error.hpp"
+#include "metatf/format.hpp"
+#include "metatf/layout.hpp"
 
 namespace metatf::rt {
 
@@ -17,15 +19,6 @@ namespace {
 constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
-
-std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-// 10^scale; a scale is at most 19, so it fits.
-std::uint64_t power_of_ten(unsigned scale) {
-    std::uint64_t p = 1;
-    for (unsigned i = 0; i < scale; ++i) p *= 10;
-    return p;
-}
 
 // Shows a piece of a line in a message, cut short.
 std::string excerpt(std::string_view s) { return quote(s.size() > 20 ? std::string(s.substr(0, 20)) + "..." : s); }
@@ -56,7 +49,7 @@ public:
         first_ = start == 0;
         last_.assign(r.field_count, 0);
         pending_.assign(r.field_count, none);
-        run(0, r.layout_count);
+        walk_layout(r, *this);
         if (pos_ != line_.size()) fail(pos_, "unexpected text after the last field of record " + quote(r.name) + ": " + excerpt(line_.substr(pos_)));
     }
 
@@ -69,43 +62,25 @@ public:
 
     [[noreturn]] void fail(std::size_t at, const std::string& message) const { throw TextError(line_number_, at + 1, message); }
 
-private:
-    void run(std::uint32_t from, std::uint32_t to) {
-        for (std::uint32_t i = from; i < to; ++i) {
-            const LayoutStep& step = record_->layout[i];
-            if (step.op == LayoutStep::field) {
-                field(step.index);
-                continue;
+    // ---- the layout walk's visitor
+    // A group whose count is not written has one element per remaining piece of the line.
+    template <typename Element>
+    void group(std::uint32_t step, Element&& element) {
+        const std::uint32_t count = record_->layout[step].index;
+        if (pending_[count] == none) {
+            const std::uint64_t n = last_[count];
+            if (n > line_.size() - pos_ + 1) {
+                fail(pos_, "the count " + std::to_string(n) + " of " + describe(count) + " is more than the rest of the line can hold");
             }
-            const std::uint32_t end = layout_end(*record_, i);
-            if (pending_[step.index] != none) {
-                repeat_to_end(step.index, i + 1, end);
-            } else {
-                const std::uint64_t n = last_[step.index];
-                if (n > line_.size() - pos_ + 1) {
-                    fail(pos_, "the count " + std::to_string(n) + " of " + describe(step.index) + " is more than the rest of the line can hold");
-                }
-                for (std::uint64_t k = 0; k < n; ++k) run(i + 1, end);
-            }
-            i = end;
+            for (std::uint64_t k = 0; k < n; ++k) element();
+            return;
         }
-    }
-
-    // A group whose count is not written: one element per remaining piece of the line.
-    void repeat_to_end(std::uint32_t count_field, std::uint32_t from, std::uint32_t to) {
-        const std::size_t slot = pending_[count_field];
+        const std::size_t slot = pending_[count];
         std::uint64_t n = 0;
-        while (pos_ < line_.size()) {
-            run(from, to);
-            ++n;
-        }
+        for (; pos_ < line_.size(); ++n) element();
         (*out_)[slot].integer = n;
-        last_[count_field] = n;
-        pending_[count_field] = none;
-    }
-
-    std::string describe(std::uint32_t index) const {
-        return "field " + quote(record_->fields[index].path) + " of record " + quote(record_->name);
+        last_[count] = n;
+        pending_[count] = none;
     }
 
     void field(std::uint32_t index) {
@@ -152,6 +127,11 @@ private:
         }
         last_[index] = v.integer;
         out_->push_back(v);
+    }
+
+private:
+    std::string describe(std::uint32_t index) const {
+        return "field " + quote(record_->fields[index].path) + " of record " + quote(record_->name);
     }
 
     // Moves past the separator before field `index`. Blanks after it are
@@ -468,40 +448,30 @@ public:
         last_.assign(r.field_count, 0);
         first_ = *text.mnemonic == '\0';
         out_ += text.mnemonic;
-        run(0, r.layout_count);
+        walk_layout(r, *this);
         if (next_ != values_->size()) refuse("a record's values do not follow its layout");
         out_ += '\n';
     }
 
-private:
     [[noreturn]] void refuse(const std::string& why) const { throw TextError(line_number_, 0, why); }
 
-    // Writes the values of layout steps [from, to); a repeated group must
-    // have as many elements as its count says, whether the count is written or not.
-    void run(std::uint32_t from, std::uint32_t to) {
-        for (std::uint32_t i = from; i < to; ++i) {
-            const LayoutStep& step = record_->layout[i];
-            if (step.op == LayoutStep::field) {
-                put(step.index);
-                continue;
-            }
-            const std::uint32_t end = layout_end(*record_, i);
-            std::uint32_t first = i + 1;  // the group's first field
-            while (record_->layout[first].op != LayoutStep::field) ++first;
-            std::uint64_t n = 0;
-            while (next_ < values_->size() && (*values_)[next_].field == record_->layout[first].index) {
-                run(i + 1, end);
-                ++n;
-            }
-            if (n != last_[step.index]) {
-                refuse(describe(record_->fields[step.index]) + " counts " + std::to_string(last_[step.index]) +
-                       " elements, but the record has " + std::to_string(n));
-            }
-            i = end;
+    // ---- the layout walk's visitor
+    // A group has as many elements as the values give; they must be as many
+    // as its count says, whether the count is written or not.
+    template <typename Element>
+    void group(std::uint32_t step, Element&& element) {
+        std::uint32_t first = step + 1;  // the group's first field
+        while (record_->layout[first].op != LayoutStep::field) ++first;
+        std::uint64_t n = 0;
+        for (; next_ < values_->size() && (*values_)[next_].field == record_->layout[first].index; ++n) element();
+        const std::uint32_t count = record_->layout[step].index;
+        if (n != last_[count]) {
+            refuse(describe(record_->fields[count]) + " counts " + std::to_string(last_[count]) + " elements, but the record has " +
+                   std::to_string(n));
         }
     }
 
-    void put(std::uint32_t index) {
+    void field(std::uint32_t index) {
         if (next_ == values_->size() || (*values_)[next_].field != index) refuse("a record's values do not follow its layout");
         const GenericValue& v = (*values_)[next_++];
         last_[index] = v.integer;
@@ -512,6 +482,7 @@ private:
         value(record_->fields[index], t, v);
     }
 
+private:
     std::string describe(const FieldDesc& f) const {
         return "field " + quote(f.path) + " of record " + quote(record_->name);
     }
@@ -522,7 +493,7 @@ private:
                 if (f.type == Type::floating) {
                     number(v.real);
                 } else {
-                    decimal(f, v.integer);
+                    append_fixed(out_, v.integer, f.type == Type::signed_int, f.scale);
                 }
                 return;
             case TextFormat::hex: number(v.integer, 16); return;
@@ -549,22 +520,6 @@ private:
             }
         }();
         out_.append(buf, r.ptr);
-    }
-
-    void decimal(const FieldDesc& f, std::uint64_t v) {
-        const bool negative = f.type == Type::signed_int && static_cast<std::int64_t>(v) < 0;
-        std::uint64_t magnitude = negative ? 0 - v : v;
-        if (negative) out_ += '-';
-        if (f.scale == 0) {
-            number(magnitude);
-            return;
-        }
-        const std::uint64_t unit = power_of_ten(f.scale);
-        number(magnitude / unit);
-        out_ += '.';
-        const std::string fraction = std::to_string(magnitude % unit);
-        out_.append(f.scale - fraction.size(), '0');
-        out_ += fraction;
     }
 
     void bytes(const FieldDesc& f, const TextFieldDesc& t, std::span<const std::byte> data) {

@@ -196,13 +196,14 @@ void TraceWriter::flush_segment() {
 }
 
 void TraceWriter::comment(std::string_view text) {
-    if (text.size() > 255) {
-        throw TraceError(ErrorKind::usage, "a comment holds at most 255 bytes, not " + std::to_string(text.size()), 0,
-                         current_, record_count_);
+    if (text.size() > max_comment_bytes) {
+        throw TraceError(ErrorKind::usage, "a comment holds at most " + std::to_string(max_comment_bytes) + " bytes, not " +
+                                               std::to_string(text.size()),
+                         0, current_, record_count_);
     }
     begin_record(predefined_slot_[static_cast<int>(Predefined::comment)]);
-    append_raw(text.size(), 1);
-    buffer_->append(as_bytes(text));
+    put_comment([this](std::uint64_t v, unsigned width) { append_raw(v, width); },
+                [this](std::span<const std::byte> bytes) { buffer_->append(bytes); }, text);
     end_record();
 }
 
@@ -216,7 +217,7 @@ void TraceWriter::section(std::uint8_t number) {
                          0, current_, record_count_);
     }
     begin_record(predefined_slot_[static_cast<int>(Predefined::section)]);
-    append_raw(number, 1);
+    put_section([this](std::uint64_t v, unsigned width) { append_raw(v, width); }, number);
     end_record();
     target->mode = SectionOut::Mode::records;
     current_ = number;
@@ -239,11 +240,12 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
     }
     if (field == 0 || field >= r.field_count || field > 255) refuse(std::string("record '") + r.name + "' has no field " + std::to_string(field));
     const unsigned word = header_.word();
-    const unsigned values = metadata_value_count(op);
     FieldState& s = states_[slot][field];
-    const bool a_signed = s.desc->type == Type::signed_int && op != MetaOp::width;
-    if ((values > 0 && !(a_signed ? fits_signed(a, word) : fits_unsigned(a, word))) || (values > 1 && !fits_signed(b, word))) {
-        refuse("a metadata value does not fit the " + std::to_string(word) + "-byte values of this trace's class");
+    for (unsigned i = 0; i < metadata_value_count(op); ++i) {
+        const std::uint64_t v = i == 0 ? a : b;
+        if (!(metadata_value_signed(*s.desc, op, i) ? fits_signed(v, word) : fits_unsigned(v, word))) {
+            refuse("a metadata value does not fit the " + std::to_string(word) + "-byte values of this trace's class");
+        }
     }
     FieldState changed = s;
     if (auto problem = apply_metadata(changed, op, a, b, dtd_)) {
@@ -256,11 +258,8 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
     initial_[slot] = 0;
     plans_[slot] = make_plan(r, states_[slot].data(), options_.order == ByteOrder::little);
     begin_record(predefined_slot_[static_cast<int>(Predefined::metadata)]);
-    append_raw(r.tag, dtd_.tag_width);
-    append_raw(field, 1);
-    append_raw(static_cast<std::uint64_t>(op), 1);
-    if (values > 0) append_raw(a, word);
-    if (values > 1) append_raw(b, word);
+    put_metadata([this](std::uint64_t v, unsigned width) { append_raw(v, width); },
+                 MetadataParts{r.tag, field, static_cast<std::uint64_t>(op), a, b}, dtd_.tag_width, word);
     end_record();
 }
 

@@ -204,3 +204,80 @@ TEST_CASE("mtf dump agrees with the generated reader on random traces of the pap
     agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
           Section, Metadata>(dtd, "paper-count");
 }
+
+namespace {
+
+std::uint32_t index_of(const rt::RecordDesc& r, std::string_view path) {
+    for (std::uint32_t i = 0; i < r.field_count; ++i) {
+        if (r.fields[i].path == path) return i;
+    }
+    FAIL("no field " << path);
+    return 0;
+}
+
+}  // namespace
+
+// The runtime writes a metadata record's values (0 to 2, one class word each),
+// which the prelude does not declare: decode_generic and mtf dump read them back.
+TEST_CASE("metadata records the runtime writes read back through decode_generic and mtf dump, in both classes") {
+    const rt::DtdDesc& dtd = features::dtd;
+    const auto event = static_cast<std::uint32_t>(features::RecordType::Event);
+    const rt::RecordDesc& r = dtd.records[event];
+    const std::uint32_t offset = index_of(r, "offset"), kind = index_of(r, "kind");
+    struct Change {
+        std::uint32_t field;
+        rt::MetaOp op;
+        std::int64_t a, b;
+        json shown;  // "property" and "value" as mtf dump gives them
+    };
+    const Change changes[] = {
+        {offset, rt::MetaOp::default_value, -3, 0, {{"property", "default"}, {"value", {-3}}}},
+        {offset, rt::MetaOp::stride, -100, -2, {{"property", "stride"}, {"value", {-100, -2}}}},
+        {offset, rt::MetaOp::none, 0, 0, {{"property", "none"}, {"value", json::array()}}},
+        {kind, rt::MetaOp::width, 2, 0, {{"property", "width"}, {"value", {2}}}},
+    };
+    for (rt::Class cls : {rt::Class::bits32, rt::Class::bits64}) {
+        const unsigned word = cls == rt::Class::bits32 ? 4 : 8;
+        CAPTURE(word);
+        const std::string path = temp_path("metadata.mtf");
+        {
+            rt::TraceWriter w(path, dtd, {cls, rt::ByteOrder::big, 256, {true, {}}, rt::container_version});
+            for (const Change& c : changes) w.metadata(event, c.field, c.op, std::uint64_t(c.a), std::uint64_t(c.b));
+            w.close();
+        }
+        rt::TraceReader reader(path, dtd);
+        rt::GenericRecord g;
+        for (const Change& c : changes) {
+            REQUIRE(reader.begin_record());
+            rt::decode_generic(reader, g);
+            const unsigned n = rt::metadata_value_count(c.op);
+            std::vector<std::uint32_t> fields{1, 2, 3};
+            std::vector<std::uint64_t> values{r.tag, c.field, std::uint64_t(c.op)};
+            for (unsigned i = 0; i < n; ++i) {
+                fields.push_back(rt::metadata_values_field);
+                values.push_back(std::uint64_t(i == 0 ? c.a : c.b));
+            }
+            std::vector<std::uint32_t> got_fields;
+            std::vector<std::uint64_t> got_values;
+            for (const rt::GenericValue& v : g.values) {
+                got_fields.push_back(v.field);
+                got_values.push_back(v.integer);
+            }
+            CHECK(got_fields == fields);
+            CHECK(got_values == values);
+            // The tag, the record's tag, field, property, then the values.
+            CHECK(rt::predefined_size(dtd, word, g) == 1 + 1 + 1 + 1 + n * word);
+        }
+        CHECK_FALSE(reader.begin_record());
+        const auto lines = mtf_lines(path);
+        REQUIRE(lines.size() == std::size(changes));
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            const Change& c = changes[i];
+            CHECK(lines[i]["record"] == "metadata");
+            json want = c.shown;
+            want["record"] = "event";
+            want["field"] = r.fields[c.field].path;
+            CHECK(lines[i]["fields"].dump() == want.dump());
+        }
+    }
+}

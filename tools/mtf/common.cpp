@@ -12,6 +12,8 @@
 #include <iostream>
 
 #include <metatf/field_state.hpp>
+#include <metatf/format.hpp>
+#include <metatf/layout.hpp>
 
 #include "compile.hpp"
 
@@ -244,13 +246,9 @@ std::string format_json_real(double v) {
 }
 
 std::string format_integer(std::uint64_t v, bool is_signed, unsigned scale) {
-    const bool negative = is_signed && static_cast<std::int64_t>(v) < 0;
-    std::string digits = std::to_string(negative ? 0 - v : v);
-    if (scale > 0) {
-        if (digits.size() <= scale) digits.insert(0, scale + 1 - digits.size(), '0');
-        digits.insert(digits.size() - scale, 1, '.');
-    }
-    return negative ? "-" + digits : digits;
+    std::string out;
+    rt::append_fixed(out, v, is_signed, scale);
+    return out;
 }
 
 std::string escape_text_body(std::span<const std::byte> bytes) {
@@ -336,7 +334,7 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows, std:
 
 namespace {
 
-// Walks a record's layout alongside its values (decode_generic gives them in layout order).
+// Sends a record's values, which decode_generic gives in layout order, as the layout groups them.
 struct Emitter {
     const rt::RecordDesc& record;
     const std::vector<rt::GenericValue>& values;
@@ -344,26 +342,19 @@ struct Emitter {
     std::vector<std::uint64_t> last = std::vector<std::uint64_t>(record.field_count);  // counts of repeats
     std::size_t next = 0;
 
-    void run(std::uint32_t from, std::uint32_t to) {
-        for (std::uint32_t i = from; i < to; ++i) {
-            const rt::LayoutStep& step = record.layout[i];
-            if (step.op == rt::LayoutStep::field) {
-                field(values.at(next++));
-                continue;
-            }
-            const std::uint32_t end = rt::layout_end(record, i);
-            sink.begin_list(group_key(record, i));
-            for (std::uint64_t k = 0; k < last[step.index]; ++k) {
-                sink.begin_element();
-                run(i + 1, end);
-                sink.end_element();
-            }
-            sink.end_list();
-            i = end;
+    template <typename Element>
+    void group(std::uint32_t step, Element&& element) {
+        sink.begin_list(group_key(record, step));
+        for (std::uint64_t k = 0; k < last[record.layout[step].index]; ++k) {
+            sink.begin_element();
+            element();
+            sink.end_element();
         }
+        sink.end_list();
     }
 
-    void field(const rt::GenericValue& v) {
+    void field(std::uint32_t) {
+        const rt::GenericValue& v = values.at(next++);
         const rt::FieldDesc& d = record.fields[v.field];
         last[v.field] = v.integer;
         switch (d.type) {
@@ -373,6 +364,18 @@ struct Emitter {
             case rt::Type::bytes: sink.bytes(d.path, v.bytes); break;
         }
     }
+};
+
+// The top-level keys: the fields and groups of the layout, not what the groups hold.
+struct Keys {
+    const rt::RecordDesc& record;
+    std::vector<std::string> keys;
+
+    template <typename Element>
+    void group(std::uint32_t step, Element&&) {
+        keys.push_back(group_key(record, step));
+    }
+    void field(std::uint32_t index) { keys.emplace_back(record.fields[index].path); }
 };
 
 // decode_generic gives a metadata record as [record tag, field, property, values...].
@@ -389,11 +392,7 @@ void emit_metadata(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink) {
     sink.name("field", field.path);
     sink.name("property", rt::name(op));
     sink.begin_list("value");
-    // The first value is the field's own (signed for a signed field) unless it is a width
-    // or a section; a stride is always signed.
-    const bool signed_first = field.type == rt::Type::signed_int && op != rt::MetaOp::width &&
-                              op != rt::MetaOp::section_offset && op != rt::MetaOp::section_stride;
-    for (std::size_t i = 3; i < v.size(); ++i) sink.number(v[i].integer, i == 3 ? signed_first : true);
+    for (std::size_t i = 3; i < v.size(); ++i) sink.number(v[i].integer, rt::metadata_value_signed(field, op, unsigned(i - 3)));
     sink.end_list();
 }
 
@@ -402,19 +401,15 @@ void emit_metadata(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink) {
 void emit_record(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink) {
     const rt::RecordDesc& d = dtd.records[r.record.slot];
     if (d.predefined == rt::Predefined::metadata) return emit_metadata(dtd, r, sink);
-    Emitter{d, r.record.values, sink}.run(0, d.layout_count);
+    Emitter e{d, r.record.values, sink};
+    rt::walk_layout(d, e);
 }
 
 std::vector<std::string> record_keys(const rt::RecordDesc& r) {
     if (r.predefined == rt::Predefined::metadata) return {"record", "field", "property", "value"};
-    std::vector<std::string> keys;
-    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
-        const rt::LayoutStep& step = r.layout[i];
-        keys.push_back(step.op == rt::LayoutStep::field ? std::string(r.fields[step.index].path)
-                                                        : group_key(r, i));
-        if (step.op == rt::LayoutStep::repeat) i = rt::layout_end(r, i);
-    }
-    return keys;
+    Keys k{r, {}};
+    rt::walk_layout(r, k);
+    return k.keys;
 }
 
 }  // namespace mtf

@@ -81,17 +81,6 @@ struct Stats {
     std::vector<std::uint64_t> section_records;  // per section number
 };
 
-// A predefined record's size: they have fixed layouts (docs/trace-format.md).
-std::uint64_t predefined_bytes(const rt::DtdDesc& dtd, const rt::Header& h, const rt::GenericRecord& r) {
-    switch (dtd.records[r.slot].predefined) {
-        case rt::Predefined::comment: return dtd.tag_width + 1 + r.values[0].integer;
-        case rt::Predefined::section: return dtd.tag_width + 1;
-        case rt::Predefined::metadata: return 2 * dtd.tag_width + 2 + (r.values.size() - 3) * h.word();
-        case rt::Predefined::none: break;
-    }
-    return 0;
-}
-
 Stats collect(Trace& trace) {
     const rt::DtdDesc& dtd = trace.dtd();
     Stats st{std::vector<RecordStats>(dtd.record_count), std::vector<std::uint64_t>(256)};
@@ -101,7 +90,7 @@ Stats collect(Trace& trace) {
         ++rs.count;
         ++st.section_records[static_cast<std::size_t>(r.section)];
         if (dtd.records[r.record.slot].predefined != rt::Predefined::none) {
-            rs.bytes += predefined_bytes(dtd, trace.header(), r.record);
+            rs.bytes += rt::predefined_size(dtd, trace.header().word(), r.record);
             return;
         }
         // Metadata changes only between records, so the states are those the record was read with.

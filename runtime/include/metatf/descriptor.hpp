@@ -82,16 +82,6 @@ struct DtdDesc {
     const TextFormDesc* text_form;  // the native text form, or nullptr (not part of the fingerprint)
 };
 
-// The index of the `end` step that closes the repeat starting at step `i`.
-inline std::uint32_t layout_end(const RecordDesc& r, std::uint32_t i) {
-    int depth = 0;
-    for (std::uint32_t j = i; j < r.layout_count; ++j) {
-        if (r.layout[j].op == LayoutStep::repeat) ++depth;
-        if (r.layout[j].op == LayoutStep::end && --depth == 0) return j;
-    }
-    return r.layout_count;
-}
-
 // A hash of everything in a DTD that decides how its traces are laid out
 // (tags, sections, fields, types, initial encodings, repetition), but not of
 // its comments or spelling. Traces carry it, and a reader checks it.

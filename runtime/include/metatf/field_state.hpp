@@ -7,6 +7,7 @@
 
 #include "bytes.hpp"
 #include "descriptor.hpp"
+#include "predefined.hpp"
 
 namespace metatf::rt {
 
@@ -64,11 +65,6 @@ METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t value) {
 METATF_INLINE void plan_store(FieldState& s, std::byte* p, std::uint64_t value) {
     store_native<8>(p + s.offset, value - s.add - (s.previous & s.keep));
     s.previous = value;
-}
-
-// The number of values a metadata record carries for `op`.
-constexpr unsigned metadata_value_count(MetaOp op) {
-    return op == MetaOp::none ? 0 : (op == MetaOp::stride || op == MetaOp::section_stride) ? 2 : 1;
 }
 
 // Applies a metadata change to `s`, or says why it is illegal. `a` and `b`

@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "predefined.hpp"
 #include "reader.hpp"
 #include "writer.hpp"
 
@@ -24,8 +25,8 @@ struct GenericRecord {
 };
 
 // Decodes the record the reader has just begun (after begin_record()), the
-// predefined ones included: comment gives [length, data], section [number],
-// metadata [record tag, field, property, a, b]. Ends the record.
+// predefined ones included (as decode_predefined() lists them, predefined.hpp).
+// Ends the record.
 void decode_generic(TraceReader& reader, GenericRecord& out);
 
 // Encodes a record of a user-defined type from its values in layout order.

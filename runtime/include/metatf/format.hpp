@@ -1,0 +1,25 @@
+// Spelling shared by the runtime's text form and messages and by the tools:
+// a name in quotes, and integers in fixed point.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace metatf::rt {
+
+// A name or token as messages show it: 'name'.
+inline std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// 10^scale; a scale is at most 19, so it fits.
+constexpr std::uint64_t power_of_ten(unsigned scale) {
+    std::uint64_t p = 1;
+    for (unsigned i = 0; i < scale; ++i) p *= 10;
+    return p;
+}
+
+// Appends an integer field's value: two's complement when signed, and with
+// `scale` fraction digits after a point when scaled ("-1.050" for -1050 at scale 3).
+void append_fixed(std::string& out, std::uint64_t v, bool is_signed, unsigned scale);
+
+}  // namespace metatf::rt
