@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include <metatf/layout.hpp>
+
 #include "lower/lower.hpp"
 #include "support.hpp"
 
@@ -87,8 +89,8 @@ TEST_CASE("lowering: nested repeats become a flat layout program without the tag
     CHECK(field_paths(batch) ==
           std::vector<std::string>{"tag", "op", "n", "item.m", "item.part.len", "item.part.data", "item.w", "t"});
     CHECK(layout_text(batch) == "f1 f2 r2[ f3 r3[ f4 f5 ] f6 ] f7");
-    CHECK(rt::layout_end(batch, 2) == 9);
-    CHECK(rt::layout_end(batch, 4) == 7);
+    CHECK(rt::detail::layout_end(batch, 2) == 9);
+    CHECK(rt::detail::layout_end(batch, 4) == 7);
     const lower::LoweredDtd tag_only = lower::lower(test::schema_of("r : (tag) { tag.value = 4; }"));
     CHECK(tag_only.desc().records[3].layout_count == 0);
 }

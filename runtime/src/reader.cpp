@@ -471,7 +471,7 @@ MetadataChange TraceReader::read_metadata() {
         fail_at(property_at, ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" +
                                                           dtd_->records[m.slot].name + "': " + *problem);
     }
-    plans_[m.slot] = make_plan(r, states_[m.slot].data(), header_.order == ByteOrder::little);
+    plans_[m.slot] = make_plan(dtd_->records[m.slot], states_[m.slot].data(), header_.order == ByteOrder::little);
     return m;
 }
 
