@@ -578,7 +578,7 @@ using Records = std::tuple<Comment, Section, Metadata, Header, AppLoad, AppExit,
 // Calls v.field(index, member) for every field and v.repeat(count index, vector, body)
 // for every repeated group, in layout order: generic code over any record.
 template <typename Visitor>
-void visit_fields(Header& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Header& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.startDate);
     v.field(rt::field_index<2>, o.gmtOffset);
     v.field(rt::field_index<3>, o.timestamp);
@@ -595,7 +595,7 @@ void visit_fields(Header& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(AppLoad& o, Visitor&& v) {
+METATF_INLINE void visit_fields(AppLoad& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.nameLength);
     v.field(rt::field_index<3>, o.name);
@@ -611,27 +611,27 @@ void visit_fields(AppLoad& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(AppExit& o, Visitor&& v) {
+METATF_INLINE void visit_fields(AppExit& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.applId);
 }
 
 template <typename Visitor>
-void visit_fields(ClientJoin& o, Visitor&& v) {
-    v.field(rt::field_index<1>, o.timestamp);
-    v.field(rt::field_index<2>, o.applId);
-    v.field(rt::field_index<3>, o.clientId);
-}
-
-template <typename Visitor>
-void visit_fields(ClientLeave& o, Visitor&& v) {
+METATF_INLINE void visit_fields(ClientJoin& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.applId);
     v.field(rt::field_index<3>, o.clientId);
 }
 
 template <typename Visitor>
-void visit_fields(AppOpen& o, Visitor&& v) {
+METATF_INLINE void visit_fields(ClientLeave& o, Visitor&& v) {
+    v.field(rt::field_index<1>, o.timestamp);
+    v.field(rt::field_index<2>, o.applId);
+    v.field(rt::field_index<3>, o.clientId);
+}
+
+template <typename Visitor>
+METATF_INLINE void visit_fields(AppOpen& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.applId);
     v.field(rt::field_index<3>, o.nameLength);
@@ -646,7 +646,7 @@ void visit_fields(AppOpen& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(ClientOpen& o, Visitor&& v) {
+METATF_INLINE void visit_fields(ClientOpen& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.clientId);
     v.field(rt::field_index<3>, o.nameLength);
@@ -661,7 +661,7 @@ void visit_fields(ClientOpen& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(AppClose& o, Visitor&& v) {
+METATF_INLINE void visit_fields(AppClose& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.applId);
     v.field(rt::field_index<3>, o.fileDesc);
@@ -669,7 +669,7 @@ void visit_fields(AppClose& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(ClientClose& o, Visitor&& v) {
+METATF_INLINE void visit_fields(ClientClose& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.clientId);
     v.field(rt::field_index<3>, o.fileDesc);
@@ -677,7 +677,7 @@ void visit_fields(ClientClose& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(ReadWrite& o, Visitor&& v) {
+METATF_INLINE void visit_fields(ReadWrite& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.startTime);
     v.field(rt::field_index<2>, o.endTime);
     v.field(rt::field_index<3>, o.fileDesc);
@@ -694,7 +694,7 @@ void visit_fields(ReadWrite& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(Extend& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Extend& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.clientId);
     v.field(rt::field_index<3>, o.fileId);
@@ -703,7 +703,7 @@ void visit_fields(Extend& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(Truncate& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Truncate& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.clientId);
     v.field(rt::field_index<3>, o.fileId);
@@ -712,7 +712,7 @@ void visit_fields(Truncate& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(Link& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Link& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.clientId);
     v.field(rt::field_index<3>, o.fileId);
@@ -720,7 +720,7 @@ void visit_fields(Link& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(Unlink& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Unlink& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.clientId);
     v.field(rt::field_index<3>, o.fileId);
@@ -728,7 +728,7 @@ void visit_fields(Unlink& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(AsynchEnd& o, Visitor&& v) {
+METATF_INLINE void visit_fields(AsynchEnd& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.callTime);
     v.field(rt::field_index<2>, o.endTime);
     v.field(rt::field_index<3>, o.asyncId);
@@ -737,7 +737,7 @@ void visit_fields(AsynchEnd& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(Fcntl& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Fcntl& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.clientId);
     v.field(rt::field_index<3>, o.fileDesc);
@@ -746,7 +746,7 @@ void visit_fields(Fcntl& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(CompressedReadWrite& o, Visitor&& v) {
+METATF_INLINE void visit_fields(CompressedReadWrite& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.clientId);
     v.field(rt::field_index<2>, o.fileDescBits);
     v.field(rt::field_index<3>, o.indexBits);

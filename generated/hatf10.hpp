@@ -341,7 +341,7 @@ using Records = std::tuple<Comment, Section, Metadata, Alloc, Free, ReallocNoAll
 // Calls v.field(index, member) for every field and v.repeat(count index, vector, body)
 // for every repeated group, in layout order: generic code over any record.
 template <typename Visitor>
-void visit_fields(Alloc& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Alloc& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.size);
     v.field(rt::field_index<2>, o.address);
     v.field(rt::field_index<3>, o.thread);
@@ -352,7 +352,7 @@ void visit_fields(Alloc& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(Free& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Free& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.address);
     v.field(rt::field_index<2>, o.thread);
     v.field(rt::field_index<3>, o.heap);
@@ -362,7 +362,7 @@ void visit_fields(Free& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(ReallocNoAlloc& o, Visitor&& v) {
+METATF_INLINE void visit_fields(ReallocNoAlloc& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.size);
     v.field(rt::field_index<2>, o.oldAddress);
     v.field(rt::field_index<3>, o.newAddress);
@@ -374,7 +374,7 @@ void visit_fields(ReallocNoAlloc& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(ReallocAllocFree& o, Visitor&& v) {
+METATF_INLINE void visit_fields(ReallocAllocFree& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.size);
     v.field(rt::field_index<2>, o.oldAddress);
     v.field(rt::field_index<3>, o.newAddress);
@@ -386,7 +386,7 @@ void visit_fields(ReallocAllocFree& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(ReallocAlloc& o, Visitor&& v) {
+METATF_INLINE void visit_fields(ReallocAlloc& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.size);
     v.field(rt::field_index<2>, o.oldAddress);
     v.field(rt::field_index<3>, o.newAddress);
@@ -398,7 +398,7 @@ void visit_fields(ReallocAlloc& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(ReallocFree& o, Visitor&& v) {
+METATF_INLINE void visit_fields(ReallocFree& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.size);
     v.field(rt::field_index<2>, o.oldAddress);
     v.field(rt::field_index<3>, o.newAddress);
@@ -410,7 +410,7 @@ void visit_fields(ReallocFree& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(CreateHeap& o, Visitor&& v) {
+METATF_INLINE void visit_fields(CreateHeap& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.heap);
     v.field(rt::field_index<2>, o.thread);
     v.field(rt::field_index<3>, o.time);
@@ -419,7 +419,7 @@ void visit_fields(CreateHeap& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(DestroyHeap& o, Visitor&& v) {
+METATF_INLINE void visit_fields(DestroyHeap& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.heap);
     v.field(rt::field_index<2>, o.thread);
     v.field(rt::field_index<3>, o.time);
@@ -428,7 +428,7 @@ void visit_fields(DestroyHeap& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(CreateThread& o, Visitor&& v) {
+METATF_INLINE void visit_fields(CreateThread& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.thread);
     v.field(rt::field_index<2>, o.time);
     v.field(rt::field_index<3>, o.attributes_attributesLength);
@@ -436,7 +436,7 @@ void visit_fields(CreateThread& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(DestroyThread& o, Visitor&& v) {
+METATF_INLINE void visit_fields(DestroyThread& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.thread);
     v.field(rt::field_index<2>, o.time);
     v.field(rt::field_index<3>, o.attributes_attributesLength);

@@ -240,14 +240,14 @@ using Records = std::tuple<Comment, Section, Metadata, KernelEventF, KernelFetch
 // Calls v.field(index, member) for every field and v.repeat(count index, vector, body)
 // for every repeated group, in layout order: generic code over any record.
 template <typename Visitor>
-void visit_fields(KernelEventF& o, Visitor&& v) {
+METATF_INLINE void visit_fields(KernelEventF& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.arg1);
     v.field(rt::field_index<3>, o.arg2);
 }
 
 template <typename Visitor>
-void visit_fields(KernelFetch& o, Visitor&& v) {
+METATF_INLINE void visit_fields(KernelFetch& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.length);
     v.field(rt::field_index<3>, o.virtualPage);
@@ -255,7 +255,7 @@ void visit_fields(KernelFetch& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(KernelEventM& o, Visitor&& v) {
+METATF_INLINE void visit_fields(KernelEventM& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.arg1);
     v.field(rt::field_index<3>, o.arg2);
@@ -269,7 +269,7 @@ void visit_fields(KernelEventM& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(KernelRead& o, Visitor&& v) {
+METATF_INLINE void visit_fields(KernelRead& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.length);
     v.field(rt::field_index<3>, o.virtualPage);
@@ -277,7 +277,7 @@ void visit_fields(KernelRead& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(KernelWrite& o, Visitor&& v) {
+METATF_INLINE void visit_fields(KernelWrite& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.length);
     v.field(rt::field_index<3>, o.virtualPage);
@@ -285,7 +285,7 @@ void visit_fields(KernelWrite& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(UserFetch& o, Visitor&& v) {
+METATF_INLINE void visit_fields(UserFetch& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.length);
     v.field(rt::field_index<3>, o.virtualPage);
@@ -293,7 +293,7 @@ void visit_fields(UserFetch& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(UserRead& o, Visitor&& v) {
+METATF_INLINE void visit_fields(UserRead& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.length);
     v.field(rt::field_index<3>, o.virtualPage);
@@ -301,7 +301,7 @@ void visit_fields(UserRead& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(UserWrite& o, Visitor&& v) {
+METATF_INLINE void visit_fields(UserWrite& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.timestamp);
     v.field(rt::field_index<2>, o.length);
     v.field(rt::field_index<3>, o.virtualPage);

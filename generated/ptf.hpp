@@ -346,7 +346,7 @@ using Records = std::tuple<Comment, Section, Metadata, Fo, Co, Cao, Do_, Sr, Gr,
 // Calls v.field(index, member) for every field and v.repeat(count index, vector, body)
 // for every repeated group, in layout order: generic code over any record.
 template <typename Visitor>
-void visit_fields(Fo& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Fo& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.formatId);
     v.field(rt::field_index<2>, o.superFormatId);
     v.field(rt::field_index<3>, o.numberOfPointers);
@@ -364,13 +364,13 @@ void visit_fields(Fo& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(Co& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Co& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.formatId);
     v.field(rt::field_index<2>, o.oid);
 }
 
 template <typename Visitor>
-void visit_fields(Cao& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Cao& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.formatId);
     v.field(rt::field_index<2>, o.oid);
     v.field(rt::field_index<3>, o.containerOid);
@@ -378,46 +378,37 @@ void visit_fields(Cao& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(Do_& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Do_& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.formatId);
     v.field(rt::field_index<2>, o.oid);
 }
 
 template <typename Visitor>
-void visit_fields(Sr& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Sr& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.formatId);
     v.field(rt::field_index<2>, o.oid);
 }
 
 template <typename Visitor>
-void visit_fields([[maybe_unused]] Gr& o, [[maybe_unused]] Visitor&& v) {
+METATF_INLINE void visit_fields([[maybe_unused]] Gr& o, [[maybe_unused]] Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(Dr& o, Visitor&& v) {
-    v.field(rt::field_index<1>, o.formatId);
-    v.field(rt::field_index<2>, o.oid);
-    v.field(rt::field_index<3>, o.offset);
-}
-
-template <typename Visitor>
-void visit_fields(Dw& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Dr& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.formatId);
     v.field(rt::field_index<2>, o.oid);
     v.field(rt::field_index<3>, o.offset);
 }
 
 template <typename Visitor>
-void visit_fields(Adr& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Dw& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.formatId);
     v.field(rt::field_index<2>, o.oid);
     v.field(rt::field_index<3>, o.offset);
-    v.field(rt::field_index<4>, o.index);
-    v.field(rt::field_index<5>, o.length);
 }
 
 template <typename Visitor>
-void visit_fields(Adw& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Adr& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.formatId);
     v.field(rt::field_index<2>, o.oid);
     v.field(rt::field_index<3>, o.offset);
@@ -426,14 +417,23 @@ void visit_fields(Adw& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields(Er& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Adw& o, Visitor&& v) {
+    v.field(rt::field_index<1>, o.formatId);
+    v.field(rt::field_index<2>, o.oid);
+    v.field(rt::field_index<3>, o.offset);
+    v.field(rt::field_index<4>, o.index);
+    v.field(rt::field_index<5>, o.length);
+}
+
+template <typename Visitor>
+METATF_INLINE void visit_fields(Er& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.formatId);
     v.field(rt::field_index<2>, o.fromOid);
     v.field(rt::field_index<3>, o.edge);
 }
 
 template <typename Visitor>
-void visit_fields(Ew& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Ew& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.formatId);
     v.field(rt::field_index<2>, o.fromOid);
     v.field(rt::field_index<3>, o.edge);
@@ -441,11 +441,11 @@ void visit_fields(Ew& o, Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields([[maybe_unused]] Ts& o, [[maybe_unused]] Visitor&& v) {
+METATF_INLINE void visit_fields([[maybe_unused]] Ts& o, [[maybe_unused]] Visitor&& v) {
 }
 
 template <typename Visitor>
-void visit_fields([[maybe_unused]] Te& o, [[maybe_unused]] Visitor&& v) {
+METATF_INLINE void visit_fields([[maybe_unused]] Te& o, [[maybe_unused]] Visitor&& v) {
 }
 
 namespace detail {

@@ -77,7 +77,7 @@ using Records = std::tuple<Comment, Section, Metadata, Spc>;
 // Calls v.field(index, member) for every field and v.repeat(count index, vector, body)
 // for every repeated group, in layout order: generic code over any record.
 template <typename Visitor>
-void visit_fields(Spc& o, Visitor&& v) {
+METATF_INLINE void visit_fields(Spc& o, Visitor&& v) {
     v.field(rt::field_index<1>, o.asu);
     v.field(rt::field_index<2>, o.lba);
     v.field(rt::field_index<3>, o.size);

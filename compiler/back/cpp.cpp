@@ -132,7 +132,7 @@ public:
     const char* unused() const { return record_.fields.size() <= 1 ? "[[maybe_unused]] " : ""; }
 
     void emit_visit(std::ostream& o) const {
-        o << "template <typename Visitor>\nvoid visit_fields(" << unused() << struct_ << "& o, " << unused()
+        o << "template <typename Visitor>\nMETATF_INLINE void visit_fields(" << unused() << struct_ << "& o, " << unused()
           << "Visitor&& v) {\n";
         emit_visit_items(o, record_.layout, "o", "    ", 0);
         o << "}\n\n";
