@@ -223,27 +223,22 @@ private:
         } else if (const Node& tail = *n.children[1]; tail.is_type<g::repeat_tail>()) {
             out->node = ast::Field::Repeat{name(*n.children[0]), field(*tail.children.front())};
         } else {
-            out->node = ast::Field::Nested{std::make_unique<ast::RecordDef>(record_parts(*n.children[0], tail))};
+            out->node = ast::Field::Nested{std::make_unique<ast::RecordDef>(record_parts(*n.children[0], tail, 0))};
         }
         return out;
     }
 
     // `name : field { block }`: the name, then a node whose children are the field and the block's items.
-    ast::RecordDef record_parts(const Node& name_node, const Node& rest) {
+    // A record definition: its name, then its field and properties from parts.children[first] on.
+    ast::RecordDef record_parts(const Node& name_node, const Node& parts, std::size_t first) {
         ast::RecordDef out;
         out.name = name(name_node);
-        out.field = field(*rest.children.front());
-        for (std::size_t i = 1; i < rest.children.size(); ++i) out.properties.push_back(property(*rest.children[i]));
+        out.field = field(*parts.children[first]);
+        for (std::size_t i = first + 1; i < parts.children.size(); ++i) out.properties.push_back(property(*parts.children[i]));
         return out;
     }
 
-    ast::RecordDef record(const Node& n) {
-        ast::RecordDef out;
-        out.name = name(*n.children[0]);
-        out.field = field(*n.children[1]);
-        for (std::size_t i = 2; i < n.children.size(); ++i) out.properties.push_back(property(*n.children[i]));
-        return out;
-    }
+    ast::RecordDef record(const Node& n) { return record_parts(*n.children[0], n, 1); }
 
     ast::Section section(const Node& n) {
         ast::Section out;

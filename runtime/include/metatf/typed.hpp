@@ -436,7 +436,7 @@ public:
     // Calls v(record) with the current record's struct.
     template <typename Visitor>
     void dispatch(Visitor&& v) const {
-        with_slot(static_cast<std::uint32_t>(type_), [&](const auto& record) { v(record); });
+        with_slot(records_, static_cast<std::uint32_t>(type_), [&](const auto& record) { v(record); });
     }
 
     // Reads the rest of the trace, calling v(record) for every record.
@@ -454,7 +454,7 @@ public:
     template <typename Visitor>
     void visit_table_record(std::uint8_t section, std::uint64_t offset, Visitor&& v) {
         r_.table_record(section, offset, [&](TraceReader& r) {
-            with_slot(r.slot(), [&]<typename Record>(Record&) {
+            with_slot(records_, r.slot(), [&]<typename Record>(Record&) {
                 if constexpr (detail::UserRecord<Record>) {
                     Record record;
                     decode(record);
@@ -476,17 +476,11 @@ private:
     void for_each(F&& f) {
         std::apply([&](auto&... record) { (f(record), ...); }, records_);
     }
-    // Calls f(record) for the struct of `slot`; false if there is none.
-    template <typename F>
-    bool with_slot(std::uint32_t slot, F&& f) {
+    // Calls f(record) for the struct of `slot` in `records` (records_, const or not); false if there is none.
+    template <typename Tuple, typename F>
+    static bool with_slot(Tuple& records, std::uint32_t slot, F&& f) {
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return ((slot == I ? (f(std::get<I>(records_)), true) : false) || ...);
-        }(slots());
-    }
-    template <typename F>
-    bool with_slot(std::uint32_t slot, F&& f) const {
-        return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return ((slot == I ? (f(std::get<I>(records_)), true) : false) || ...);
+            return ((slot == I ? (f(std::get<I>(records)), true) : false) || ...);
         }(slots());
     }
 
@@ -595,7 +589,7 @@ private:
     bool step_general(Then&& then) {
         if (!r_.begin_record()) return false;
         bool delivered = false;
-        with_slot(r_.slot(), [&](auto& record) {
+        with_slot(records_, r_.slot(), [&](auto& record) {
             read_general(record);
             r_.end_record();
             delivered = deliver(record, then);
@@ -608,7 +602,7 @@ private:
     void read_general(Metadata<RecordType>& record) {
         const MetadataChange m = r_.read_metadata();
         record = Metadata<RecordType>{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
-        with_slot(m.slot, [&](auto& changed) { set_constants(changed); });
+        with_slot(records_, m.slot, [&](auto& changed) { set_constants(changed); });
     }
     template <typename Record>
     void read_general(Record& record) {
