@@ -39,17 +39,24 @@ std::optional<std::uint32_t> fixed_width(const FieldState* fields, const FieldSt
 RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian_trace) {
     RecordPlan plan;
     if (!little_endian_trace || std::endian::native != std::endian::little || r.predefined != Predefined::none) return plan;
+    bool plain = true;
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
         if (r.layout[i].op != LayoutStep::field) return plan;
-        FieldState& s = fields[r.layout[i].index];
+        const std::uint32_t f = r.layout[i].index;
+        FieldState& s = fields[f];
         const auto width = fixed_width(fields, s);
         if (!width) return plan;
         s.offset = plan.size;
         plan.size += *width;
-        const bool constant = s.mask == 0 && s.keep == 0 && (s.desc->type != Type::bytes || *width == 0);
-        if (!constant && r.layout[i].index < 64) plan.varying |= std::uint64_t(1) << r.layout[i].index;
+        // Fields from 64 on are read whatever their encoding (see typed.hpp's varies()).
+        const bool constant = s.mask == 0 && s.keep == 0 && (s.desc->type != Type::bytes || *width == 0) && f < 64;
+        if (constant) continue;
+        if (f < 64) plan.varying |= std::uint64_t(1) << f;
+        const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+        if (integer && (s.add | s.keep | s.shift) != 0) plain = false;
     }
     plan.usable = true;
+    plan.plain = plain;
     return plan;
 }
 

@@ -57,7 +57,7 @@ struct TraceReader::Saved {
     int current;
     std::vector<std::vector<FieldState>> states;
     std::vector<char> initial;
-    std::uint64_t fast_tags;
+    std::uint64_t fast_tags, planned_tags;
 };
 
 TraceReader::TraceReader(const std::string& path) : file_(path) {
@@ -122,9 +122,10 @@ void TraceReader::attach(const DtdDesc& dtd) {
     }
     streams_[0]->mode = Stream::Mode::records;
     initial_.assign(dtd.record_count, 0);
-    reset_initial();
-    for (std::uint32_t i = 0; i < dtd.record_count; ++i) plans_.push_back(make_plan(dtd.records[i], states_[i].data(), header_.order == ByteOrder::little));
     tag_width_ = dtd.tag_width;
+    plans_.resize(dtd.record_count);
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) set_plan(i);
+    reset_initial();
     enter_section(0);
 }
 
@@ -174,28 +175,44 @@ char TraceReader::native_order() const {
     return (header_.order == ByteOrder::little) == (std::endian::native == std::endian::little);
 }
 
-void TraceReader::set_initial(std::uint32_t slot, bool on) {
-    if (initial_[slot] == on) return;
-    initial_[slot] = on;
-    update_fast_tags();
-}
-
 void TraceReader::reset_initial() {
     std::fill(initial_.begin(), initial_.end(), native_order());
     update_fast_tags();
 }
 
-// Run::fast() in one mask test: the tags of the current section (below 64)
-// whose record is a user record still in its initial layout.
+// Run::fast() and Run::planned() in one mask test each: the tags of the
+// current section (below 64) whose record is a user record still in its
+// initial layout, or one whose layout has a plan that fits the window.
 void TraceReader::update_fast_tags() {
-    fast_tags_ = 0;
-    for (std::size_t tag = 0; tag < std::min<std::size_t>(64, tag_table_size_); ++tag) {
-        const std::int32_t slot = tag_table_[tag];
-        if (slot >= 0 && initial_[static_cast<std::size_t>(slot)] &&
-            dtd_->records[slot].predefined == Predefined::none) {
-            fast_tags_ |= std::uint64_t(1) << tag;
-        }
-    }
+    fast_tags_ = planned_tags_ = 0;
+    for (std::size_t tag = 0; tag < std::min<std::size_t>(64, tag_table_size_); ++tag) update_fast_tag(tag);
+}
+
+void TraceReader::update_fast_tag(std::size_t tag) {
+    const std::uint64_t bit = std::uint64_t(1) << tag;
+    fast_tags_ &= ~bit;
+    planned_tags_ &= ~bit;
+    const std::int32_t slot = tag_table_[tag];
+    if (slot < 0 || dtd_->records[slot].predefined != Predefined::none) return;
+    const auto s = static_cast<std::size_t>(slot);
+    const RecordPlan& plan = plans_[s];
+    if (initial_[s]) fast_tags_ |= bit;
+    if (plan.usable && tag_width_ + plan.size + 8 <= fast_window_) planned_tags_ |= bit;
+}
+
+// The plan of `slot` under its current encodings.
+void TraceReader::set_plan(std::uint32_t slot) {
+    widen_window(plans_[slot] = make_plan(dtd_->records[slot], states_[slot].data(), header_.order == ByteOrder::little));
+}
+
+// The fast window grows to hold a planned record and its slack, up to a
+// bound past which such records take the path that tests their length.
+void TraceReader::widen_window(const RecordPlan& plan) {
+    constexpr std::size_t widest = 256;
+    const std::size_t need = tag_width_ + plan.size + 8;
+    if (!plan.usable || fast_window_ == 0 || need <= fast_window_ || need > widest) return;
+    fast_window_ = need;
+    set_end(end_);
 }
 
 void TraceReader::fail_at(const std::byte* at, ErrorKind kind, const std::string& message) {
@@ -298,7 +315,9 @@ bool TraceReader::large_tag(std::uint64_t tag) {
 
 void TraceReader::set_fast_window(std::size_t bytes) {
     fast_window_ = std::max<std::size_t>(bytes, 1);
+    for (const RecordPlan& plan : plans_) widen_window(plan);
     set_end(end_);
+    update_fast_tags();
 }
 
 // A new chunk (or the same one again): Run::limit for it. Where the chunk
@@ -466,12 +485,14 @@ MetadataChange TraceReader::read_metadata() {
     FieldState& s = states_[m.slot][m.field];
     m.a = metadata_value(parts, *s.desc, 0, header_.word());
     m.b = metadata_value(parts, *s.desc, 1, header_.word());
-    set_initial(m.slot, false);
     if (auto problem = apply_metadata(s, m.op, m.a, m.b, *dtd_)) {
         fail_at(property_at, ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" +
                                                           dtd_->records[m.slot].name + "': " + *problem);
     }
-    plans_[m.slot] = make_plan(dtd_->records[m.slot], states_[m.slot].data(), header_.order == ByteOrder::little);
+    set_plan(m.slot);
+    initial_[m.slot] = 0;
+    const std::uint64_t tag = dtd_->records[m.slot].tag;
+    if (tag < std::min<std::size_t>(64, tag_table_size_)) update_fast_tag(tag);
     return m;
 }
 
@@ -520,7 +541,7 @@ void TraceReader::enter_table(std::uint8_t section, std::uint64_t offset) {
         fail(ErrorKind::bad_value, "offset " + std::to_string(offset + table.whole_start) + " is past the end of section " +
                                        std::to_string(section));
     }
-    saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_, initial_, fast_tags_});
+    saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_, initial_, fast_tags_, planned_tags_});
     reset_initial();
     for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
         for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
@@ -545,6 +566,7 @@ void TraceReader::leave_table() {
     states_ = std::move(saved_->states);
     initial_ = std::move(saved_->initial);
     fast_tags_ = saved_->fast_tags;
+    planned_tags_ = saved_->planned_tags;
     saved_.reset();
 }
 

@@ -40,6 +40,7 @@ struct FieldState : Encoding, FieldPlan {
 // fixed offsets, with no per-field branch on its encoding.
 struct RecordPlan {
     bool usable = false;
+    bool plain = false;         // every varying integer field is a bare load & mask: add, keep and shift are 0
     std::uint32_t size = 0;     // bytes after the tag
     std::uint64_t varying = 0;  // bit i: field i (below 64) takes a value from the record or its predecessor
 };
@@ -54,7 +55,6 @@ METATF_INLINE std::uint64_t plan_read(FieldState& s, const std::byte* p) {
     const auto extended = static_cast<std::uint64_t>(static_cast<std::int64_t>(raw << s.shift) >> s.shift);
     return s.previous = extended + s.add + (s.previous & s.keep);
 }
-
 // What plan_store() would store for `value`, and whether it fits.
 METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t value) {
     const std::uint64_t stored = value - s.add - (s.previous & s.keep);

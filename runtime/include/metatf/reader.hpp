@@ -103,16 +103,22 @@ public:
         const std::int32_t* tags;  // the current section's tag -> slot table, -1 if none
         std::size_t tag_count;
         std::uint64_t fast_tags;   // bit `tag` (below 64): see fast()
+        std::uint64_t planned_tags;  // bit `tag` (below 64): see planned()
 
         // Whether the record at pos (before limit), whose tag is `tag` (below 64), can be
         // read in the DTD's initial layout: the tag names a user record of the
         // current section that metadata has not changed. Generated code
         // switches on the tag itself, so this is a single mask test.
         bool fast(std::uint64_t tag) const { return (fast_tags >> tag & 1) != 0; }
+        // Whether the record at pos (before limit), whose tag is `tag` (below 64), can be
+        // read with its RecordPlan: the tag names a user record of the current section
+        // whose plan is usable and fits the fast window with the 8 bytes of slack
+        // of plan_read()'s wide loads. (Generated code tests fast() first.)
+        bool planned(std::uint64_t tag) const { return (planned_tags >> tag & 1) != 0; }
         // The slot of `tag` in the current section, -1 if none (or too large for the table).
         std::int64_t slot_of(std::uint64_t tag) const { return tag < tag_count ? tags[tag] : -1; }
     };
-    Run run() const { return {pos_, limit_, end_, tag_table_, tag_table_size_, fast_tags_}; }
+    Run run() const { return {pos_, limit_, end_, tag_table_, tag_table_size_, fast_tags_, planned_tags_}; }
     // A record type whose layout is fixed now (see RecordPlan): a record of
     // it at run.pos is read with plan_read() when its size and the 8 bytes of
     // slack of plan_read()'s wide loads fit in the chunk.
@@ -209,9 +215,12 @@ private:
     std::vector<char> initial_;                    // per slot: see initial()
     std::vector<RecordPlan> plans_;                // per slot: see plan()
     std::uint64_t fast_tags_ = 0;                  // for run(): tags below 64 whose slot is initial here
-    void set_initial(std::uint32_t slot, bool on);
+    std::uint64_t planned_tags_ = 0;               // for run(): see Run::planned()
+    void set_plan(std::uint32_t slot);
+    void widen_window(const RecordPlan& plan);
     void reset_initial();  // every slot initial if the byte order is the machine's
     void update_fast_tags();
+    void update_fast_tag(std::size_t tag);
     std::int32_t slot_for(int section, std::uint64_t tag) const;
     std::vector<std::vector<std::int32_t>> slot_of_tag_;  // per section: tag -> slot, -1 if none
     std::vector<std::map<std::uint64_t, std::int32_t>> large_tags_;  // per section: tags past the table

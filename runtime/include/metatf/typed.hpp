@@ -256,7 +256,8 @@ struct PlanConstants {
     }
 };
 
-template <typename D>
+// Plain: the plan is RecordPlan::plain, and its integers are bare loads.
+template <typename D, bool Plain>
 struct PlanLoad {
     const RecordPlan& plan;
     FieldState* s;
@@ -265,17 +266,24 @@ struct PlanLoad {
     template <std::uint32_t I, typename Member>
     METATF_INLINE void field(Index<I>, Member& m) const {
         if (!varies<I>(plan)) return;
+        FieldState& f = s[I];
         if constexpr (std::is_same_v<Member, Bytes>) {
-            m = Bytes(p + s[I].offset, planned_width<D, I>(s));
+            m = Bytes(p + f.offset, planned_width<D, I>(s));
         } else if constexpr (std::is_floating_point_v<Member>) {
-            m = float_from_bits(load_native<8>(p + s[I].offset) & s[I].mask, s[I].width);
+            m = float_from_bits(load_native<8>(p + f.offset) & f.mask, f.width);
+        } else if constexpr (Plain) {
+            assign(m, load_native<8>(p + f.offset) & f.mask);
         } else {
-            assign(m, plan_read(s[I], p));
+            assign(m, plan_read(f, p));
         }
     }
 };
 
-template <typename D>
+// Plain (RecordPlan::plain): an integer is stored as it is, and fits when it
+// has no bits outside the field's mask (or is the value a field that
+// stores nothing fixes). Stores are 8 bytes wide and made in layout order,
+// each field's overwriting the spare bytes of the one before.
+template <typename D, bool Plain>
 struct PlanFits {
     const FieldState* s;
     bool ok = true;
@@ -284,13 +292,16 @@ struct PlanFits {
     METATF_INLINE void field(Index<I>, const Member& m) {
         if constexpr (std::is_same_v<Member, Bytes>) {
             ok &= m.size() == planned_width<D, I>(s);
-        } else if constexpr (!std::is_floating_point_v<Member>) {
+        } else if constexpr (std::is_floating_point_v<Member>) {
+        } else if constexpr (Plain) {
+            ok &= s[I].mask != 0 ? (bits_of(m) & ~s[I].mask) == 0 : bits_of(m) == s[I].add;
+        } else {
             ok &= plan_fits(s[I], bits_of(m));
         }
     }
 };
 
-template <typename D>
+template <typename D, bool Plain>
 struct PlanStore {
     FieldState* s;
     std::byte* p;
@@ -301,6 +312,8 @@ struct PlanStore {
             if (!m.empty()) std::memcpy(p + s[I].offset, m.data(), m.size());
         } else if constexpr (std::is_floating_point_v<Member>) {
             store_native<8>(p + s[I].offset, float_to_bits(m, s[I].width));
+        } else if constexpr (Plain) {
+            store_native<8>(p + s[I].offset, bits_of(m));
         } else {
             plan_store(s[I], p, bits_of(m));
         }
@@ -515,9 +528,33 @@ private:
         }
     }
 
-    // The planned path's room test: the record and the slack of its wide loads.
-    static METATF_INLINE bool room_for(const TraceReader::Run& run, const RecordPlan& plan) {
-        return plan.usable && static_cast<std::size_t>(run.end - run.pos) >= tag_width + plan.size + 8;
+    // Whether the record at run.pos, of type Record, can be read with its plan:
+    // for a tag below 64 one mask test, else the plan and the room for it
+    // and the slack of its wide loads.
+    template <typename Record>
+    METATF_INLINE bool planned_at(const TraceReader::Run& run, std::uint64_t tag) const {
+        using D = detail::Desc<Codec, Record>;
+        if constexpr (Record::tag < 64) {
+            return run.planned(Record::tag);
+        } else {
+            const RecordPlan& plan = r_.plan(D::slot);
+            return run.slot_of(tag) == D::slot && plan.usable &&
+                   static_cast<std::size_t>(run.end - run.pos) >= tag_width + plan.size + 8;
+        }
+    }
+
+    // Reads the record whose tag is at `pos` with its plan; returns where the next begins.
+    template <typename Record>
+    METATF_INLINE const std::byte* read_planned(Record& record, const std::byte* pos) {
+        using D = detail::Desc<Codec, Record>;
+        const RecordPlan& plan = r_.plan(D::slot);
+        const std::byte* p = pos + tag_width;
+        if (plan.plain) {
+            visit_fields(record, detail::PlanLoad<D, true>{plan, r_.states(D::slot), p});
+        } else {
+            visit_fields(record, detail::PlanLoad<D, false>{plan, r_.states(D::slot), p});
+        }
+        return p + plan.size;
     }
 
     // Reads one record and hands it to `then`. Before run.limit every record
@@ -548,15 +585,13 @@ private:
                 return deliver(record, then);
             }
         }
-        if (run.slot_of(tag) != D::slot) return false;
         if constexpr (D::plannable) {
-            const RecordPlan& plan = r_.plan(D::slot);
-            if (room_for(run, plan)) {
-                visit_fields(record, detail::PlanLoad<D>{plan, r_.states(D::slot), run.pos + tag_width});
-                r_.advance(run.pos + tag_width + plan.size, 1);
+            if (planned_at<Record>(run, tag)) {
+                r_.advance(read_planned(record, run.pos), 1);
                 return deliver(record, then);
             }
         }
+        if (run.slot_of(tag) != D::slot) return false;
         read_at(record, run);
         return deliver(record, then);
     }
@@ -641,18 +676,16 @@ private:
                 return true;
             }
         }
-        if (run.slot_of(tag) != D::slot) return false;
         Record& record = std::get<Record>(records_);
         if constexpr (D::plannable) {
-            const RecordPlan& plan = r_.plan(D::slot);
-            if (room_for(run, plan)) {
-                visit_fields(record, detail::PlanLoad<D>{plan, r_.states(D::slot), run.pos + tag_width});
-                run.pos += tag_width + plan.size;
+            if (planned_at<Record>(run, tag)) {
+                run.pos = read_planned(record, run.pos);
                 ++records;
                 v(record);
                 return true;
             }
         }
+        if (run.slot_of(tag) != D::slot) return false;
         // The runtime gets the cursor back to read it.
         r_.advance(run.pos, records);
         records = 0;
@@ -691,12 +724,8 @@ public:
         }
         if constexpr (D::plannable) {
             const RecordPlan& plan = w_.plan(D::slot);
-            FieldState* s = w_.states(D::slot);
-            if (plan.usable && fits<detail::PlanFits<D>>(o, {s})) {
-                std::byte* p = w_.reserve_planned<D::tag_width>(D::slot, plan.size, offset);
-                detail::members(o, detail::PlanStore<D>{s, p});
-                w_.end_record();
-                return offset;
+            if (plan.usable) {
+                if (plan.plain ? write_planned<true>(o, plan, offset) : write_planned<false>(o, plan, offset)) return offset;
             }
         }
         return write_general(o);
@@ -721,6 +750,18 @@ private:
     static METATF_INLINE bool fits(const Record& o, Check check) {
         detail::members(o, check);
         return check.ok;
+    }
+
+    // Writes a record with its plan, if its values fit.
+    template <bool Plain, typename Record>
+    METATF_INLINE bool write_planned(const Record& o, const RecordPlan& plan, std::uint64_t& offset) {
+        using D = detail::Desc<Codec, Record>;
+        FieldState* s = w_.states(D::slot);
+        if (!fits<detail::PlanFits<D, Plain>>(o, {s})) return false;
+        std::byte* p = w_.reserve_planned<D::tag_width>(D::slot, plan.size, offset);
+        detail::members(o, detail::PlanStore<D, Plain>{s, p});
+        w_.end_record();
+        return true;
     }
 
     // Field by field, under the encodings metadata has set; reports what does not fit.
