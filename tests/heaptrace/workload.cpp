@@ -4,7 +4,8 @@
 // they start, then print them: "E PID TID RECORD SIZE ADDRESS NEWADDRESS".
 // heaptrace_check finds them in the trace.
 //
-// Usage: heaptrace_workload THREADS ITERATIONS [fork]
+// Usage: heaptrace_workload THREADS ITERATIONS [fork | quick-exit]
+// quick-exit ends with _exit(), which skips the tracer's exit flush.
 #include <malloc.h>
 #include <pthread.h>
 #include <sys/wait.h>
@@ -142,12 +143,13 @@ void forked_child(std::size_t iterations) {
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: heaptrace_workload THREADS ITERATIONS [fork]\n");
+        std::fprintf(stderr, "usage: heaptrace_workload THREADS ITERATIONS [fork | quick-exit]\n");
         return 2;
     }
     const auto threads = static_cast<std::size_t>(std::atoi(argv[1]));
     const auto iterations = static_cast<std::size_t>(std::atoi(argv[2]));
     const bool fork_too = argc > 3 && std::strcmp(argv[3], "fork") == 0;
+    const bool quick_exit = argc > 3 && std::strcmp(argv[3], "quick-exit") == 0;
 
     Notes* notes = static_cast<Notes*>(std::calloc(threads + 1, sizeof(Notes)));
     for (std::size_t t = 0; t <= threads; ++t) notes[t] = make_notes(iterations);
@@ -166,5 +168,9 @@ int main(int argc, char** argv) {
     }
     std::printf("P %d\n", getpid());
     for (std::size_t t = 0; t <= threads; ++t) print(notes[t]);
+    if (quick_exit) {
+        std::fflush(stdout);
+        _exit(0);
+    }
     return 0;
 }
