@@ -1,0 +1,36 @@
+// The trace a traced process writes: HATF 1.0 through the generated writer,
+// with the metadata that 64-bit addresses, threads and time need.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <hatf10.hpp>
+
+#include "event.hpp"
+
+namespace metatf::heaptrace {
+
+class Sink {
+public:
+    // Creates the trace at `path` (a temporary `.partial` file until close()).
+    // Throws what the runtime throws when the file cannot be made.
+    Sink(const std::string& path, const Config& config, std::uint64_t start_time);
+
+    void write(std::uint32_t tid, const Event& e);
+    // Writes the end of the trace and renames it into place.
+    void close() { w_.close(); }
+    // In a forked child: this copy of the writer must never write again, and
+    // the bytes its stdio buffer still holds must not reach the parent's file.
+    void abandon_in_child();
+
+private:
+    void announce(const Config& config, std::uint64_t start_time);
+    void write_realloc(std::uint64_t thread, const Event& e);
+
+    hatf10::Writer w_;
+    int fd_ = -1;  // the temporary file, found after the writer made it
+    bool threads_;
+};
+
+}  // namespace metatf::heaptrace
