@@ -31,8 +31,9 @@ JSON_ROUND_TRIP = (
 # PYTHONMALLOC=malloc: every Python object from malloc, as an allocator study would want, not
 # only the large ones pymalloc hands on (8 thousand events instead of millions).
 PROGRAMS = {
-    "cppcheck": (["cppcheck", "-q", "--enable=all", str(ROOT / "runtime/src/reader.cpp")], {}),
-    "python3-json": (["/usr/bin/python3", "-c", JSON_ROUND_TRIP], {"PYTHONMALLOC": "malloc"}),
+    "cppcheck runtime compiler": (["cppcheck", "-q", "--enable=all", str(ROOT / "runtime"), str(ROOT / "compiler")], {}),
+    "python3 JSON": (["/usr/bin/python3", "-c", JSON_ROUND_TRIP], {}),
+    "python3 JSON, PYTHONMALLOC=malloc": (["/usr/bin/python3", "-c", JSON_ROUND_TRIP], {"PYTHONMALLOC": "malloc"}),
 }
 LTTNG_WRAPPER = "liblttng-ust-libc-wrapper.so"
 
@@ -60,7 +61,7 @@ def tar_zstd_bytes(directory):
 
 
 class MetaTF:
-    name = "metatf-heaptrace (threads, time)"
+    name = "metatf-heaptrace --time"
 
     def __init__(self, launcher, mtf):
         self.launcher, self.mtf = launcher, mtf
@@ -69,10 +70,14 @@ class MetaTF:
         path = out / "heap.mtf"
         if path.exists():
             path.unlink()
-        seconds = run([self.launcher, "--threads", "--time", "-o", str(path), "--"] + argv, env)
-        stats = json.loads(subprocess.run([self.mtf, "stats", "--json", str(path)], stdout=subprocess.PIPE, check=True).stdout)
+        self.path = path
+        return run([self.launcher, "--time", "-o", str(path), "--"] + argv, env)
+
+    def sizes(self):
+        """Events, bytes and bytes under zstd -19 of the last trace."""
+        stats = json.loads(subprocess.run([self.mtf, "stats", "--json", str(self.path)], stdout=subprocess.PIPE, check=True).stdout)
         events = sum(r["count"] for r in stats["records"] if r["record"] not in ("comment", "section", "metadata"))
-        return seconds, events, tree_bytes(path), zstd_bytes(path)
+        return events, tree_bytes(self.path), zstd_bytes(self.path)
 
 
 class Lttng:
@@ -90,10 +95,20 @@ class Lttng:
             subprocess.run(["lttng", "stop"], **quiet)
         finally:
             subprocess.run(["lttng", "destroy", "metatf-bench"], **quiet)
-        read = subprocess.run(["babeltrace2", str(directory)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
-        if b"discarded" in read.stderr:
-            print(f"note: LTTng discarded events of {argv}", file=sys.stderr)
-        return seconds, read.stdout.count(b"\n"), tree_bytes(directory), tar_zstd_bytes(directory)
+        self.directory = directory
+        return seconds
+
+    def sizes(self):
+        directory = self.directory
+        counts = subprocess.run(["babeltrace2", str(directory), "-c", "sink.utils.counter"], stdout=subprocess.PIPE, check=True).stdout
+        last = {}
+        for line in counts.decode().splitlines():  # "   13921757 Event messages"; the last block is the total
+            number, _, what = line.strip().partition(" ")
+            if number.isdigit():
+                last[what] = int(number)
+        if last.get("Discarded event messages", 0):
+            print(f"note: LTTng reported discarded events ({last['Discarded event messages']} times)", file=sys.stderr)
+        return last.get("Event messages", 0), tree_bytes(directory), tar_zstd_bytes(directory)
 
 
 class Heaptrack:
@@ -103,10 +118,12 @@ class Heaptrack:
         prefix = out / "heaptrack.out"
         for old in out.glob("heaptrack.out*"):
             old.unlink()
-        seconds = run(["heaptrack", "-o", str(prefix)] + argv, env)
-        files = list(out.glob("heaptrack.out*"))
-        size = sum(f.stat().st_size for f in files)
-        return seconds, None, size, size  # already zstd-compressed
+        self.out = out
+        return run(["heaptrack", "-o", str(prefix)] + argv, env)
+
+    def sizes(self):
+        size = sum(f.stat().st_size for f in self.out.glob("heaptrack.out*"))
+        return None, size, size  # already zstd-compressed; no event count of its own
 
 
 def main():
@@ -132,9 +149,8 @@ def main():
         base = statistics.median(run(argv, env) for _ in range(args.runs))
         mtf_events = None
         for tool in tools:
-            results = [tool.trace(argv, env, out) for _ in range(args.runs)]
-            ratio = statistics.median(r[0] for r in results) / base
-            _, events, raw, packed = results[-1]
+            ratio = statistics.median(tool.trace(argv, env, out) for _ in range(args.runs)) / base
+            events, raw, packed = tool.sizes()
             if isinstance(tool, MetaTF):
                 mtf_events = events
             per = events or mtf_events  # heaptrack: per event metatf-heaptrace saw in the same program

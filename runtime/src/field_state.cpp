@@ -13,9 +13,18 @@ FieldState FieldState::initial(const FieldDesc& d) {
     return s;
 }
 
+namespace {
+
+// Whether the bytes stored for `s` are a signed integer.
+bool stores_signed(const FieldState& s) {
+    return s.desc->type == Type::signed_int ? s.kind != Interp::section_offset
+                                            : s.kind == Interp::base_offset || s.kind == Interp::delta;
+}
+
+}  // namespace
+
 void FieldState::derive() {
-    const bool sign = desc->type == Type::signed_int ? kind != Interp::section_offset
-                                                     : kind == Interp::base_offset || kind == Interp::delta;
+    const bool sign = stores_signed(*this);
     mask = width >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * width)) - 1;
     shift = static_cast<std::uint8_t>(sign && width > 0 && width < 8 ? 64 - 8 * width : 0);
     const bool adds_value = kind == Interp::default_value || kind == Interp::base_offset;
@@ -58,6 +67,18 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
     plan.usable = true;
     plan.plain = plain;
     return plan;
+}
+
+std::uint32_t width_for(const FieldState& s, std::uint64_t value) {
+    const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+    const bool widens = s.kind == Interp::none || s.kind == Interp::base_offset || s.kind == Interp::delta;
+    if (!integer || !widens || s.desc->width_from != no_field) return 0;
+    const std::uint64_t base = s.kind == Interp::base_offset ? s.value : s.kind == Interp::delta ? s.previous : 0;
+    const std::uint64_t stored = value - base;
+    const bool sign = stores_signed(s);
+    std::uint32_t w = 1;
+    while (w < 8 && !(sign ? fits_signed(stored, w) : fits_unsigned(stored, w))) ++w;
+    return w;
 }
 
 namespace {

@@ -82,8 +82,10 @@ elseif(SCENARIO STREQUAL "no_fork")
   endif()
 elseif(SCENARIO STREQUAL "quick_exit")
   # _exit() skips the exit flush: the trace stays a .partial file, which
-  # readers refuse and mtf recover saves the complete segments of.
-  run(0 ${TRACER} -o "${WORK_DIR}/q.mtf" -- ${WORKLOAD} 0 3000 quick-exit)
+  # readers refuse and mtf recover saves the complete segments of. 12000
+  # iterations make about 180 thousand records, several 256 KiB segments
+  # at the tracer's 6-10 bytes per record.
+  run(0 ${TRACER} -o "${WORK_DIR}/q.mtf" -- ${WORKLOAD} 0 12000 quick-exit)
   if(EXISTS "${WORK_DIR}/q.mtf")
     message(FATAL_ERROR "a trace finished after _exit()")
   endif()

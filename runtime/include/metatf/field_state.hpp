@@ -67,6 +67,12 @@ METATF_INLINE void plan_store(FieldState& s, std::byte* p, std::uint64_t value) 
     s.previous = value;
 }
 
+// The width `value` needs in field `s` under its interpretation (none,
+// baseOffset or delta: the stored integer is value - base - previous), or 0
+// when no width can make it fit there (another interpretation, or not an
+// integer field).
+std::uint32_t width_for(const FieldState& s, std::uint64_t value);
+
 // Applies a metadata change to `s`, or says why it is illegal. `a` and `b`
 // are the metadata record's values; `dtd` says which sections exist.
 // Follows the paper's rules: an interpretation that stores nothing sets the

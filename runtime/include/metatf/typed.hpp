@@ -320,6 +320,26 @@ struct PlanStore {
     }
 };
 
+// The widths a record's integer fields need where theirs are too narrow
+// (WriterOptions::widen); 0 where the value fits or no width would help.
+template <typename D>
+struct Widths {
+    const FieldState* s;
+    std::uint32_t width[D::record.field_count] = {};
+    bool any = false;
+
+    template <std::uint32_t I, typename Member>
+    void field(Index<I>, const Member& m) {
+        if constexpr (!std::is_same_v<Member, Bytes> && !std::is_floating_point_v<Member>) {
+            const std::uint32_t w = width_for(s[I], bits_of(m));
+            if (w > s[I].width) {
+                width[I] = w;
+                any = true;
+            }
+        }
+    }
+};
+
 // ---- the general path: the field primitives in layout order -----------------------------
 
 // The latest value of each integer field: a repeat's count, a bytes field's length.
@@ -764,9 +784,42 @@ private:
         return true;
     }
 
-    // Field by field, under the encodings metadata has set; reports what does not fit.
+    // Field by field, under the encodings metadata has set; widens fields
+    // for this record if the options say so, else reports what does not fit.
     template <typename Record>
     [[gnu::noinline]] std::uint64_t write_general(const Record& o) {
+        using D = detail::Desc<Codec, Record>;
+        if constexpr (D::plannable) {
+            if (w_.options().widen) {
+                detail::Widths<D> need{w_.states(D::slot)};
+                detail::members(o, need);
+                if (need.any) return write_widened(o, need);
+            }
+        }
+        return write_fields(o);
+    }
+
+    // Metadata widens the fields `need` names, the record is written, and
+    // metadata narrows them back: the records after it keep their widths.
+    template <typename Record, typename Widths>
+    std::uint64_t write_widened(const Record& o, const Widths& need) {
+        using D = detail::Desc<Codec, Record>;
+        std::uint32_t narrow[D::record.field_count] = {};
+        const FieldState* s = w_.states(D::slot);
+        for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
+            if (need.width[f] == 0) continue;
+            narrow[f] = s[f].width;
+            w_.metadata(D::slot, f, MetaOp::width, need.width[f]);
+        }
+        const std::uint64_t offset = write_fields(o);
+        for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
+            if (need.width[f] != 0) w_.metadata(D::slot, f, MetaOp::width, narrow[f]);
+        }
+        return offset;
+    }
+
+    template <typename Record>
+    std::uint64_t write_fields(const Record& o) {
         using D = detail::Desc<Codec, Record>;
         const std::uint64_t offset = w_.begin_record(D::slot);
         detail::members(o, detail::Encode<D>(w_, w_.states(D::slot)));

@@ -26,6 +26,11 @@ struct WriterOptions {
     OutputOptions output;  // whether an existing file may be replaced, and which files it may not be
     // 2 streams; 1 is the older layout (index at the end), for older readers; it needs a file.
     std::uint8_t version = container_version;
+    // A generated writer given an integer its field's width cannot hold
+    // (under none, baseOffset or delta) widens the field with a metadata
+    // record for that record and narrows it back after it, instead of
+    // refusing the value.
+    bool widen = false;
 };
 
 // A growable byte buffer that, unlike std::vector, hands out uninitialized
@@ -141,6 +146,7 @@ public:
     void section(std::uint8_t number);
     // Changes a field's width or interpretation from here on, and records the change.
     void metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a = 0, std::uint64_t b = 0);
+    const WriterOptions& options() const { return options_; }
 
     // Flushes everything, writes the section index and header, and renames
     // the file into place. The writer cannot be used afterwards.
