@@ -106,8 +106,9 @@ class Lttng:
             number, _, what = line.strip().partition(" ")
             if number.isdigit():
                 last[what] = int(number)
-        if last.get("Discarded event messages", 0):
-            print(f"note: LTTng reported discarded events ({last['Discarded event messages']} times)", file=sys.stderr)
+        discarded = last.get("Discarded event messages", last.get("Discarded event message", 0))
+        if discarded:
+            print(f"note: LTTng reported discarded events ({discarded} times)", file=sys.stderr)
         return last.get("Event messages", 0), tree_bytes(directory), tar_zstd_bytes(directory)
 
 
