@@ -7,7 +7,6 @@
 
 #include "bytes.hpp"
 #include "descriptor.hpp"
-#include "predefined.hpp"
 
 namespace metatf::rt {
 

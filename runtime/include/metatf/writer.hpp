@@ -15,6 +15,7 @@
 #include "descriptor.hpp"
 #include "error.hpp"
 #include "field_state.hpp"
+#include "predefined.hpp"
 #include "output.hpp"
 
 namespace metatf::rt {
