@@ -1,163 +1,27 @@
 // metatf-heaptrace: runs a program with libmetatf_heaptrace.so preloaded
-// (docs/tracers.md). Options become environment variables the library reads.
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <climits>
-#include <cstdlib>
-#include <cstring>
-#include <iostream>
-#include <optional>
-#include <string>
-#include <vector>
-
-namespace {
-
-constexpr const char* library_name = "libmetatf_heaptrace.so";
-
-void print_usage() {
-    std::cout << "Usage: metatf-heaptrace [OPTIONS] [--] PROGRAM [ARGS...]\n"
-                 "Runs PROGRAM and records its heap allocations (malloc, calloc, realloc,\n"
-                 "reallocarray, free, memalign, posix_memalign, aligned_alloc, valloc, pvalloc)\n"
-                 "as a HATF 1.0 Meta-TF trace. Programs it starts are traced too.\n\n"
-                 "Options:\n"
-                 "  -o, --output PATH  the trace; %p becomes the process id (default heap.%p.mtf)\n"
-                 "  --threads          record the thread of each event, and createThread and\n"
-                 "                     destroyThread records\n"
-                 "  --time             record CLOCK_MONOTONIC nanoseconds (delta-encoded)\n"
-                 "  --no-fork          forked children write no trace (by default each writes\n"
-                 "                     its own, to PATH with its pid, or PATH.PID without %p)\n"
-                 "  -f, --force        replace an existing trace\n"
-                 "  -h, --help         show this help\n"
-                 "  -V, --version      show the version\n\n"
-                 "The exit status is PROGRAM's; 127 when it cannot be found, 126 when it cannot\n"
-                 "be run, 2 for a mistake on this command line. Needs glibc and a dynamically\n"
-                 "linked PROGRAM; see docs/tracers.md.\n";
-}
-
-[[noreturn]] void usage_error(const std::string& message) {
-    std::cerr << "metatf-heaptrace: " << message << "\nTry 'metatf-heaptrace --help'.\n";
-    std::exit(2);
-}
-
-struct Options {
-    std::string output = "heap.%p.mtf";
-    bool threads = false, time = false, no_fork = false, force = false;
-    std::vector<char*> command;
-};
-
-// The value of an option that takes one: `--output=X`, or the next argument.
-std::string value_of(const std::string& arg, int& i, int argc, char** argv) {
-    const auto eq = arg.find('=');
-    if (arg.starts_with("--") && eq != std::string::npos) return arg.substr(eq + 1);
-    if (i + 1 >= argc) usage_error("option '" + arg + "' needs a value");
-    return argv[++i];
-}
-
-Options parse(int argc, char** argv) {
-    Options o;
-    int i = 1;
-    for (; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--") {
-            ++i;
-            break;
-        }
-        if (a.empty() || a[0] != '-') break;  // the program
-        if (a == "-h" || a == "--help") {
-            print_usage();
-            std::exit(0);
-        } else if (a == "-V" || a == "--version") {
-            std::cout << "metatf-heaptrace " << METATF_VERSION << "\n";
-            std::exit(0);
-        } else if (a == "-o" || a == "--output" || a.starts_with("--output=")) {
-            o.output = value_of(a, i, argc, argv);
-        } else if (a == "--threads") {
-            o.threads = true;
-        } else if (a == "--time") {
-            o.time = true;
-        } else if (a == "--no-fork") {
-            o.no_fork = true;
-        } else if (a == "-f" || a == "--force") {
-            o.force = true;
-        } else {
-            usage_error("unknown option '" + a + "'");
-        }
-    }
-    for (; i < argc; ++i) o.command.push_back(argv[i]);
-    if (o.command.empty()) usage_error("no program to run");
-    return o;
-}
-
-std::string directory_of_self() {
-    char self[PATH_MAX];
-    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) return ".";
-    const std::string path(self, static_cast<std::size_t>(n));
-    return path.substr(0, path.rfind('/'));
-}
-
-// Beside the launcher in the build tree; in the library directory once installed.
-std::optional<std::string> find_library() {
-    const std::string dir = directory_of_self();
-    for (const std::string& candidate : {dir + "/" + library_name, dir + "/" + METATF_BIN_TO_LIB + "/" + library_name}) {
-        char real[PATH_MAX];
-        if (::access(candidate.c_str(), R_OK) == 0 && ::realpath(candidate.c_str(), real)) return std::string(real);
-    }
-    return std::nullopt;
-}
-
-// The trace path, absolute: the traced program may change directory before it writes.
-std::string absolute(const std::string& path) {
-    if (path.starts_with("/")) return path;
-    char cwd[PATH_MAX];
-    if (!::getcwd(cwd, sizeof cwd)) usage_error(std::string("cannot tell the current directory: ") + std::strerror(errno));
-    return std::string(cwd) + "/" + path;
-}
-
-void check_output(const Options& o) {
-    if (o.output.empty()) usage_error("the output path is empty");
-    if (o.output == "-") usage_error("the trace cannot go to standard output, which belongs to the traced program");
-    struct stat st{};
-    // Without %p the name is known now: refuse before running anything.
-    if (o.output.find("%p") == std::string::npos && !o.force && ::stat(o.output.c_str(), &st) == 0) {
-        usage_error(o.output + ": exists; use -f (--force) to replace it");
-    }
-}
-
-void set(const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); }
-
-void configure(const Options& o, const std::string& library) {
-    const char* preload = std::getenv("LD_PRELOAD");
-    set("LD_PRELOAD", preload && *preload ? std::string(preload) + ":" + library : library);
-    set("METATF_HEAPTRACE_OUTPUT", absolute(o.output));
-    set("METATF_HEAPTRACE_THREADS", o.threads ? "1" : "0");
-    set("METATF_HEAPTRACE_TIME", o.time ? "1" : "0");
-    set("METATF_HEAPTRACE_NO_FORK", o.no_fork ? "1" : "0");
-    set("METATF_HEAPTRACE_REPLACE", o.force ? "1" : "0");
-}
-
-}  // namespace
+// (docs/tracers.md); the work is tools/tracing's launcher.
+#include "launcher.hpp"
 
 int main(int argc, char** argv) {
-    Options o = parse(argc, argv);
-    check_output(o);
-    const auto library = find_library();
-    if (!library) {
-        std::cerr << "metatf-heaptrace: cannot find " << library_name << " beside " << directory_of_self() << " or in "
-                  << directory_of_self() << "/" << METATF_BIN_TO_LIB << "\n";
-        return 2;
-    }
-    // The dynamic loader splits LD_PRELOAD at spaces and colons.
-    if (library->find_first_of(" :") != std::string::npos) {
-        std::cerr << "metatf-heaptrace: the library's path " << *library << " holds a space or a colon, which LD_PRELOAD cannot carry\n";
-        return 2;
-    }
-    configure(o, *library);
-    o.command.push_back(nullptr);
-    ::execvp(o.command[0], o.command.data());
-    const int why = errno;
-    std::cerr << "metatf-heaptrace: cannot run " << o.command[0] << ": " << std::strerror(why) << "\n";
-    return why == ENOENT ? 127 : 126;
+    const metatf::tracing::Launcher launcher{
+        "metatf-heaptrace", "libmetatf_heaptrace.so", "METATF_HEAPTRACE_", "heap.%p.mtf",
+        "Usage: metatf-heaptrace [OPTIONS] [--] PROGRAM [ARGS...]\n"
+        "Runs PROGRAM and records its heap allocations (malloc, calloc, realloc,\n"
+        "reallocarray, free, memalign, posix_memalign, aligned_alloc, valloc, pvalloc)\n"
+        "as a HATF 1.0 Meta-TF trace. Programs it starts are traced too.\n\n"
+        "Options:\n"
+        "  -o, --output PATH  the trace; %p becomes the process id (default heap.%p.mtf)\n"
+        "  --threads          record the thread of each event, and createThread and\n"
+        "                     destroyThread records\n"
+        "  --time             record CLOCK_MONOTONIC nanoseconds (delta-encoded)\n"
+        "  --no-fork          forked children write no trace (by default each writes\n"
+        "                     its own, to PATH with its pid, or PATH.PID without %p)\n"
+        "  -f, --force        replace an existing trace\n"
+        "  -h, --help         show this help\n"
+        "  -V, --version      show the version\n\n"
+        "The exit status is PROGRAM's; 127 when it cannot be found, 126 when it cannot\n"
+        "be run, 2 for a mistake on this command line. Needs glibc and a dynamically\n"
+        "linked PROGRAM; see docs/tracers.md.\n",
+        {{"--threads", "THREADS"}, {"--time", "TIME"}}};
+    return metatf::tracing::launch(launcher, argc, argv);
 }

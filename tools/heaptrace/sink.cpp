@@ -1,13 +1,5 @@
 #include "sink.hpp"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <climits>
-#include <cstdlib>
-#include <string_view>
-
 namespace metatf::heaptrace {
 
 namespace {
@@ -27,39 +19,10 @@ rt::WriterOptions writer_options(const Config& config) {
     return options;
 }
 
-std::string link_of(int dirfd, const char* name) {
-    char target[PATH_MAX];
-    const ssize_t n = ::readlinkat(dirfd, name, target, sizeof target - 1);
-    return n > 0 ? std::string(target, static_cast<std::size_t>(n)) : std::string();
-}
-
-// The descriptor of the writer's temporary file, `DIR/BASE.XXXXXX.partial`.
-// The runtime does not expose it; /proc/self/fd does.
-int find_temporary(const std::string& path) {
-    const auto slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-    char real[PATH_MAX];
-    if (!::realpath(dir.c_str(), real)) return -1;
-    const std::string prefix = std::string(real) + (std::string_view(real) == "/" ? "" : "/") +
-                               path.substr(slash == std::string::npos ? 0 : slash + 1) + ".";
-    DIR* fds = ::opendir("/proc/self/fd");
-    if (!fds) return -1;
-    int found = -1;
-    while (const dirent* d = ::readdir(fds)) {
-        const std::string link = link_of(::dirfd(fds), d->d_name);
-        if (link.starts_with(prefix) && link.ends_with(".partial")) found = std::atoi(d->d_name);
-    }
-    ::closedir(fds);
-    return found;
-}
-
 }  // namespace
 
 Sink::Sink(const std::string& path, const Config& config, std::uint64_t start_time)
     : w_(path, writer_options(config)), threads_(config.threads) {
-    fd_ = find_temporary(path);
-    // Programs the traced one execs must not inherit the trace.
-    if (fd_ >= 0) ::fcntl(fd_, F_SETFD, FD_CLOEXEC);
     announce(config, start_time);
 }
 
@@ -181,18 +144,6 @@ void Sink::write_realloc(std::uint64_t thread, const Event& e) {
         case Kind::realloc_alloc: return write_realloc_as<hatf10::ReallocAlloc>(w_, thread, e);
         case Kind::realloc_free: return write_realloc_as<hatf10::ReallocFree>(w_, thread, e);
         default: return;
-    }
-}
-
-void Sink::abandon_in_child() {
-    if (fd_ < 0) return;
-    // /dev/null over the descriptor: the stale stdio buffer, flushed at the
-    // child's exit, goes nowhere, and the number stays taken so that no file
-    // the child opens later receives it.
-    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (null >= 0) {
-        ::dup2(null, fd_);
-        ::close(null);
     }
 }
 

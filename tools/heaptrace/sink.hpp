@@ -20,16 +20,12 @@ public:
     void write(std::uint32_t tid, const Event& e);
     // Writes the end of the trace and renames it into place.
     void close() { w_.close(); }
-    // In a forked child: this copy of the writer must never write again, and
-    // the bytes its stdio buffer still holds must not reach the parent's file.
-    void abandon_in_child();
 
 private:
     void announce(const Config& config, std::uint64_t start_time);
     void write_realloc(std::uint64_t thread, const Event& e);
 
     hatf10::Writer w_;
-    int fd_ = -1;  // the temporary file, found after the writer made it
     bool threads_;
 };
 

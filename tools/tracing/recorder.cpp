@@ -1,0 +1,362 @@
+// The per-thread logs, their draining, fork and exit (recorder.hpp).
+//
+// Each thread appends events to its own log, with no lock shared between
+// threads; a full log, a thread's exit and the process's exit move the
+// events to the one writer under a mutex. Logs are mapped memory, so that
+// the recorder never calls the allocator a tracer may be tracing.
+#include "recorder.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string_view>
+
+namespace metatf::tracing {
+
+constinit thread_local bool inside = false;
+std::atomic<bool> tracing{true};
+
+namespace {
+
+// Events a thread holds before it takes the writer's lock.
+constexpr std::uint32_t log_capacity = 1024;
+
+struct ThreadLog {
+    // Held by the owner while it appends, and by whoever drains the log; only
+    // the exit flush ever contends for it.
+    std::atomic<bool> busy{false};
+    std::uint32_t tid = 0;
+    std::uint32_t count = 0;
+    std::size_t bytes = 0;  // of the mapping
+    ThreadLog* prev = nullptr;
+    ThreadLog* next = nullptr;
+
+    unsigned char* event(std::uint32_t i) {
+        return reinterpret_cast<unsigned char*>(this + 1) + std::size_t(i) * tracer.event_size;
+    }
+    void lock() {
+        while (busy.exchange(true, std::memory_order_acquire)) {
+        }
+    }
+    void unlock() { busy.store(false, std::memory_order_release); }
+};
+
+// Everything below `mutex` is shared and guarded by it.
+pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+const char* output = nullptr;
+bool fork_traced = true;
+bool replace = false;
+ThreadLog* logs = nullptr;  // every live thread's log
+void* sink = nullptr;       // opened at the first drain
+int sink_fd = -1;           // the writer's temporary file
+bool may_open = true;       // false after an error, after the exit flush, in a --no-fork child
+bool child = false;         // this process is a forked child of a traced one
+pthread_key_t exit_key;
+pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+[[gnu::tls_model("initial-exec")]] constinit thread_local ThreadLog* own = nullptr;
+[[gnu::tls_model("initial-exec")]] constinit thread_local bool exited = false;
+
+// ---- the trace file ------------------------------------------------------------------------
+
+// The output pattern with %p replaced by the pid. A forked child whose
+// pattern has no %p adds ".PID", so it never takes its parent's name.
+std::string output_path() {
+    std::string pattern = output ? output : tracer.default_output;
+    if (child && pattern.find("%p") == std::string::npos) pattern += ".%p";
+    const std::string pid = std::to_string(::getpid());
+    for (auto at = pattern.find("%p"); at != std::string::npos; at = pattern.find("%p", at + pid.size())) {
+        pattern.replace(at, 2, pid);
+    }
+    return pattern;
+}
+
+std::string link_of(int dirfd, const char* name) {
+    char target[PATH_MAX];
+    const ssize_t n = ::readlinkat(dirfd, name, target, sizeof target - 1);
+    return n > 0 ? std::string(target, static_cast<std::size_t>(n)) : std::string();
+}
+
+// The descriptor of the writer's temporary file, `DIR/BASE.XXXXXX.partial`.
+// The runtime does not expose it; /proc/self/fd does.
+int find_temporary(const std::string& path) {
+    const auto slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+    char real[PATH_MAX];
+    if (!::realpath(dir.c_str(), real)) return -1;
+    const std::string prefix = std::string(real) + (std::string_view(real) == "/" ? "" : "/") +
+                               path.substr(slash == std::string::npos ? 0 : slash + 1) + ".";
+    DIR* fds = ::opendir("/proc/self/fd");
+    if (!fds) return -1;
+    int found = -1;
+    while (const dirent* d = ::readdir(fds)) {
+        const std::string link = link_of(::dirfd(fds), d->d_name);
+        if (link.starts_with(prefix) && link.ends_with(".partial")) found = std::atoi(d->d_name);
+    }
+    ::closedir(fds);
+    return found;
+}
+
+// Stops tracing for good in this process after an error; with `mutex` held.
+void give_up(const std::string& why) {
+    tracing.store(false);
+    may_open = false;
+    say(why + "; not tracing any further");
+    if (sink) tracer.destroy(sink);  // removes its temporary file
+    sink = nullptr;
+}
+
+// With `mutex` held. False when there is no trace to write to.
+bool open_sink() {
+    if (sink) return true;
+    if (!may_open) return false;
+    const std::string path = output_path();
+    try {
+        sink = tracer.open(path, replace);
+        sink_fd = find_temporary(path);
+        // Programs the traced one execs must not inherit the trace.
+        if (sink_fd >= 0) ::fcntl(sink_fd, F_SETFD, FD_CLOEXEC);
+    } catch (const std::exception& e) {
+        give_up(e.what());
+    }
+    return sink != nullptr;
+}
+
+void discard(unsigned char* events, std::uint32_t n) {
+    if (!tracer.discard) return;
+    for (std::uint32_t i = 0; i < n; ++i) tracer.discard(events + std::size_t(i) * tracer.event_size);
+}
+
+// With `mutex` held (and the log's lock, when the log is shared).
+void write_events(std::uint32_t tid, unsigned char* events, std::uint32_t n) {
+    if (n == 0) return;
+    std::uint32_t i = 0;
+    if (open_sink()) {
+        try {
+            for (; i < n; ++i) tracer.write(sink, tid, events + std::size_t(i) * tracer.event_size);
+        } catch (const std::exception& e) {
+            give_up(e.what());
+        }
+    }
+    discard(events + std::size_t(i) * tracer.event_size, n - i);
+}
+
+// Moves a log's events to the writer; with `mutex` held.
+void drain(ThreadLog& log) {
+    log.lock();
+    write_events(log.tid, log.event(0), log.count);
+    log.count = 0;
+    log.unlock();
+}
+
+// ---- the logs ---------------------------------------------------------------------------
+
+void link_log(ThreadLog* log) {
+    log->prev = nullptr;
+    log->next = logs;
+    if (logs) logs->prev = log;
+    logs = log;
+}
+
+void unlink_log(ThreadLog* log) {
+    if (log->prev) log->prev->next = log->next;
+    if (log->next) log->next->prev = log->prev;
+    if (logs == log) logs = log->next;
+}
+
+void free_log(ThreadLog* log) {
+    const std::size_t bytes = log->bytes;
+    log->~ThreadLog();
+    ::munmap(log, bytes);
+}
+
+void thread_exit(void* p);
+void before_fork();
+void after_fork_parent();
+void after_fork_child();
+
+// Once a process, at its first event: the configuration and the hooks.
+void setup() {
+    const std::string prefix = tracer.env_prefix;
+    output = std::getenv((prefix + "OUTPUT").c_str());
+    fork_traced = !option("NO_FORK");
+    replace = option("REPLACE");
+    if (tracer.setup) tracer.setup();
+    ::pthread_key_create(&exit_key, thread_exit);
+    ::pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+// Puts the thread's first event in a fresh or reused log.
+void start_log(ThreadLog* log) {
+    log->count = 0;
+    log->tid = thread_id();
+    if (tracer.thread_event(true, log->event(0))) log->count = 1;
+}
+
+// This thread's log, made at its first event; null after the thread's exit
+// hook ran (its last events are written one at a time) or when out of memory.
+ThreadLog* own_log() {
+    if (own || exited) return own;
+    ::pthread_once(&setup_once, setup);
+    const std::size_t bytes = sizeof(ThreadLog) + std::size_t(log_capacity) * tracer.event_size;
+    void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) return nullptr;
+    own = new (memory) ThreadLog;
+    own->bytes = bytes;
+    start_log(own);
+    ::pthread_mutex_lock(&mutex);
+    link_log(own);
+    ::pthread_mutex_unlock(&mutex);
+    // A non-null value makes thread_exit() run when the thread ends.
+    ::pthread_setspecific(exit_key, own);
+    return own;
+}
+
+// The pthread key's destructor: the thread's log goes to the trace, then its
+// last event; events after this are written one by one.
+void thread_exit(void* p) {
+    Inside guard;
+    auto* log = static_cast<ThreadLog*>(p);
+    alignas(std::max_align_t) unsigned char last[256];
+    const bool has_last = tracer.event_size <= sizeof last && tracer.thread_event(false, last);
+    ::pthread_mutex_lock(&mutex);
+    drain(*log);
+    if (has_last) write_events(log->tid, last, 1);
+    unlink_log(log);
+    ::pthread_mutex_unlock(&mutex);
+    own = nullptr;
+    exited = true;
+    free_log(log);
+}
+
+// ---- fork ---------------------------------------------------------------------------------
+
+// No thread may hold the writer across fork(): the child gets it consistent.
+void before_fork() {
+    inside = true;
+    ::pthread_mutex_lock(&mutex);
+}
+
+void after_fork_parent() {
+    ::pthread_mutex_unlock(&mutex);
+    inside = false;
+}
+
+// The child starts a trace of its own (or none): the parent's writer, its
+// file and the events the parent still holds stay the parent's.
+void after_fork_child() {
+    ::pthread_mutex_init(&mutex, nullptr);
+    child = true;
+    if (sink && sink_fd >= 0) {
+        // /dev/null over the descriptor: the parent's writer, left alone (never
+        // destroyed here), may still flush a stale buffer at the child's exit;
+        // it goes nowhere, and the number stays taken so that no file the
+        // child opens later receives it.
+        const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null >= 0) {
+            ::dup2(null, sink_fd);
+            ::close(null);
+        }
+    }
+    sink = nullptr;
+    sink_fd = -1;
+    for (ThreadLog* log = logs; log;) {
+        ThreadLog* next = log->next;
+        if (log != own) free_log(log);  // threads that do not exist here
+        log = next;
+    }
+    logs = nullptr;
+    if (own) {
+        start_log(own);
+        link_log(own);
+    }
+    if (!fork_traced) {
+        tracing.store(false);
+        may_open = false;
+    }
+    inside = false;
+}
+
+// ---- process exit -------------------------------------------------------------------------
+
+// Runs at exit() (and the end of main): every thread's events, then the end
+// of the trace. Later events (other libraries' destructors, threads still
+// running) are not recorded.
+[[gnu::destructor]] void finish() {
+    inside = true;  // for good: this thread records nothing more
+    ::pthread_once(&setup_once, setup);  // a process without events still gets its trace
+    ::pthread_mutex_lock(&mutex);
+    // Off before the logs are drained: an event is then either in a log
+    // this loop drains or refused by record().
+    if (tracing.exchange(false)) {
+        for (ThreadLog* log = logs; log; log = log->next) drain(*log);
+        try {
+            if (open_sink()) tracer.close(sink);
+        } catch (const std::exception& e) {
+            say(e.what());
+        }
+    }
+    may_open = false;
+    if (sink) tracer.destroy(sink);
+    sink = nullptr;
+    ::pthread_mutex_unlock(&mutex);
+}
+
+}  // namespace
+
+void start_thread() { own_log(); }
+
+bool record(const void* event) {
+    ThreadLog* log = own_log();
+    auto* bytes = static_cast<unsigned char*>(const_cast<void*>(event));
+    if (!log) {
+        ::pthread_mutex_lock(&mutex);
+        write_events(thread_id(), bytes, 1);
+        ::pthread_mutex_unlock(&mutex);
+        return true;
+    }
+    log->lock();
+    while (log->count == log_capacity) {
+        log->unlock();
+        ::pthread_mutex_lock(&mutex);
+        drain(*log);
+        ::pthread_mutex_unlock(&mutex);
+        log->lock();
+    }
+    // Checked under the log's lock: the exit flush turns tracing off before
+    // it drains, so an event either reaches the trace or is never stored.
+    const bool stored = tracing.load();
+    if (stored) std::memcpy(log->event(log->count++), event, tracer.event_size);
+    log->unlock();
+    if (!stored) discard(bytes, 1);
+    return stored;
+}
+
+bool option(const char* suffix) {
+    const char* v = std::getenv((std::string(tracer.env_prefix) + suffix).c_str());
+    return v && std::strcmp(v, "1") == 0;
+}
+
+void say(const std::string& text) {
+    const std::string line = std::string(tracer.name) + ": " + text + "\n";
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
+}
+
+std::uint32_t thread_id() { return static_cast<std::uint32_t>(::gettid()); }
+
+std::uint64_t monotonic_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace metatf::tracing
