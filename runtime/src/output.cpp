@@ -140,7 +140,7 @@ OutputFile::OutputFile(const std::string& path, const OutputOptions& options)
         if (!replace_) fail("exists; use -f (--force) to replace it");
     }
     std::string name = directory_of(target_) + "/" + base_of(target_) + ".XXXXXX.partial";
-    const int fd = ::mkstemps(name.data(), 8);
+    const int fd = keep_apart(::mkstemps(name.data(), 8));
     if (fd < 0) fail("cannot create a temporary file beside it: " + error_text());
     temporary_ = name;
     register_temporary(temporary_);
@@ -150,6 +150,26 @@ OutputFile::OutputFile(const std::string& path, const OutputOptions& options)
         discard();
         fail(why);
     }
+    // Writers hand over whole segments; stdio's buffer would only hold bytes
+    // back from a crash, or from a tracer that must abandon the descriptor.
+    std::setvbuf(file_, nullptr, _IONBF, 0);
+}
+
+// A trace may be written from inside another program (the tracers): its
+// descriptor moves out of the low numbers that program reuses first, so
+// that a descriptor it closes by mistake is not soon reopened for one of its
+// own files with trace bytes landing in it, and it is close-on-exec, so that
+// programs it execs do not inherit it.
+int OutputFile::keep_apart(int fd) {
+    if (fd < 0) return fd;
+    constexpr int floor = 512;  // under the usual soft limit of 1024; above it, F_DUPFD fails and fd stays
+    const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    if (high < 0) {
+        ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+        return fd;
+    }
+    ::close(fd);
+    return high;
 }
 
 OutputFile::~OutputFile() { discard(); }

@@ -4,8 +4,14 @@
 // they start, then print them: "E PID TID RECORD SIZE ADDRESS NEWADDRESS".
 // heaptrace_check finds them in the trace.
 //
-// Usage: heaptrace_workload THREADS ITERATIONS [fork | quick-exit]
+// Usage: heaptrace_workload THREADS ITERATIONS [fork | quick-exit | close-trace | steal-trace FILE]
 // quick-exit ends with _exit(), which skips the tracer's exit flush.
+// close-trace closes the trace's descriptor, as a program that closes every
+// descriptor it did not open would, then runs as many iterations again.
+// steal-trace puts FILE (made empty) at the trace's descriptor number, writes
+// lines to it before and after as many iterations again, and closes it.
+#include <dirent.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sys/wait.h>
@@ -139,6 +145,46 @@ void forked_child(std::size_t iterations) {
     std::exit(0);  // exit(): the child's trace is finished by the tracer's destructor
 }
 
+// The descriptor of the tracer's temporary file (a link in /proc/self/fd
+// to a name ending in ".partial"), or -1.
+int trace_descriptor() {
+    DIR* fds = opendir("/proc/self/fd");
+    int found = -1;
+    while (const dirent* d = fds ? readdir(fds) : nullptr) {
+        char target[4096];
+        const ssize_t n = readlinkat(dirfd(fds), d->d_name, target, sizeof target - 1);
+        if (n > 8 && std::memcmp(target + n - 8, ".partial", 8) == 0) found = std::atoi(d->d_name);
+    }
+    if (fds) closedir(fds);
+    return found;
+}
+
+void say_to(int fd, const char* text) {
+    if (write(fd, text, std::strlen(text)) != static_cast<ssize_t>(std::strlen(text))) std::exit(3);
+}
+
+// close-trace and steal-trace: the trace's descriptor goes (or becomes the
+// program's file), then the main thread runs `more` (printed with the rest).
+void interfere(const char* mode, const char* file, Notes& more) {
+    const int fd = trace_descriptor();
+    if (fd < 0) {
+        std::fprintf(stderr, "heaptrace_workload: no trace descriptor found\n");
+        std::exit(1);
+    }
+    if (std::strcmp(mode, "close-trace") == 0) {
+        close(fd);
+        run(&more);
+        return;
+    }
+    const int own = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (own < 0 || dup2(own, fd) != fd) std::exit(1);
+    close(own);
+    say_to(fd, "before\n");
+    run(&more);
+    say_to(fd, "after\n");
+    close(fd);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -150,6 +196,8 @@ int main(int argc, char** argv) {
     const auto iterations = static_cast<std::size_t>(std::atoi(argv[2]));
     const bool fork_too = argc > 3 && std::strcmp(argv[3], "fork") == 0;
     const bool quick_exit = argc > 3 && std::strcmp(argv[3], "quick-exit") == 0;
+    const bool close_trace = argc > 3 && std::strcmp(argv[3], "close-trace") == 0;
+    const bool steal_trace = argc > 4 && std::strcmp(argv[3], "steal-trace") == 0;
 
     Notes* notes = static_cast<Notes*>(std::calloc(threads + 1, sizeof(Notes)));
     for (std::size_t t = 0; t <= threads; ++t) notes[t] = make_notes(iterations);
@@ -157,6 +205,8 @@ int main(int argc, char** argv) {
     for (std::size_t t = 1; t <= threads; ++t) pthread_create(&ids[t], nullptr, run, &notes[t]);
     run(&notes[0]);  // the main thread takes part
     for (std::size_t t = 1; t <= threads; ++t) pthread_join(ids[t], nullptr);
+    Notes more = make_notes(close_trace || steal_trace ? iterations : 0);
+    if (close_trace || steal_trace) interfere(argv[3], argc > 4 ? argv[4] : nullptr, more);
 
     if (fork_too) {
         std::fflush(stdout);
@@ -168,6 +218,7 @@ int main(int argc, char** argv) {
     }
     std::printf("P %d\n", getpid());
     for (std::size_t t = 0; t <= threads; ++t) print(notes[t]);
+    print(more);
     if (quick_exit) {
         std::fflush(stdout);
         _exit(0);

@@ -833,6 +833,24 @@ TEST_CASE("other values the current encoding cannot carry") {
     }
 }
 
+TEST_CASE("the temporary file's descriptor is high and close-on-exec") {
+    TempTrace t("descriptor");
+    Writer w(t.path());
+    // Its number: the one whose /proc/self/fd link names the .partial file.
+    const std::string prefix = fs::path(t.path()).filename().string() + ".";
+    int found = -1;
+    for (const auto& e : fs::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        const std::string target = fs::read_symlink(e.path(), ec).filename().string();
+        if (!ec && target.starts_with(prefix) && target.ends_with(".partial")) {
+            found = std::stoi(e.path().filename().string());
+        }
+    }
+    REQUIRE(found >= 0);
+    CHECK(found >= 512);
+    CHECK((::fcntl(found, F_GETFD) & FD_CLOEXEC) != 0);
+}
+
 TEST_CASE("a writer destroyed without close() leaves no file") {
     TempTrace t("no-close");
     {

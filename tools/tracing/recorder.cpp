@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,6 +59,8 @@ bool replace = false;
 ThreadLog* logs = nullptr;  // every live thread's log
 void* sink = nullptr;       // opened at the first drain
 int sink_fd = -1;           // the writer's temporary file
+std::string sink_path;      // its name, for opening it again
+struct stat sink_stat{};    // its identity, to tell it from a file of the program's
 bool may_open = true;       // false after an error, after the exit flush, in a --no-fork child
 bool child = false;         // this process is a forked child of a traced one
 pthread_key_t exit_key;
@@ -86,9 +89,9 @@ std::string link_of(int dirfd, const char* name) {
     return n > 0 ? std::string(target, static_cast<std::size_t>(n)) : std::string();
 }
 
-// The descriptor of the writer's temporary file, `DIR/BASE.XXXXXX.partial`.
-// The runtime does not expose it; /proc/self/fd does.
-int find_temporary(const std::string& path) {
+// The descriptor of the writer's temporary file, `DIR/BASE.XXXXXX.partial`,
+// and that file's name. The runtime does not expose them; /proc/self/fd does.
+int find_temporary(const std::string& path, std::string& name) {
     const auto slash = path.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
     char real[PATH_MAX];
@@ -100,7 +103,10 @@ int find_temporary(const std::string& path) {
     int found = -1;
     while (const dirent* d = ::readdir(fds)) {
         const std::string link = link_of(::dirfd(fds), d->d_name);
-        if (link.starts_with(prefix) && link.ends_with(".partial")) found = std::atoi(d->d_name);
+        if (link.starts_with(prefix) && link.ends_with(".partial")) {
+            found = std::atoi(d->d_name);
+            name = link;
+        }
     }
     ::closedir(fds);
     return found;
@@ -122,13 +128,49 @@ bool open_sink() {
     const std::string path = output_path();
     try {
         sink = tracer.open(path, replace);
-        sink_fd = find_temporary(path);
-        // Programs the traced one execs must not inherit the trace.
-        if (sink_fd >= 0) ::fcntl(sink_fd, F_SETFD, FD_CLOEXEC);
+        // The runtime opened it high and close-on-exec (rt::OutputFile).
+        sink_fd = find_temporary(path, sink_path);
+        if (sink_fd >= 0 && ::fstat(sink_fd, &sink_stat) != 0) sink_fd = -1;
     } catch (const std::exception& e) {
         give_up(e.what());
     }
     return sink != nullptr;
+}
+
+// Stops tracing when the trace's descriptor number has become a file of the
+// program's: the writer is left as it is, never flushed or closed, since
+// either would reach the program's file (its stdio buffer is off, so exit()
+// flushes nothing into it). What was written stays in the temporary file.
+void abandon_sink() {
+    tracing.store(false);
+    may_open = false;
+    say("the traced program closed the trace's descriptor (" + std::to_string(sink_fd) +
+        ") and opened a file of its own under that number; not tracing any further; the events written so far are in " +
+        sink_path + " ('mtf recover' saves them)");
+    sink = nullptr;
+    sink_fd = -1;
+}
+
+// Programs that close descriptors they did not open (closefrom(), a daemon's
+// clean-up) may close the trace's: checked before each batch of events is
+// written, with `mutex` held. A closed descriptor is opened again, at the
+// same number and at the end of the file, where the writer left it.
+bool sink_intact() {
+    if (sink_fd < 0) return true;  // not found at open: nothing to check
+    struct stat now{};
+    if (::fstat(sink_fd, &now) == 0) {
+        if (now.st_dev == sink_stat.st_dev && now.st_ino == sink_stat.st_ino) return true;
+        abandon_sink();
+        return false;
+    }
+    const int again = ::open(sink_path.c_str(), O_WRONLY | O_CLOEXEC);
+    const bool reopened = again >= 0 && ::fstat(again, &now) == 0 && now.st_dev == sink_stat.st_dev &&
+                          now.st_ino == sink_stat.st_ino && ::lseek(again, 0, SEEK_END) >= 0 &&
+                          ::dup3(again, sink_fd, O_CLOEXEC) == sink_fd;
+    if (again >= 0) ::close(again);
+    if (reopened) return true;
+    give_up("the traced program closed the trace's descriptor (" + std::to_string(sink_fd) + ") and it cannot be opened again");
+    return false;
 }
 
 void discard(unsigned char* events, std::uint32_t n) {
@@ -140,7 +182,7 @@ void discard(unsigned char* events, std::uint32_t n) {
 void write_events(std::uint32_t tid, unsigned char* events, std::uint32_t n) {
     if (n == 0) return;
     std::uint32_t i = 0;
-    if (open_sink()) {
+    if (open_sink() && sink_intact()) {
         try {
             for (; i < n; ++i) tracer.write(sink, tid, events + std::size_t(i) * tracer.event_size);
         } catch (const std::exception& e) {
@@ -300,7 +342,7 @@ void after_fork_child() {
     if (tracing.exchange(false)) {
         for (ThreadLog* log = logs; log; log = log->next) drain(*log);
         try {
-            if (open_sink()) tracer.close(sink);
+            if (open_sink() && sink_intact()) tracer.close(sink);
         } catch (const std::exception& e) {
             say(e.what());
         }

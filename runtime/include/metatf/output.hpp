@@ -56,6 +56,7 @@ private:
     [[noreturn]] void fail(const std::string& what) const;
     std::string path_, name_, target_, temporary_;
     std::FILE* file_ = nullptr;
+    static int keep_apart(int fd);
     bool replace_ = false, done_ = false;
     std::uint64_t position_ = 0;
 };
