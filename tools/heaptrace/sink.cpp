@@ -15,7 +15,10 @@ rt::WriterOptions writer_options(const Config& config) {
     rt::WriterOptions options;
     options.chunk_bytes = segment_bytes;
     options.output.replace = config.replace;
-    options.widen = true;  // the narrow widths of announce() hold most values; the writer widens around the rest
+    // The narrow widths of announce() hold most values; the writer widens a
+    // field where values need it and narrows it once 16 in a row fit.
+    options.widen = true;
+    options.narrow_after = 16;
     return options;
 }
 

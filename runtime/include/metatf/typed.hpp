@@ -23,6 +23,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "reader.hpp"
 #include "writer.hpp"
@@ -320,8 +321,9 @@ struct PlanStore {
     }
 };
 
-// The widths a record's integer fields need where theirs are too narrow
-// (WriterOptions::widen); 0 where the value fits or no width would help.
+// The fewest bytes each of a record's integer fields needs for its value
+// (WriterOptions::widen); 0 where no width would help. `any`: some field's
+// width is too narrow.
 template <typename D>
 struct Widths {
     const FieldState* s;
@@ -331,13 +333,17 @@ struct Widths {
     template <std::uint32_t I, typename Member>
     void field(Index<I>, const Member& m) {
         if constexpr (!std::is_same_v<Member, Bytes> && !std::is_floating_point_v<Member>) {
-            const std::uint32_t w = width_for(s[I], bits_of(m));
-            if (w > s[I].width) {
-                width[I] = w;
-                any = true;
-            }
+            width[I] = width_for(s[I], bits_of(m));
+            any = any || width[I] > s[I].width;
         }
     }
+};
+
+// A field's values since its width last changed or was last needed in
+// full (WriterOptions::narrow_after).
+struct NarrowRun {
+    std::uint32_t count = 0;
+    std::uint32_t widest = 0;
 };
 
 // ---- the general path: the field primitives in layout order -----------------------------
@@ -734,6 +740,9 @@ public:
     METATF_INLINE std::uint64_t write(const Record& o) {
         using D = detail::Desc<Codec, Record>;
         std::uint64_t offset = 0;
+        if constexpr (D::plannable) {
+            if (w_.options().narrow_after != 0 && w_.options().widen) follow_widths(o);
+        }
         if constexpr (D::fast) {
             if (w_.initial(D::slot) && fits<detail::InitialFits<D>>(o, {})) {
                 std::byte* p = w_.reserve_record<D::tag_width>(D::slot, D::initial_size, offset);
@@ -799,23 +808,49 @@ private:
         return write_fields(o);
     }
 
-    // Metadata widens the fields `need` names, the record is written, and
-    // metadata narrows them back: the records after it keep their widths.
+    // Metadata widens the fields too narrow for `need`, the record is
+    // written, and metadata narrows them back: the records after it keep
+    // their widths.
     template <typename Record, typename Widths>
     std::uint64_t write_widened(const Record& o, const Widths& need) {
         using D = detail::Desc<Codec, Record>;
         std::uint32_t narrow[D::record.field_count] = {};
         const FieldState* s = w_.states(D::slot);
         for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
-            if (need.width[f] == 0) continue;
             narrow[f] = s[f].width;
-            w_.metadata(D::slot, f, MetaOp::width, need.width[f]);
+            if (need.width[f] > narrow[f]) w_.metadata(D::slot, f, MetaOp::width, need.width[f]);
         }
         const std::uint64_t offset = write_fields(o);
         for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
-            if (need.width[f] != 0) w_.metadata(D::slot, f, MetaOp::width, narrow[f]);
+            if (need.width[f] > narrow[f]) w_.metadata(D::slot, f, MetaOp::width, narrow[f]);
         }
         return offset;
+    }
+
+    // WriterOptions::narrow_after: widens what this record needs wider, and
+    // narrows a field whose last N values all fit fewer bytes. Fields of
+    // width 0 stay as they are.
+    template <typename Record>
+    [[gnu::noinline]] void follow_widths(const Record& o) {
+        using D = detail::Desc<Codec, Record>;
+        const FieldState* s = w_.states(D::slot);
+        detail::Widths<D> need{s};
+        detail::members(o, need);
+        if (runs_.size() <= D::slot) runs_.resize(D::slot + 1);
+        std::vector<detail::NarrowRun>& runs = runs_[D::slot];
+        runs.resize(D::record.field_count);
+        for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
+            const std::uint32_t w = need.width[f], current = s[f].width;
+            detail::NarrowRun& run = runs[f];
+            if (w == 0 || current == 0) continue;
+            if (w >= current) {
+                if (w > current) w_.metadata(D::slot, f, MetaOp::width, w);
+                run = {};
+            } else if (run.widest = std::max(run.widest, w); ++run.count == w_.options().narrow_after) {
+                w_.metadata(D::slot, f, MetaOp::width, run.widest);
+                run = {};
+            }
+        }
     }
 
     template <typename Record>
@@ -828,6 +863,7 @@ private:
     }
 
     TraceWriter w_;
+    std::vector<std::vector<detail::NarrowRun>> runs_;  // by slot and field, for narrow_after
 };
 
 }  // namespace metatf::rt
