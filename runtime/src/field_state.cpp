@@ -136,4 +136,39 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
     return std::nullopt;
 }
 
+namespace {
+
+// update_plan()'s case done in place: field f's own width changed, and both
+// widths store bytes, so the fields after f move by the difference and the
+// record's size with them. A field that turns plain may make the whole
+// record plain, which only a rebuild finds out.
+bool move_after_width(RecordPlan& plan, const RecordDesc& r, FieldState* fields, std::uint32_t f, std::uint32_t old_width) {
+    const FieldState& s = fields[f];
+    if (!plan.usable || old_width == 0 || s.width == 0 || s.desc->width_from != no_field || s.kind == Interp::section_stride) {
+        return false;
+    }
+    const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+    const bool plain_field = !integer || (s.add | s.keep | s.shift) == 0;
+    if (plain_field && !plan.plain) return false;
+    const std::uint32_t diff = s.width - old_width;  // modulo 2^32: adds a negative difference too
+    bool after = false;
+    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
+        const std::uint32_t g = r.layout[i].index;
+        if (after) fields[g].offset += diff;
+        after = after || g == f;
+    }
+    plan.size += diff;
+    plan.plain = plan.plain && plain_field;
+    return true;
+}
+
+}  // namespace
+
+bool update_plan(RecordPlan& plan, const RecordDesc& r, FieldState* fields, std::uint32_t f, MetaOp op,
+                 std::uint32_t old_width, bool little_endian_trace) {
+    if (op == MetaOp::width && move_after_width(plan, r, fields, f, old_width)) return true;
+    plan = make_plan(r, fields, little_endian_trace);
+    return false;
+}
+
 }  // namespace metatf::rt

@@ -485,11 +485,14 @@ MetadataChange TraceReader::read_metadata() {
     FieldState& s = states_[m.slot][m.field];
     m.a = metadata_value(parts, *s.desc, 0, header_.word());
     m.b = metadata_value(parts, *s.desc, 1, header_.word());
+    const std::uint32_t old_width = s.width;
     if (auto problem = apply_metadata(s, m.op, m.a, m.b, *dtd_)) {
         fail_at(property_at, ErrorKind::bad_metadata, "metadata for field '" + std::string(s.desc->path) + "' of record '" +
                                                           dtd_->records[m.slot].name + "': " + *problem);
     }
-    set_plan(m.slot);
+    m.constants_kept = update_plan(plans_[m.slot], dtd_->records[m.slot], states_[m.slot].data(), m.field, m.op, old_width,
+                                   header_.order == ByteOrder::little);
+    widen_window(plans_[m.slot]);
     initial_[m.slot] = 0;
     const std::uint64_t tag = dtd_->records[m.slot].tag;
     if (tag < std::min<std::size_t>(64, tag_table_size_)) update_fast_tag(tag);

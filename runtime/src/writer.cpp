@@ -247,6 +247,7 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
             refuse("a metadata value does not fit the " + std::to_string(word) + "-byte values of this trace's class");
         }
     }
+    const std::uint32_t old_width = s.width;
     FieldState changed = s;
     if (auto problem = apply_metadata(changed, op, a, b, dtd_)) {
         refuse("metadata for field '" + std::string(s.desc->path) + "' of record '" + r.name + "': " + *problem);
@@ -256,7 +257,7 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
     }
     s = changed;
     initial_[slot] = 0;
-    plans_[slot] = make_plan(r, states_[slot].data(), options_.order == ByteOrder::little);
+    update_plan(plans_[slot], r, states_[slot].data(), field, op, old_width, options_.order == ByteOrder::little);
     begin_record(predefined_slot_[static_cast<int>(Predefined::metadata)]);
     put_metadata([this](std::uint64_t v, unsigned width) { append_raw(v, width); },
                  MetadataParts{r.tag, field, static_cast<std::uint64_t>(op), a, b}, dtd_.tag_width, word);

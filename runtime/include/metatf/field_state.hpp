@@ -47,6 +47,13 @@ struct RecordPlan {
 // The plan of record `r` under the encodings `fields` (whose offsets it sets).
 RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian_trace);
 
+// Brings `plan` up to date after metadata `op` changed field `f`, whose width
+// was `old_width`. A width change between non-zero widths of a planned record
+// only moves the fields after f and is applied in place (true: the plan's
+// constant fields are as they were); anything else rebuilds the plan (false).
+bool update_plan(RecordPlan& plan, const RecordDesc& r, FieldState* fields, std::uint32_t f, MetaOp op,
+                 std::uint32_t old_width, bool little_endian_trace);
+
 // Reads an integer field of a planned record at `p` (the byte after the tag).
 // The record must have 8 bytes of room after the field: the load is 8 bytes wide.
 METATF_INLINE std::uint64_t plan_read(FieldState& s, const std::byte* p) {

@@ -27,6 +27,7 @@ struct MetadataChange {
     std::uint32_t field = 0;  // its field index
     MetaOp op = MetaOp::width;
     std::uint64_t a = 0, b = 0;
+    bool constants_kept = false;  // the record type's plan fixes the same fields to the same values as before
 };
 
 // Bounds the work a trace can ask for: its repeated groups may expand to at

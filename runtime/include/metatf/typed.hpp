@@ -663,7 +663,7 @@ private:
     void read_general(Metadata<RecordType>& record) {
         const MetadataChange m = r_.read_metadata();
         record = Metadata<RecordType>{static_cast<RecordType>(m.slot), m.field, m.op, m.a, m.b};
-        with_slot(records_, m.slot, [&](auto& changed) { set_constants(changed); });
+        if (!m.constants_kept) with_slot(records_, m.slot, [&](auto& changed) { set_constants(changed); });
     }
     template <typename Record>
     void read_general(Record& record) {
