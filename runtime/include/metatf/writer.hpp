@@ -28,18 +28,17 @@ struct WriterOptions {
     // 2 streams; 1 is the older layout (index at the end), for older readers; it needs a file.
     std::uint8_t version = container_version;
     // A generated writer given an integer its field's width cannot hold
-    // (under none, baseOffset or delta) widens the field with a metadata
-    // record for that record and narrows it back after it, instead of
-    // refusing the value.
+    // (under none, baseOffset or delta, in a record type without a repeated
+    // group) widens the field with a metadata record for that record and
+    // narrows it back after it, instead of refusing the value.
     bool widen = false;
     // With widen, N > 0 makes widths follow the data instead: a field is
     // widened where a value needs it and stays wide while values need it; it
     // is narrowed to the widest of the last N values once N values in a row
-    // fit in fewer bytes (the writer checks every record's integer fields
-    // under none, baseOffset and delta for this). 0: a widened field narrows
-    // back after its one record, and nothing else narrows. A metadata record
-    // costs about as much as N/2 to N bytes of narrower fields, so 8-32
-    // suits most traces.
+    // fit in fewer bytes (the writer checks those same integer fields of
+    // every record for this). 0: a widened field narrows back after its one
+    // record, and nothing else narrows. A metadata record costs about as much
+    // as N/2 to N bytes of narrower fields, so 8-32 suits most traces.
     std::uint32_t narrow_after = 0;
 };
 
