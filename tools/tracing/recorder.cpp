@@ -121,22 +121,6 @@ void give_up(const std::string& why) {
     sink = nullptr;
 }
 
-// With `mutex` held. False when there is no trace to write to.
-bool open_sink() {
-    if (sink) return true;
-    if (!may_open) return false;
-    const std::string path = output_path();
-    try {
-        sink = tracer.open(path, replace);
-        // The runtime opened it high and close-on-exec (rt::OutputFile).
-        sink_fd = find_temporary(path, sink_path);
-        if (sink_fd >= 0 && ::fstat(sink_fd, &sink_stat) != 0) sink_fd = -1;
-    } catch (const std::exception& e) {
-        give_up(e.what());
-    }
-    return sink != nullptr;
-}
-
 // Stops tracing when the trace's descriptor number has become a file of the
 // program's: the writer is left as it is, never flushed or closed, since
 // either would reach the program's file (its stdio buffer is off, so exit()
@@ -152,9 +136,10 @@ void abandon_sink() {
 }
 
 // Programs that close descriptors they did not open (closefrom(), a daemon's
-// clean-up) may close the trace's: checked before each batch of events is
-// written, with `mutex` held. A closed descriptor is opened again, at the
-// same number and at the end of the file, where the writer left it.
+// clean-up) may close the trace's: checked by open_sink() before each batch
+// of events and before the end of the trace, with `mutex` held. A closed
+// descriptor is opened again, at the same number and at the end of the
+// file, where the writer left it.
 bool sink_intact() {
     if (sink_fd < 0) return true;  // not found at open: nothing to check
     struct stat now{};
@@ -173,6 +158,22 @@ bool sink_intact() {
     return false;
 }
 
+// With `mutex` held. False when there is no trace to write to.
+bool open_sink() {
+    if (sink) return sink_intact();
+    if (!may_open) return false;
+    const std::string path = output_path();
+    try {
+        sink = tracer.open(path, replace);
+        // The runtime opened it high and close-on-exec (rt::OutputFile).
+        sink_fd = find_temporary(path, sink_path);
+        if (sink_fd >= 0 && ::fstat(sink_fd, &sink_stat) != 0) sink_fd = -1;
+    } catch (const std::exception& e) {
+        give_up(e.what());
+    }
+    return sink != nullptr;
+}
+
 void discard(unsigned char* events, std::uint32_t n) {
     if (!tracer.discard) return;
     for (std::uint32_t i = 0; i < n; ++i) tracer.discard(events + std::size_t(i) * tracer.event_size);
@@ -182,7 +183,7 @@ void discard(unsigned char* events, std::uint32_t n) {
 void write_events(std::uint32_t tid, unsigned char* events, std::uint32_t n) {
     if (n == 0) return;
     std::uint32_t i = 0;
-    if (open_sink() && sink_intact()) {
+    if (open_sink()) {
         try {
             for (; i < n; ++i) tracer.write(sink, tid, events + std::size_t(i) * tracer.event_size);
         } catch (const std::exception& e) {
@@ -342,7 +343,7 @@ void after_fork_child() {
     if (tracing.exchange(false)) {
         for (ThreadLog* log = logs; log; log = log->next) drain(*log);
         try {
-            if (open_sink() && sink_intact()) tracer.close(sink);
+            if (open_sink()) tracer.close(sink);
         } catch (const std::exception& e) {
             say(e.what());
         }

@@ -733,7 +733,11 @@ class TypedWriter {
 public:
     using RecordType = typename Codec::RecordType;
 
-    explicit TypedWriter(const std::string& path, WriterOptions options = {}) : w_(path, Codec::dtd, options) {}
+    explicit TypedWriter(const std::string& path, WriterOptions options = {}) : w_(path, Codec::dtd, options) {
+        if (options.widen && options.narrow_after != 0) {
+            for (std::uint32_t i = 0; i < Codec::dtd.record_count; ++i) runs_.emplace_back(Codec::dtd.records[i].field_count);
+        }
+    }
 
     // Writes one record; returns its byte offset within its section.
     template <detail::UserRecord Record>
@@ -741,7 +745,7 @@ public:
         using D = detail::Desc<Codec, Record>;
         std::uint64_t offset = 0;
         if constexpr (D::plannable) {
-            if (w_.options().narrow_after != 0 && w_.options().widen) follow_widths(o);
+            if (!runs_.empty()) follow_widths(o);
         }
         if constexpr (D::fast) {
             if (w_.initial(D::slot) && fits<detail::InitialFits<D>>(o, {})) {
@@ -836,9 +840,7 @@ private:
         const FieldState* s = w_.states(D::slot);
         detail::Widths<D> need{s};
         detail::members(o, need);
-        if (runs_.size() <= D::slot) runs_.resize(D::slot + 1);
         std::vector<detail::NarrowRun>& runs = runs_[D::slot];
-        runs.resize(D::record.field_count);
         for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
             const std::uint32_t w = need.width[f], current = s[f].width;
             detail::NarrowRun& run = runs[f];
@@ -863,7 +865,7 @@ private:
     }
 
     TraceWriter w_;
-    std::vector<std::vector<detail::NarrowRun>> runs_;  // by slot and field, for narrow_after
+    std::vector<std::vector<detail::NarrowRun>> runs_;  // by slot and field; empty unless widths follow the data
 };
 
 }  // namespace metatf::rt
