@@ -61,16 +61,13 @@ METATF_INLINE std::uint64_t plan_read(FieldState& s, const std::byte* p) {
     const auto extended = static_cast<std::uint64_t>(static_cast<std::int64_t>(raw << s.shift) >> s.shift);
     return s.previous = extended + s.add + (s.previous & s.keep);
 }
-// What plan_store() would store for `value`, and whether it fits.
-METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t value) {
-    const std::uint64_t stored = value - s.add - (s.previous & s.keep);
+// What a planned integer field stores for `value`, and whether that fits its bytes.
+METATF_INLINE std::uint64_t plan_stored(const FieldState& s, std::uint64_t value) {
+    return value - s.add - (s.previous & s.keep);
+}
+METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t stored) {
     const std::uint64_t kept = stored & s.mask;
     return static_cast<std::uint64_t>(static_cast<std::int64_t>(kept << s.shift) >> s.shift) == stored;
-}
-// Stores an integer field of a planned record at `p` (8 bytes of room, as for plan_read).
-METATF_INLINE void plan_store(FieldState& s, std::byte* p, std::uint64_t value) {
-    store_native<8>(p + s.offset, value - s.add - (s.previous & s.keep));
-    s.previous = value;
 }
 
 // The width `value` needs in field `s` under its interpretation (none,

@@ -219,11 +219,13 @@ struct InitialStore {
 
 // ---- a planned layout: FieldPlan arithmetic at the RecordPlan's offsets ----------------------
 
-// Whether field I is read per record under `plan` (fields from 64 on always are).
+// Whether field I is read and written per record under a plan whose
+// RecordPlan::varying is `varying` (fields from 64 on always are). Taken by
+// value: a copy in a register is not reloaded after every store to a record.
 template <std::uint32_t I>
-METATF_INLINE bool varies(const RecordPlan& plan) {
+METATF_INLINE bool varies(std::uint64_t varying) {
     if constexpr (I < 64) {
-        return (plan.varying >> I & 1) != 0;
+        return (varying >> I & 1) != 0;
     } else {
         return true;
     }
@@ -243,12 +245,12 @@ METATF_INLINE std::uint32_t planned_width(const FieldState* s) {
 // Sets the members a plan fixes, once per plan: the planned path skips them.
 template <typename D>
 struct PlanConstants {
-    const RecordPlan& plan;
+    std::uint64_t varying;
     const FieldState* s;
 
     template <std::uint32_t I, typename Member>
     void field(Index<I>, Member& m) const {
-        if (varies<I>(plan)) return;
+        if (varies<I>(varying)) return;
         if constexpr (std::is_same_v<Member, Bytes>) {
             m = Bytes();
         } else if constexpr (!std::is_floating_point_v<Member>) {
@@ -260,13 +262,13 @@ struct PlanConstants {
 // Plain: the plan is RecordPlan::plain, and its integers are bare loads.
 template <typename D, bool Plain>
 struct PlanLoad {
-    const RecordPlan& plan;
+    std::uint64_t varying;
     FieldState* s;
     const std::byte* p;
 
     template <std::uint32_t I, typename Member>
     METATF_INLINE void field(Index<I>, Member& m) const {
-        if (!varies<I>(plan)) return;
+        if (!varies<I>(varying)) return;
         FieldState& f = s[I];
         if constexpr (std::is_same_v<Member, Bytes>) {
             m = Bytes(p + f.offset, planned_width<D, I>(s));
@@ -280,43 +282,57 @@ struct PlanLoad {
     }
 };
 
+// The writer's planned path in two passes over the members: PlanEncode
+// works out what each integer field stores and whether everything fits;
+// PlanStore, once room is reserved, stores it. A field the plan fixes stores
+// nothing; its value must be the fixed one.
+//
 // Plain (RecordPlan::plain): an integer is stored as it is, and fits when it
-// has no bits outside the field's mask (or is the value a field that
-// stores nothing fixes). Stores are 8 bytes wide and made in layout order,
-// each field's overwriting the spare bytes of the one before.
+// has no bits outside the field's mask. Stores are 8 bytes wide and made in
+// layout order, each field's overwriting the spare bytes of the one before.
 template <typename D, bool Plain>
-struct PlanFits {
+struct PlanEncode {
+    std::uint64_t varying;
     const FieldState* s;
+    std::uint64_t stored[D::record.field_count] = {};
     bool ok = true;
 
     template <std::uint32_t I, typename Member>
     METATF_INLINE void field(Index<I>, const Member& m) {
+        const FieldState& f = s[I];
         if constexpr (std::is_same_v<Member, Bytes>) {
             ok &= m.size() == planned_width<D, I>(s);
         } else if constexpr (std::is_floating_point_v<Member>) {
+        } else if (!varies<I>(varying)) {
+            ok &= bits_of(m) == f.add;
         } else if constexpr (Plain) {
-            ok &= s[I].mask != 0 ? (bits_of(m) & ~s[I].mask) == 0 : bits_of(m) == s[I].add;
+            ok &= f.mask != 0 ? (bits_of(m) & ~f.mask) == 0 : bits_of(m) == f.add;  // fields from 64 on may be fixed
         } else {
-            ok &= plan_fits(s[I], bits_of(m));
+            stored[I] = plan_stored(f, bits_of(m));
+            ok &= plan_fits(f, stored[I]);
         }
     }
 };
 
 template <typename D, bool Plain>
 struct PlanStore {
+    const PlanEncode<D, Plain>& encoded;
     FieldState* s;
     std::byte* p;
 
     template <std::uint32_t I, typename Member>
     METATF_INLINE void field(Index<I>, const Member& m) const {
+        if (!varies<I>(encoded.varying)) return;
+        FieldState& f = s[I];
         if constexpr (std::is_same_v<Member, Bytes>) {
-            if (!m.empty()) std::memcpy(p + s[I].offset, m.data(), m.size());
+            if (!m.empty()) std::memcpy(p + f.offset, m.data(), m.size());
         } else if constexpr (std::is_floating_point_v<Member>) {
-            store_native<8>(p + s[I].offset, float_to_bits(m, s[I].width));
+            store_native<8>(p + f.offset, float_to_bits(m, f.width));
         } else if constexpr (Plain) {
-            store_native<8>(p + s[I].offset, bits_of(m));
+            store_native<8>(p + f.offset, bits_of(m));
         } else {
-            plan_store(s[I], p, bits_of(m));
+            store_native<8>(p + f.offset, encoded.stored[I]);
+            f.previous = bits_of(m);
         }
     }
 };
@@ -531,7 +547,7 @@ private:
             if constexpr (D::fast) visit_fields(record, detail::InitialConstants<D>{});
             if constexpr (D::plannable) {
                 const RecordPlan& plan = r_.plan(D::slot);
-                if (plan.usable) visit_fields(record, detail::PlanConstants<D>{plan, r_.states(D::slot)});
+                if (plan.usable) visit_fields(record, detail::PlanConstants<D>{plan.varying, r_.states(D::slot)});
             }
         }
     }
@@ -576,9 +592,9 @@ private:
         const RecordPlan& plan = r_.plan(D::slot);
         const std::byte* p = pos + tag_width;
         if (plan.plain) {
-            visit_fields(record, detail::PlanLoad<D, true>{plan, r_.states(D::slot), p});
+            visit_fields(record, detail::PlanLoad<D, true>{plan.varying, r_.states(D::slot), p});
         } else {
-            visit_fields(record, detail::PlanLoad<D, false>{plan, r_.states(D::slot), p});
+            visit_fields(record, detail::PlanLoad<D, false>{plan.varying, r_.states(D::slot), p});
         }
         return p + plan.size;
     }
@@ -790,9 +806,11 @@ private:
     METATF_INLINE bool write_planned(const Record& o, const RecordPlan& plan, std::uint64_t& offset) {
         using D = detail::Desc<Codec, Record>;
         FieldState* s = w_.states(D::slot);
-        if (!fits<detail::PlanFits<D, Plain>>(o, {s})) return false;
+        detail::PlanEncode<D, Plain> encoded{plan.varying, s};
+        detail::members(o, encoded);
+        if (!encoded.ok) return false;
         std::byte* p = w_.reserve_planned<D::tag_width>(D::slot, plan.size, offset);
-        detail::members(o, detail::PlanStore<D, Plain>{s, p});
+        detail::members(o, detail::PlanStore<D, Plain>{encoded, s, p});
         w_.end_record();
         return true;
     }

@@ -97,7 +97,7 @@ public:
         return p + TagWidth;
     }
     // A changed record type whose layout is fixed (see RecordPlan): like
-    // reserve_record(), with 8 bytes of slack for plan_store()'s wide stores.
+    // reserve_record(), with 8 bytes of slack for the planned path's 8-byte stores.
     const RecordPlan& plan(std::uint32_t slot) const { return plans_[slot]; }
     template <unsigned TagWidth>
     METATF_INLINE std::byte* reserve_planned(std::uint32_t slot, std::size_t n, std::uint64_t& offset) {
