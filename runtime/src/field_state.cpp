@@ -15,16 +15,15 @@ FieldState FieldState::initial(const FieldDesc& d) {
 
 namespace {
 
-// Whether the bytes stored for `s` are a signed integer.
-bool stores_signed(const FieldState& s) {
-    return s.desc->type == Type::signed_int ? s.kind != Interp::section_offset
-                                            : s.kind == Interp::base_offset || s.kind == Interp::delta;
+// Whether the bytes a field of type `t` stores under `k` are a signed integer.
+bool stores_signed(Type t, Interp k) {
+    return t == Type::signed_int ? k != Interp::section_offset : k == Interp::base_offset || k == Interp::delta;
 }
 
 }  // namespace
 
 void FieldState::derive() {
-    const bool sign = stores_signed(*this);
+    const bool sign = stores_signed(desc->type, kind);
     mask = width >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * width)) - 1;
     shift = static_cast<std::uint8_t>(sign && width > 0 && width < 8 ? 64 - 8 * width : 0);
     const bool adds_value = kind == Interp::default_value || kind == Interp::base_offset;
@@ -69,16 +68,21 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
     return plan;
 }
 
-std::uint32_t width_for(const FieldState& s, std::uint64_t value) {
+FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous) {
     const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
-    const bool widens = s.kind == Interp::none || s.kind == Interp::base_offset || s.kind == Interp::delta;
-    if (!integer || !widens || s.desc->width_from != no_field) return 0;
-    const std::uint64_t base = s.kind == Interp::base_offset ? s.value : s.kind == Interp::delta ? s.previous : 0;
+    if (!integer || s.kind == Interp::section_stride || s.desc->width_from != no_field) return {};
+    FieldFit fit{.sized = true};
+    Interp kind = s.kind;
+    if (kind == Interp::default_value || kind == Interp::stride) {
+        const std::uint64_t expected = kind == Interp::default_value ? s.value : previous + static_cast<std::uint64_t>(s.stride);
+        fit.to_none = value != expected;
+        kind = Interp::none;  // the width it would need, to_none or not: a repeated field may need it later
+    }
+    const std::uint64_t base = kind == Interp::base_offset ? s.value : kind == Interp::delta ? previous : 0;
     const std::uint64_t stored = value - base;
-    const bool sign = stores_signed(s);
-    std::uint32_t w = 1;
-    while (w < 8 && !(sign ? fits_signed(stored, w) : fits_unsigned(stored, w))) ++w;
-    return w;
+    const bool sign = stores_signed(s.desc->type, kind);
+    while (fit.width < 8 && !(sign ? fits_signed(stored, fit.width) : fits_unsigned(stored, fit.width))) ++fit.width;
+    return fit;
 }
 
 namespace {

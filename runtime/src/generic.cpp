@@ -66,57 +66,20 @@ struct LayoutCheck {
     }
 };
 
-// What one field of a record needs: its values checked against the encoding it will have.
-struct Fit {
-    bool to_none = false;    // leave `default` or `stride`
-    unsigned width = 0;      // the widest value seen, in bytes
-    std::uint64_t previous = 0;
-    bool seen = false;
-};
-
-unsigned bytes_for(std::uint64_t raw, bool is_signed) {
-    for (unsigned w : {1u, 2u, 4u}) {
-        if (is_signed ? fits_signed(raw, w) : fits_unsigned(raw, w)) return w;
-    }
-    return 8;
-}
-
-// The raw value field `s` stores for `value` once its interpretation stores bytes.
-unsigned width_needed(const FieldState& s, Interp kind, std::uint64_t value, std::uint64_t previous) {
-    switch (kind) {
-        case Interp::base_offset: return bytes_for(value - s.value, true);
-        case Interp::delta: return bytes_for(value - previous, true);
-        case Interp::section_offset: return bytes_for(value, false);
-        default: return bytes_for(value, s.desc->type == Type::signed_int);
+// For each field whose current encoding cannot hold its values in `record`,
+// writes the metadata that fixes it (WriterOptions::strict, fit_value()).
+void fit_encodings(TraceWriter& writer, const GenericRecord& record) {
+    FieldState* states = writer.states(record.slot);
+    std::vector<FieldNeeds> needs(writer.dtd().records[record.slot].field_count);
+    for (const GenericValue& v : record.values) needs[v.field].add(states[v.field], v.integer);
+    for (std::uint32_t i = 0; i < needs.size(); ++i) {
+        const FieldFit need = needs[i].fit;
+        if (need.to_none) writer.metadata(record.slot, i, MetaOp::none);
+        if (need.sized && stores_bytes(states[i].kind) && need.width > states[i].width) writer.metadata(record.slot, i, MetaOp::width, need.width);
     }
 }
 
 }  // namespace
-
-void fit_encodings(TraceWriter& writer, const GenericRecord& record) {
-    FieldState* states = writer.states(record.slot);
-    std::vector<Fit> fits(writer.dtd().records[record.slot].field_count);
-    for (const GenericValue& v : record.values) {
-        const FieldState& s = states[v.field];
-        if (s.desc->type != Type::unsigned_int && s.desc->type != Type::signed_int) continue;
-        if (s.kind == Interp::section_stride) continue;
-        Fit& f = fits[v.field];
-        if (!f.seen) f.previous = s.previous;
-        f.seen = true;
-        if (s.kind == Interp::default_value && v.integer != s.value) f.to_none = true;
-        if (s.kind == Interp::stride && v.integer != f.previous + static_cast<std::uint64_t>(s.stride)) f.to_none = true;
-        const Interp kind = s.kind == Interp::default_value || s.kind == Interp::stride ? Interp::none : s.kind;
-        f.width = std::max(f.width, width_needed(s, kind, v.integer, f.previous));
-        f.previous = v.integer;
-    }
-    for (std::uint32_t i = 0; i < fits.size(); ++i) {
-        const Fit& f = fits[i];
-        if (f.to_none) writer.metadata(record.slot, i, MetaOp::none);
-        if (f.seen && stores_bytes(states[i].kind) && f.width > states[i].width) {
-            writer.metadata(record.slot, i, MetaOp::width, f.width);
-        }
-    }
-}
 
 void decode_generic(TraceReader& reader, GenericRecord& out) {
     out.slot = reader.slot();
@@ -136,6 +99,7 @@ std::uint64_t encode_generic(TraceWriter& writer, const GenericRecord& record) {
     LayoutCheck check{r, record.values, std::vector<std::uint64_t>(r.field_count)};
     walk_layout(r, check);
     if (check.next != record.values.size()) check.refuse();
+    if (!writer.options().strict) fit_encodings(writer, record);
     FieldState* states = writer.states(record.slot);
     const std::uint64_t offset = writer.begin_record(record.slot);
     std::vector<std::uint64_t>& last = check.last;  // again, as the values are written

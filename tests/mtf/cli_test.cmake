@@ -126,6 +126,12 @@ run(0 dump --format jsonl "${WORK_DIR}/loose.mtf")
 string(REGEX MATCHALL "\"record\":\"metadata\"" widened "${out}")
 list(LENGTH widened n)
 expect_equal("metadata records that widen asu, lba and size" "${n}" "3")
+# --strict refuses the value instead, naming its line, and leaves no output.
+fails(1 "mtf: convert: ${WORK_DIR}/loose.spc: line 2: value 300 of field 'asu' (none) does not fit in 1 bytes"
+      convert --strict --dtd dtds/spc.dtd "${WORK_DIR}/loose.spc" "${WORK_DIR}/strict.mtf")
+if(EXISTS "${WORK_DIR}/strict.mtf" OR EXISTS "${WORK_DIR}/strict.mtf.partial")
+  message(FATAL_ERROR "a refused conversion left a file behind")
+endif()
 # Bad input: the line and column, and no output file left behind.
 file(WRITE "${WORK_DIR}/bad.spc" "0,20941264,8192,W,0.551706,Alpha/NT\n2,30862016,4096,W,2 448003\n")
 fails(1 "mtf: convert: ${WORK_DIR}/bad.spc: line 2, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits"

@@ -17,7 +17,6 @@ rt::WriterOptions writer_options(const Config& config) {
     options.output.replace = config.replace;
     // The narrow widths of announce() hold most values; the writer widens a
     // field where values need it and narrows it once 16 in a row fit.
-    options.widen = true;
     options.narrow_after = 16;
     return options;
 }
@@ -57,8 +56,8 @@ constexpr Layout layouts[] = {
 }  // namespace
 
 // Narrow encodings, set by metadata at the start: most values fit them, and
-// the writer (WriterOptions::widen) widens a field for the one record whose
-// value does not. Addresses are deltas from the record type's previous
+// the writer widens a field where a value does not, and narrows it again
+// (WriterOptions::narrow_after). Addresses are deltas from the record type's previous
 // address (blocks come from a few regions, near each other); sizes 2 bytes;
 // threads offsets from the process id (the kernel numbers a process's
 // threads from its pid up); times deltas from the record type's previous

@@ -42,6 +42,7 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input) {
     if (order != "little" && order != "big") throw UsageError("--byte-order takes little or big, not '" + order + "'");
     w.cls = cls == "32" ? rt::Class::bits32 : rt::Class::bits64;
     w.order = order == "big" ? rt::ByteOrder::big : rt::ByteOrder::little;
+    w.strict = o.has("--strict");
     return w;
 }
 
@@ -58,7 +59,8 @@ std::string skip_report(const rt::TextReader& reader, std::uint64_t kept) {
            std::to_string(kept) + " records; the first: " + reader.first_skipped();
 }
 
-// Text lines to a trace. The writer widens fields (with metadata) rather than refuse a value.
+// Text lines to a trace. The writer widens fields (with metadata) rather than
+// refuse a value, unless --strict: then the value's line is named.
 int to_binary(const std::string& input, const std::string& output, const Options& o) {
     if (!o.has("--dtd")) throw UsageError("converting text needs the format's DTD: --dtd FILE");
     const std::string name = input == "-" ? "stdin" : input;
@@ -84,8 +86,12 @@ int to_binary(const std::string& input, const std::string& output, const Options
                 while (naming_file(name, [&] { return reader.next(record); })) {
                     const std::uint8_t section = desc.records[record.slot].section;
                     if (section != 0 && writer.current_section() != section) writer.section(section);
-                    rt::fit_encodings(writer, record);
-                    rt::encode_generic(writer, record);
+                    try {
+                        rt::encode_generic(writer, record);
+                    } catch (const rt::TraceError& e) {
+                        if (e.kind != rt::ErrorKind::bad_value) throw;
+                        throw InputError(name + ": line " + std::to_string(reader.line()) + ": " + e.message);
+                    }
                     if ((++kept & 0xff) == 0) progress.show(size ? reader.bytes_read() : reader.line());
                 }
             }
@@ -141,7 +147,7 @@ int to_text(const std::string& input, const std::string& output, const Options& 
 
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
-        args, "convert", {{"--skip-bad", false}, {"--class", true}, {"--byte-order", true}, {"-f", false}, {"--force", false}},
+        args, "convert", {{"--skip-bad", false}, {"--strict", false}, {"--class", true}, {"--byte-order", true}, {"-f", false}, {"--force", false}},
         {"INPUT", "OUTPUT"});
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
@@ -170,7 +176,8 @@ A line may hold at most 1 MiB (1048576 bytes, without its line break); a
 longer one is such an error, at the column past the limit.
 Values are never truncated: when a value does not fit its field's current
 encoding, the trace gets a metadata record that widens the field (or turns a
-'default' or 'stride' field into 'none'). A trace becomes text in the text
+'default' or 'stride' field into 'none'); with --strict such a value is an
+error naming its line instead. A trace becomes text in the text
 form's canonical spelling; its metadata and section records are left out,
 and a comment record is an error (text forms cannot hold comments).
 
@@ -190,6 +197,8 @@ Options:
                       "skipped N of M lines, kept K records; the first: ..."
                       on stderr (M counts every line, a begin or end line
                       too), and fail (exit 1, no OUTPUT) if no record was kept
+  --strict            text input: a value that does not fit its field's
+                      current encoding is an error, not a metadata record
   --class 32|64       trace output: the header's word size (default 64)
   --byte-order little|big
                       trace output: the byte order (default little)

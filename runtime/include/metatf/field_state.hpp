@@ -2,6 +2,7 @@
 // changes of it. Readers and writers share this, so both sides agree.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -70,11 +71,35 @@ METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t stored) {
     return static_cast<std::uint64_t>(static_cast<std::int64_t>(kept << s.shift) >> s.shift) == stored;
 }
 
-// The width `value` needs in field `s` under its interpretation (none,
-// baseOffset or delta: the stored integer is value - base - previous), or 0
-// when no width can make it fit there (another interpretation, or not an
-// integer field).
-std::uint32_t width_for(const FieldState& s, std::uint64_t value);
+// What field `s` needs to hold `value` when its last value was `previous`
+// (what delta and stride count from): whether its interpretation must turn
+// to none (a default the value differs from, a stride it breaks), and the
+// fewest bytes, 0 to 8, the value takes under the interpretation it then has
+// (none, baseOffset, delta: value - base - previous; sectionOffset). Writers
+// that do not refuse values (WriterOptions::strict) follow it. `sized` is
+// false where no width helps: a field that is not an integer, or under
+// sectionStride, or whose width is another field's value.
+struct FieldFit {
+    bool sized = false;
+    bool to_none = false;
+    std::uint32_t width = 0;
+};
+FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous);
+
+// What a field needs over all its values in one record (a repeated group
+// gives it several): fit_value() of each, against the value before it.
+struct FieldNeeds {
+    FieldFit fit;
+    std::uint64_t previous = 0;
+    bool seen = false;
+
+    void add(const FieldState& s, std::uint64_t value) {
+        const FieldFit one = fit_value(s, value, seen ? previous : s.previous);
+        fit = {fit.sized || one.sized, fit.to_none || one.to_none, std::max(fit.width, one.width)};
+        previous = value;
+        seen = true;
+    }
+};
 
 // Applies a metadata change to `s`, or says why it is illegal. `a` and `b`
 // are the metadata record's values; `dtd` says which sections exist.

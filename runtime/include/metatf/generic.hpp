@@ -30,15 +30,9 @@ struct GenericRecord {
 void decode_generic(TraceReader& reader, GenericRecord& out);
 
 // Encodes a record of a user-defined type from its values in layout order.
-// Returns the record's offset within its section.
+// Unless the writer is strict (WriterOptions::strict), a field whose
+// encoding cannot hold its values first gets the metadata that lets it:
+// no value is refused or truncated. Returns the record's offset within its section.
 std::uint64_t encode_generic(TraceWriter& writer, const GenericRecord& record);
-
-// Makes `record` encodable before encode_generic(): for each field whose
-// current encoding cannot hold its value, writes the metadata records that
-// fix it. A `default` or `stride` field with another value switches to
-// `none`; a field too narrow for its value (or its delta or offset) is widened
-// to 1, 2, 4 or 8 bytes. Converters use it so that no input value is refused
-// or truncated; fields are never narrowed again.
-void fit_encodings(TraceWriter& writer, const GenericRecord& record);
 
 }  // namespace metatf::rt

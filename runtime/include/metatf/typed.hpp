@@ -337,21 +337,19 @@ struct PlanStore {
     }
 };
 
-// The fewest bytes each of a record's integer fields needs for its value
-// (WriterOptions::widen); 0 where no width would help. `any`: some field's
-// width is too narrow.
+// What each of a record's integer fields needs for its values (FieldNeeds).
 template <typename D>
-struct Widths {
+struct Needs {
     const FieldState* s;
-    std::uint32_t width[D::record.field_count] = {};
-    bool any = false;
+    FieldNeeds need[D::record.field_count] = {};
 
     template <std::uint32_t I, typename Member>
     void field(Index<I>, const Member& m) {
-        if constexpr (!std::is_same_v<Member, Bytes> && !std::is_floating_point_v<Member>) {
-            width[I] = width_for(s[I], bits_of(m));
-            any = any || width[I] > s[I].width;
-        }
+        if constexpr (!std::is_same_v<Member, Bytes> && !std::is_floating_point_v<Member>) need[I].add(s[I], bits_of(m));
+    }
+    template <std::uint32_t I, typename Elements, typename Body>
+    void repeat(Index<I>, const Elements& elements, Body&& body) {
+        for (const auto& e : elements) body(const_cast<typename Elements::value_type&>(e));
     }
 };
 
@@ -750,7 +748,7 @@ public:
     using RecordType = typename Codec::RecordType;
 
     explicit TypedWriter(const std::string& path, WriterOptions options = {}) : w_(path, Codec::dtd, options) {
-        if (options.widen && options.narrow_after != 0) {
+        if (!options.strict && options.narrow_after != 0) {
             for (std::uint32_t i = 0; i < Codec::dtd.record_count; ++i) runs_.emplace_back(Codec::dtd.records[i].field_count);
         }
     }
@@ -760,9 +758,7 @@ public:
     METATF_INLINE std::uint64_t write(const Record& o) {
         using D = detail::Desc<Codec, Record>;
         std::uint64_t offset = 0;
-        if constexpr (D::plannable) {
-            if (!runs_.empty()) follow_widths(o);
-        }
+        if (!runs_.empty()) adapt(o);
         if constexpr (D::fast) {
             if (w_.initial(D::slot) && fits<detail::InitialFits<D>>(o, {})) {
                 std::byte* p = w_.reserve_record<D::tag_width>(D::slot, D::initial_size, offset);
@@ -815,61 +811,42 @@ private:
         return true;
     }
 
-    // Field by field, under the encodings metadata has set; widens fields
-    // for this record if the options say so, else reports what does not fit.
+    // Field by field, under the encodings metadata has set; unless strict,
+    // first changes the encodings of fields that cannot hold their value.
     template <typename Record>
     [[gnu::noinline]] std::uint64_t write_general(const Record& o) {
-        using D = detail::Desc<Codec, Record>;
-        if constexpr (D::plannable) {
-            if (w_.options().widen) {
-                detail::Widths<D> need{w_.states(D::slot)};
-                detail::members(o, need);
-                if (need.any) return write_widened(o, need);
-            }
-        }
+        if (!w_.options().strict && runs_.empty()) adapt(o);
         return write_fields(o);
     }
 
-    // Metadata widens the fields too narrow for `need`, the record is
-    // written, and metadata narrows them back: the records after it keep
-    // their widths.
-    template <typename Record, typename Widths>
-    std::uint64_t write_widened(const Record& o, const Widths& need) {
+    // Writes the metadata that lets each field of the record hold its value
+    // (WriterOptions::strict), and with narrow_after the metadata that
+    // narrows a field whose last N values all fit fewer bytes.
+    template <typename Record>
+    [[gnu::noinline]] void adapt(const Record& o) {
         using D = detail::Desc<Codec, Record>;
-        std::uint32_t narrow[D::record.field_count] = {};
         const FieldState* s = w_.states(D::slot);
+        detail::Needs<D> need{s};
+        detail::members(o, need);
         for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
-            narrow[f] = s[f].width;
-            if (need.width[f] > narrow[f]) w_.metadata(D::slot, f, MetaOp::width, need.width[f]);
+            const FieldFit fit = need.need[f].fit;
+            if (fit.to_none) w_.metadata(D::slot, f, MetaOp::none);
+            if (!fit.sized || !stores_bytes(s[f].kind)) continue;
+            const std::uint32_t current = s[f].width;
+            if (fit.width > current) w_.metadata(D::slot, f, MetaOp::width, fit.width);
+            // Never to width 0: a field that stores nothing only says its value repeats.
+            if (!runs_.empty()) narrow(D::slot, f, std::max(fit.width, 1u), current);
         }
-        const std::uint64_t offset = write_fields(o);
-        for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
-            if (need.width[f] > narrow[f]) w_.metadata(D::slot, f, MetaOp::width, narrow[f]);
-        }
-        return offset;
     }
 
-    // WriterOptions::narrow_after: widens what this record needs wider, and
-    // narrows a field whose last N values all fit fewer bytes. Fields of
-    // width 0 stay as they are.
-    template <typename Record>
-    [[gnu::noinline]] void follow_widths(const Record& o) {
-        using D = detail::Desc<Codec, Record>;
-        const FieldState* s = w_.states(D::slot);
-        detail::Widths<D> need{s};
-        detail::members(o, need);
-        std::vector<detail::NarrowRun>& runs = runs_[D::slot];
-        for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
-            const std::uint32_t w = need.width[f], current = s[f].width;
-            detail::NarrowRun& run = runs[f];
-            if (w == 0 || current == 0) continue;
-            if (w >= current) {
-                if (w > current) w_.metadata(D::slot, f, MetaOp::width, w);
-                run = {};
-            } else if (run.widest = std::max(run.widest, w); ++run.count == w_.options().narrow_after) {
-                w_.metadata(D::slot, f, MetaOp::width, run.widest);
-                run = {};
-            }
+    // narrow_after's count for field f of `slot`, whose value needs `width` of its `current` bytes.
+    void narrow(std::uint32_t slot, std::uint32_t f, std::uint32_t width, std::uint32_t current) {
+        detail::NarrowRun& run = runs_[slot][f];
+        if (width >= current) {
+            run = {};
+        } else if (run.widest = std::max(run.widest, width); ++run.count == w_.options().narrow_after) {
+            w_.metadata(slot, f, MetaOp::width, run.widest);
+            run = {};
         }
     }
 

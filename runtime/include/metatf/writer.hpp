@@ -27,18 +27,20 @@ struct WriterOptions {
     OutputOptions output;  // whether an existing file may be replaced, and which files it may not be
     // 2 streams; 1 is the older layout (index at the end), for older readers; it needs a file.
     std::uint8_t version = container_version;
-    // A generated writer given an integer its field's width cannot hold
-    // (under none, baseOffset or delta, in a record type without a repeated
-    // group) widens the field with a metadata record for that record and
-    // narrows it back after it, instead of refusing the value.
-    bool widen = false;
-    // With widen, N > 0 makes widths follow the data instead: a field is
-    // widened where a value needs it and stays wide while values need it; it
-    // is narrowed to the widest of the last N values once N values in a row
-    // fit in fewer bytes (the writer checks those same integer fields of
-    // every record for this). 0: a widened field narrows back after its one
-    // record, and nothing else narrows. A metadata record costs about as much
-    // as N/2 to N bytes of narrower fields, so 8-32 suits most traces.
+    // A value its field cannot hold under its current encoding is not
+    // refused: metadata before its record widens the field to the bytes
+    // the value needs (under none, baseOffset, delta, sectionOffset), or
+    // turns a default the value differs from, or a stride it breaks, into
+    // none. The new encoding stays for the records that follow. strict: such
+    // a value is a TraceError instead, as a fixed layout wants. Generated
+    // writers and encode_generic() (and so mtf) do this alike.
+    bool strict = false;
+    // N > 0 makes widths follow the data in generated writers: a field is
+    // also narrowed to the widest of its last N values once N values in a
+    // row fit in fewer bytes (the writer checks the integer fields of every
+    // record for this). A metadata record costs about as much as N/2 to N
+    // bytes of narrower fields, so 8-32 suits most traces. 0: widths only
+    // grow. Ignored when strict.
     std::uint32_t narrow_after = 0;
 };
 
