@@ -4,7 +4,7 @@
 # for the benchmarks.
 set -euo pipefail
 
-packages=(g++ make cmake tao-pegtl-dev nlohmann-json3-dev doctest-dev libbenchmark-dev clang libclang-rt-14-dev)
+packages=(g++ make cmake tao-pegtl-dev nlohmann-json3-dev libzstd-dev doctest-dev libbenchmark-dev clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

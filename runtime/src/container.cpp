@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "metatf/codec.hpp"
 #include "metatf/error.hpp"
 
 namespace metatf::rt {
@@ -75,6 +76,7 @@ void read_index_v1(InputFile& in, Header& h, const std::byte* words) {
         const std::uint64_t number = load_uint(e, w, h.order);
         c.start = load_uint(e + w, w, h.order);
         c.size = load_uint(e + 2 * w, w, h.order);
+        c.decoded = c.size;
         if (number > 255) header_error(ErrorKind::bad_section, "section number " + std::to_string(number) + " is out of range", at);
         if (c.start != expected_start || c.size > h.index_offset - c.start) {
             header_error(ErrorKind::bad_section, "chunk " + std::to_string(i) + " of the section index is out of place", at);
@@ -158,7 +160,7 @@ std::vector<std::byte> encode_segment(const Header& h, const Segment& s) {
     for (const Chunk& c : s.chunks) {
         out.insert(out.end(), {std::byte{c.section}, std::byte{c.codec}, std::byte{0}, std::byte{0}});
         put(out, c.size, h.word(), h.order);
-        put(out, c.size, h.word(), h.order);  // the size once decoded: the same, uncompressed
+        put(out, c.decoded, h.word(), h.order);
     }
     return out;
 }
@@ -273,14 +275,28 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment&
         c.codec = std::to_integer<std::uint8_t>(head[1]);
         c.entry = entry;
         c.size = take(in, h, w, "a segment frame");
-        const std::uint64_t raw = take(in, h, w, "a segment frame");
+        c.decoded = take(in, h, w, "a segment frame");
         if (present[c.section]) header_error(ErrorKind::bad_section, "a segment with two chunks of section " + std::to_string(c.section), entry);
         present[c.section] = true;
-        if (c.codec != 0) header_error(ErrorKind::bad_section, "a chunk stored with codec " + std::to_string(c.codec) + ", which this reader does not know", entry + 1);
+        if (c.codec > static_cast<std::uint8_t>(ChunkCodec::zstd)) {
+            header_error(ErrorKind::bad_section, "a chunk stored with codec " + std::to_string(c.codec) + ", which this reader does not know", entry + 1);
+        }
         if (!all_zero(head + 2, 2)) header_error(ErrorKind::bad_section, "a chunk entry whose reserved bytes are not 0", entry + 2);
-        if (raw != c.size) header_error(ErrorKind::bad_section, "a stored chunk whose two sizes differ", entry + chunk_fixed);
+        if (c.codec == 0 && c.decoded != c.size) header_error(ErrorKind::bad_section, "a stored chunk whose two sizes differ", entry + chunk_fixed);
         if (in.seekable() && (c.size > in.size() || at > in.size() - c.size)) {
             header_error(ErrorKind::truncated, "a chunk of " + std::to_string(c.size) + " bytes runs past the end of the file", entry + chunk_fixed);
+        }
+        // A zstd chunk's claim is bounded before anything is allocated for it (a stored one's by its size).
+        if (c.codec != 0 && c.decoded > max_chunk_bytes) {
+            header_error(ErrorKind::bad_section, "a chunk that decodes to " + std::to_string(c.decoded) + " bytes, more than the " +
+                                                     std::to_string(max_chunk_bytes) + " a reader takes",
+                         entry + chunk_fixed + w);
+        }
+        if (c.codec != 0 && c.decoded > max_decoded(c.size)) {
+            header_error(ErrorKind::bad_section, "a zstd chunk of " + std::to_string(c.size) + " bytes that decodes to " +
+                                                     std::to_string(c.decoded) + ", more than the " + std::to_string(max_decoded(c.size)) +
+                                                     " a reader takes from it",
+                         entry + chunk_fixed + w);
         }
         c.start = at;
         at += c.size;

@@ -6,12 +6,12 @@
 #include <deque>
 #include <map>
 
+#include "metatf/codec.hpp"
+
 namespace metatf::rt {
 
 namespace {
 
-// Bounds what a hostile trace can make the reader allocate.
-constexpr std::uint64_t max_chunk_bytes = std::uint64_t(1) << 28;
 // Repetitions of a group that stores nothing could otherwise run for ever.
 constexpr std::uint64_t max_repeat_count = std::uint64_t(1) << 24;
 // A pipe's chunks wait in memory until their section is read; this bounds them.
@@ -220,6 +220,22 @@ void TraceReader::fail_at(const std::byte* at, ErrorKind kind, const std::string
     fail(kind, message);
 }
 
+// A file: chunk c's bytes, decoded, into `out`.
+void TraceReader::load_chunk(const Chunk& c, std::vector<std::byte>& out) {
+    if (c.codec == 0) {
+        out.resize(c.size);
+        file_.read_at(c.start, out.data(), c.size);
+    } else {
+        packed_.resize(c.size);
+        file_.read_at(c.start, packed_.data(), c.size);
+        decode_chunk(c, packed_, out);
+    }
+}
+
+void TraceReader::decode_chunk(const Chunk& c, std::span<const std::byte> stored, std::vector<std::byte>& out) const {
+    if (auto problem = decompress_chunk(stored, c.decoded, out)) throw TraceError(ErrorKind::bad_section, *problem, c.start, c.section, record_index_);
+}
+
 bool TraceReader::load_next_chunk(Stream& s) {
     if (streaming_) {
         while (s.pending.empty()) {
@@ -236,8 +252,7 @@ bool TraceReader::load_next_chunk(Stream& s) {
         const Chunk& c = header_.chunks[s.chunks[s.next_chunk++]];
         check_segment_start(c, s);
         s.buffer_stream_offset += s.buffer.size();
-        s.buffer.resize(c.size);
-        file_.read_at(c.start, s.buffer.data(), c.size);
+        load_chunk(c, s.buffer);
         s.buffer_file_offset = c.start;
     }
     bytes_loaded_ += s.buffer.size();
@@ -270,12 +285,17 @@ bool TraceReader::read_next_segment() {
     header_.record_count += seg.records;
     for (const Chunk& c : seg.chunks) {
         Stream& target = stream_of(c);
-        pending_bytes_ += c.size;
+        // Counted at their decoded size, which the frame has bounded.
+        pending_bytes_ += c.decoded;
         if (pending_bytes_ > max_pending_bytes) {
             throw TraceError(ErrorKind::bad_section, "more than 1 GiB of chunks wait for sections that the records do not reach",
                              c.start, c.section, record_index_);
         }
         std::vector<std::byte> bytes = read_arriving(file_, c.size, "a chunk");
+        if (c.codec != 0) {
+            const std::vector<std::byte> stored = std::move(bytes);
+            decode_chunk(c, stored, bytes);
+        }
         if (target.table) append_table(target, c.section, bytes);
         target.pending.emplace_back(c, std::move(bytes));
         header_.chunks.push_back(c);
@@ -519,13 +539,13 @@ TraceReader::Stream& TraceReader::table_stream(std::uint8_t section) {
         for (const auto& chunk : s->pending) append_table(*s, section, chunk.second);
     } else if (!streaming_ && !s->whole_loaded) {
         std::uint64_t total = 0;
-        for (std::size_t i : s->chunks) total += header_.chunks[i].size;
+        for (std::size_t i : s->chunks) total += header_.chunks[i].decoded;
         if (total > max_chunk_bytes) fail(ErrorKind::bad_section, "section " + std::to_string(section) + " is too large to load whole");
-        s->whole.resize(total);
-        std::uint64_t at = 0;
+        s->whole.reserve(total);
+        std::vector<std::byte> bytes;
         for (std::size_t i : s->chunks) {
-            file_.read_at(header_.chunks[i].start, s->whole.data() + at, header_.chunks[i].size);
-            at += header_.chunks[i].size;
+            load_chunk(header_.chunks[i], bytes);
+            s->whole.insert(s->whole.end(), bytes.begin(), bytes.end());
         }
         s->whole_loaded = true;
     }

@@ -49,6 +49,14 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     if (options.version != 1 && options.version != 2) {
         throw TraceError(ErrorKind::usage, "container version " + std::to_string(options.version) + " cannot be written", 0, -1, 0);
     }
+    if (options.compress < 0 || options.compress > max_compress_level) {
+        throw TraceError(ErrorKind::usage, "compression level " + std::to_string(options.compress) + " is not 0-" +
+                                               std::to_string(max_compress_level), 0, -1, 0);
+    }
+    if (options.compress != 0 && options.version == 1) {
+        throw TraceError(ErrorKind::usage, "a version-1 trace cannot hold compressed chunks", 0, -1, 0);
+    }
+    if (options.compress != 0) compressor_ = std::make_unique<Compressor>(options.compress);
     try {
         out_ = std::make_unique<OutputFile>(path, options.output);
     } catch (const OutputError& e) {
@@ -162,7 +170,7 @@ void TraceWriter::flush(std::uint8_t section) {
     if (header_.version == 2) return flush_segment();
     SectionOut& s = *sections_[section];
     if (s.buffer.empty()) return;
-    header_.chunks.push_back(Chunk{section, 0, out_->position(), s.buffer.size()});
+    header_.chunks.push_back(Chunk{section, 0, out_->position(), s.buffer.size(), s.buffer.size()});
     emit(s.buffer.data(), s.buffer.size());
     s.flushed += s.buffer.size();
     s.buffer.clear();
@@ -177,14 +185,29 @@ void TraceWriter::flush_segment() {
     seg.start_section = segment_section_;
     for (std::size_t n = 0; n < sections_.size(); ++n) {
         if (sections_[n] && !sections_[n]->buffer.empty()) {
-            seg.chunks.push_back(Chunk{static_cast<std::uint8_t>(n), 0, 0, sections_[n]->buffer.size()});
+            const std::size_t size = sections_[n]->buffer.size();
+            seg.chunks.push_back(Chunk{static_cast<std::uint8_t>(n), 0, 0, size, size});
         }
     }
     if (seg.chunks.empty()) return;
+    if (packed_.size() < seg.chunks.size()) packed_.resize(seg.chunks.size());
+    for (std::size_t i = 0; i < seg.chunks.size() && compressor_; ++i) {
+        Chunk& c = seg.chunks[i];
+        ByteBuffer& raw = sections_[c.section]->buffer;
+        if (compressor_->compress({raw.data(), raw.size()}, packed_[i])) {
+            c.codec = static_cast<std::uint8_t>(ChunkCodec::zstd);
+            c.size = packed_[i].size();
+        }
+    }
     emit(encode_segment(header_, seg));
-    for (const Chunk& c : seg.chunks) {
+    for (std::size_t i = 0; i < seg.chunks.size(); ++i) {
+        const Chunk& c = seg.chunks[i];
         SectionOut& s = *sections_[c.section];
-        emit(s.buffer.data(), s.buffer.size());
+        if (c.codec == static_cast<std::uint8_t>(ChunkCodec::zstd)) {
+            emit(packed_[i].data(), packed_[i].size());
+        } else {
+            emit(s.buffer.data(), s.buffer.size());
+        }
         s.flushed += s.buffer.size();
         s.buffer.clear();
     }

@@ -77,10 +77,12 @@ void write_random(const fs::path& dir, const char* name, const rt::DtdDesc& dtd,
         {"64le", {rt::Class::bits64, rt::ByteOrder::little, std::size_t(1) << 20, {true, {}}, 2}},
         {"32be-chunks", {rt::Class::bits32, rt::ByteOrder::big, 64, {true, {}}, 2}},
         {"64le-v1", {rt::Class::bits64, rt::ByteOrder::little, std::size_t(1) << 20, {true, {}}, 1}},
+        {"64le-zstd", {rt::Class::bits64, rt::ByteOrder::little, 512, {true, {}}, 2}},
     };
     for (const Shape& s : shapes) {
         metatf::test::TraceShape shape;
         shape.options = s.options;
+        if (std::string_view(s.suffix).ends_with("zstd")) shape.options.compress = 3;
         shape.steps = 100;  // a few KB of records: small inputs mutate faster
         shape.seed = seed++;
         RoundTrip trip(dtd, shape);

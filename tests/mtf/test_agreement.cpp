@@ -146,6 +146,7 @@ void agree(const rt::DtdDesc& dtd, const std::string& name) {
             CAPTURE(seed);
             metatf::test::TraceShape shape;
             shape.options = {cls, order, 256, {true, {}}, rt::container_version};
+            shape.options.compress = order == rt::ByteOrder::big ? 1 : 0;  // zstd chunks and stored ones
             shape.steps = 1500;
             shape.seed = seed++;
             const std::string path = temp_path(name + ".mtf");

@@ -1,5 +1,6 @@
 // Round trips through the generated codecs of every shipped DTD and of the
-// feature and paper-count fixtures: random traces in both byte orders and both classes.
+// feature and paper-count fixtures: random traces in both byte orders and both
+// classes, with chunks stored and compressed.
 #include <filesystem>
 
 #include <charisma.hpp>
@@ -29,13 +30,16 @@ void round_trips(const metatf::rt::DtdDesc& dtd, const std::string& name) {
     std::uint64_t seed = 1;
     for (Class cls : {Class::bits64, Class::bits32}) {
         for (ByteOrder order : {ByteOrder::little, ByteOrder::big}) {
-            for (std::size_t chunk : {std::size_t(64), std::size_t(1) << 20}) {
+            // Chunks of 4 KiB compressed: zstd chunks, and small ones that stay stored, in one trace.
+            for (auto [chunk, compress] : {std::pair<std::size_t, int>{64, 0}, {4096, 3}, {std::size_t(1) << 20, 0}}) {
                 CAPTURE(static_cast<int>(cls));
                 CAPTURE(static_cast<int>(order));
                 CAPTURE(chunk);
+                CAPTURE(compress);
                 CAPTURE(seed);
                 metatf::test::TraceShape shape;
                 shape.options = {cls, order, chunk, {true, {}}, metatf::rt::container_version};
+                shape.options.compress = compress;
                 shape.steps = 3000;
                 shape.seed = seed++;
                 RoundTripType trip(dtd, shape);

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <metatf/codec.hpp>
+
 #include <features.hpp>
 #include <hatf10.hpp>
 #include <repeats.hpp>
@@ -213,6 +215,16 @@ void write_features(const std::string& path, const Format& f) {
     e.addr = 0x7f0000000000;
     w.write(e);
     w.write(Tick{.id = 3});
+    w.close();
+}
+
+// hatf10 compressed: 1000 allocs in chunks of about 4 KiB, each a zstd frame.
+void write_zstd(const std::string& path, const Format& f) {
+    using namespace hatf10;
+    rt::WriterOptions options = f.options(4096);
+    options.compress = 3;
+    Writer w(path, options);
+    for (std::uint64_t i = 0; i < 1000; ++i) w.write(Alloc{.size = 16 + i % 4 * 8, .address = 0x1000 + i * 32});
     w.close();
 }
 
@@ -625,8 +637,12 @@ TEST_CASE("a chunk's codec") {
         INFO("format: " << std::string(f.name));
         TempTrace t("v2-codec");
         for (const Layout::Frame& s : layout_of(t, f, write_hatf10).segments) {
-            // 1 is set aside for zstd; no codec but 0 (stored) is read yet.
-            for (std::uint8_t codec : {1, 2, 255}) {
+            // A stored chunk said to be zstd: its first byte is a record's tag, not a zstd frame's magic number.
+            check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[s.chunks[0].at + 1] = 1; }),
+                  both(ErrorKind::bad_section, s.chunks[0].start, 0, s.first_record, s.first_record,
+                       "a zstd chunk does not decode: Unknown frame descriptor"));
+            // 0 (stored) and 1 (zstd) are the codecs there are.
+            for (std::uint8_t codec : {2, 255}) {
                 CAPTURE(codec);
                 check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[s.chunks[0].at + 1] = codec; }),
                       frame_error(ErrorKind::bad_section, s.chunks[0].at + 1, s.first_record,
@@ -701,6 +717,106 @@ TEST_CASE("a chunk's stored and decoded sizes") {
                            native ? show(ErrorKind::truncated, record4 + 1, 0, 4, "record 'alloc' needs 8 bytes here, more than its chunk holds")
                                   : show(ErrorKind::truncated, record4 + 5, 0, 4, "record 'alloc' needs 4 bytes here, more than its chunk holds")});
     }
+}
+
+TEST_CASE("zstd chunks read back, from a file and from a pipe") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-zstd");
+        const Layout l = layout_of(t, f, write_zstd);
+        const TraceBytes b = TraceBytes::load(t.path());
+        REQUIRE(l.segments.size() == 3);
+        for (const Layout::Frame& s : l.segments) {
+            REQUIRE(s.chunks.size() == 1);
+            CHECK(b.b[s.chunks[0].at + 1] == 1);                             // codec: zstd
+            CHECK(s.chunks[0].size * 4 < b.get(s.chunks[0].at + 4 + l.w, l.w));  // much smaller than decoded
+        }
+        CHECK(read_both<hatf10::Reader>(t, b).file == no_error);
+        CHECK(read_both<hatf10::Reader>(t, b).pipe == no_error);
+        std::uint64_t allocs = 0, sizes = 0;
+        hatf10::Reader r(t.path());
+        r.visit([&]<typename R>(const R& record) {
+            if constexpr (std::is_same_v<R, hatf10::Alloc>) {
+                CHECK(record.address == 0x1000 + allocs * 32);
+                sizes += record.size;
+                ++allocs;
+            }
+        });
+        CHECK(allocs == 1000);
+        CHECK(sizes == 250 * (16 + 24 + 32 + 40));
+    }
+}
+
+TEST_CASE("a zstd chunk's decoded size that disagrees with its bytes, or is too large") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-zstd-sizes");
+        const Layout l = layout_of(t, f, write_zstd);
+        const unsigned w = l.w;
+        const Layout::Entry& c = l.segments[1].chunks[0];
+        const std::uint64_t first = l.segments[1].first_record;
+        const std::uint64_t decoded = TraceBytes::load(t.path()).get(c.at + 4 + w, w);
+        auto declare = [&](std::uint64_t d) {
+            return corrupt<hatf10::Reader>(t, f, write_zstd, [&](TraceBytes& b) { b.set(c.at + 4 + w, d, w); });
+        };
+        const std::string n = std::to_string(decoded);
+        check(declare(decoded + 1), both(ErrorKind::bad_section, c.start, 0, first, first,
+                                         "a zstd chunk decodes to " + n + " bytes, not the " + std::to_string(decoded + 1) + " its entry declares"));
+        check(declare(decoded - 1), both(ErrorKind::bad_section, c.start, 0, first, first,
+                                         "a zstd chunk expands to more than the " + std::to_string(decoded - 1) + " bytes its entry declares"));
+        // A bomb's claim is refused before anything is allocated for it:
+        // beyond what a reader takes from a chunk of its size, or from any.
+        const std::uint64_t most = rt::max_decoded(c.size);
+        check(declare(most + 1), frame_error(ErrorKind::bad_section, c.at + 4 + w, first,
+                                             "a zstd chunk of " + std::to_string(c.size) + " bytes that decodes to " +
+                                                 std::to_string(most + 1) + ", more than the " + std::to_string(most) + " a reader takes from it"));
+        const std::uint64_t huge = w == 8 ? std::uint64_t(1) << 40 : 0xffffffffu;
+        check(declare(huge), frame_error(ErrorKind::bad_section, c.at + 4 + w, first,
+                                         "a chunk that decodes to " + std::to_string(huge) + " bytes, more than the 268435456 a reader takes"));
+    }
+}
+
+// The allocs of a write_zstd trace, as (size, address) pairs.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> allocs_of(const std::string& path) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+    hatf10::Reader r(path);
+    r.visit([&]<typename R>(const R& record) {
+        if constexpr (std::is_same_v<R, hatf10::Alloc>) out.emplace_back(record.size, record.address);
+    });
+    return out;
+}
+
+// A few bits of a zstd frame do not shape what it decodes to (in its
+// header, the window size it asks for, within what the chunk needs; in its
+// blocks, bits the decoder does not use): flipped, the chunk still decodes
+// to the same bytes, which its checksum confirms.
+TEST_CASE("every bit flipped in a zstd chunk is refused as that chunk's error, or changes no record") {
+    const Format& f = formats[0];
+    TempTrace t("v2-zstd-flips");
+    const Layout l = layout_of(t, f, write_zstd);
+    const TraceBytes base = TraceBytes::load(t.path());
+    const auto records = allocs_of(t.path());
+    const Layout::Entry& c = l.segments[0].chunks[0];
+    const std::string at = show(ErrorKind::bad_section, c.start, 0, 0, "a zstd chunk ");
+    int harmless = 0;
+    for (std::uint64_t i = c.start; i < c.start + c.size; ++i) {
+        for (int bit = 0; bit < 8; ++bit) {
+            CAPTURE(i);
+            CAPTURE(bit);
+            TraceBytes b = base;
+            b.b[i] ^= static_cast<std::uint8_t>(1u << bit);
+            const Outcome got = read_both<hatf10::Reader>(t, b);
+            CHECK(got.pipe == got.file);
+            if (got.file == no_error) {
+                CHECK(allocs_of(t.path()) == records);
+                ++harmless;
+            } else {
+                CHECK_MESSAGE(got.file.starts_with(at), got.file);
+            }
+        }
+    }
+    MESSAGE(harmless << " of " << c.size * 8 << " flips change no record");
+    CHECK(harmless < 32);
 }
 
 // ---- the end frame

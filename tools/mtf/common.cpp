@@ -87,6 +87,8 @@ Options parse_options(const std::vector<std::string>& args, const char* command,
         if (!spec->takes_value) {
             if (eq != std::string::npos) throw UsageError("option '" + name + "' takes no value");
             values.emplace_back();
+        } else if (spec->optional_value) {
+            values.push_back(eq == std::string::npos ? std::string() : a.substr(eq + 1));
         } else if (eq != std::string::npos) {
             values.push_back(a.substr(eq + 1));
         } else if (i + 1 < args.size()) {
@@ -193,6 +195,44 @@ void Output::close() {
 
 rt::OutputOptions output_options(const Options& o, std::vector<std::string> inputs) {
     return rt::OutputOptions{o.has("-f") || o.has("--force"), std::move(inputs)};
+}
+
+namespace {
+
+// The level of --compress without one: docs/trace-format.md, section 1, says why.
+constexpr int default_compress_level = 9;
+
+// --compress[=LEVEL]: the zstd level, 0 without the option.
+int compress_level(const Options& o) {
+    if (!o.has("--compress")) return 0;
+    const std::string level = o.get("--compress", "");
+    if (level.empty()) return default_compress_level;
+    const bool digits = level.size() <= 2 && std::all_of(level.begin(), level.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const int n = digits ? std::stoi(level) : 0;
+    if (n < 1 || n > rt::max_compress_level) {
+        throw UsageError("--compress takes a level from 1 to " + std::to_string(rt::max_compress_level) + ", not '" + level + "'");
+    }
+    return n;
+}
+
+}  // namespace
+
+std::vector<OptionSpec> with_trace_output(std::vector<OptionSpec> specs) {
+    specs.insert(specs.end(), {{"--compress", true, false, true}, {"--class", true}, {"--byte-order", true}});
+    return specs;
+}
+
+rt::WriterOptions writer_options(const Options& o, const std::string& input) {
+    rt::WriterOptions w;
+    w.output = output_options(o, {input});
+    const std::string cls = o.get("--class", "64"), order = o.get("--byte-order", "little");
+    if (cls != "32" && cls != "64") throw UsageError("--class takes 32 or 64, not '" + cls + "'");
+    if (order != "little" && order != "big") throw UsageError("--byte-order takes little or big, not '" + order + "'");
+    w.cls = cls == "32" ? rt::Class::bits32 : rt::Class::bits64;
+    w.order = order == "big" ? rt::ByteOrder::big : rt::ByteOrder::little;
+    w.strict = o.has("--strict");
+    w.compress = compress_level(o);
+    return w;
 }
 
 void print(std::string_view text) {

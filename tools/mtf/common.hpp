@@ -19,6 +19,7 @@
 #include <metatf/generic.hpp>
 #include <metatf/output.hpp>
 #include <metatf/reader.hpp>
+#include <metatf/writer.hpp>
 
 #include "ir/schema.hpp"
 #include "lower/lower.hpp"
@@ -49,6 +50,7 @@ struct OptionSpec {
     const char* name;  // "--format", "-o"
     bool takes_value;
     bool repeatable = false;  // may be given more than once, each value kept
+    bool optional_value = false;  // with takes_value: the value, if any, comes as NAME=VALUE ("" without)
 };
 
 struct Options {
@@ -160,6 +162,11 @@ private:
 
 // -f/--force, and the files the output must not be.
 rt::OutputOptions output_options(const Options& o, std::vector<std::string> inputs);
+
+// A command's options, and those of writing a trace: --compress[=LEVEL], --class, --byte-order.
+std::vector<OptionSpec> with_trace_output(std::vector<OptionSpec> specs);
+// What they ask for (and --strict, -f), for a trace written from `input`.
+rt::WriterOptions writer_options(const Options& o, const std::string& input);
 
 // Writes a whole report to standard output; throws InputError if it cannot.
 void print(std::string_view text);

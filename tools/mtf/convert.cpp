@@ -34,18 +34,6 @@ const rt::DtdDesc& require_text_form(const rt::DtdDesc& dtd, const std::string& 
     return dtd;
 }
 
-rt::WriterOptions writer_options(const Options& o, const std::string& input) {
-    rt::WriterOptions w;
-    w.output = output_options(o, {input});
-    const std::string cls = o.get("--class", "64"), order = o.get("--byte-order", "little");
-    if (cls != "32" && cls != "64") throw UsageError("--class takes 32 or 64, not '" + cls + "'");
-    if (order != "little" && order != "big") throw UsageError("--byte-order takes little or big, not '" + order + "'");
-    w.cls = cls == "32" ? rt::Class::bits32 : rt::Class::bits64;
-    w.order = order == "big" ? rt::ByteOrder::big : rt::ByteOrder::little;
-    w.strict = o.has("--strict");
-    return w;
-}
-
 // The size of the input when it is a regular file (standard input too), else 0.
 std::uint64_t regular_file_size(const std::string& input) {
     struct stat st {};
@@ -147,7 +135,7 @@ int to_text(const std::string& input, const std::string& output, const Options& 
 
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
-        args, "convert", {{"--skip-bad", false}, {"--strict", false}, {"--class", true}, {"--byte-order", true}, {"-f", false}, {"--force", false}},
+        args, "convert", with_trace_output({{"--skip-bad", false}, {"--strict", false}, {"-f", false}, {"--force", false}}),
         {"INPUT", "OUTPUT"});
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
@@ -199,6 +187,9 @@ Options:
                       too), and fail (exit 1, no OUTPUT) if no record was kept
   --strict            text input: a value that does not fit its field's
                       current encoding is an error, not a metadata record
+  --compress[=LEVEL]  trace output: compress each chunk with zstd at LEVEL
+                      (1-19, default 9); chunks it would not shrink stay
+                      stored. Readers decompress on their own
   --class 32|64       trace output: the header's word size (default 64)
   --byte-order little|big
                       trace output: the byte order (default little)

@@ -10,7 +10,7 @@
 #include "version.hpp"
 
 namespace mtf::commands {
-extern const Command info, dump, check, stats, convert, recover;
+extern const Command info, dump, check, stats, convert, recode, recover;
 }
 
 namespace {
@@ -19,7 +19,7 @@ using mtf::Command;
 
 const Command* const commands[] = {&mtf::commands::info, &mtf::commands::dump, &mtf::commands::check,
                                    &mtf::commands::stats, &mtf::commands::convert,
-                                   &mtf::commands::recover};
+                                   &mtf::commands::recode, &mtf::commands::recover};
 
 void print_usage() {
     std::cout << "Usage: mtf COMMAND [OPTIONS] ARGUMENTS\n\n"

@@ -21,6 +21,8 @@ inline constexpr std::uint8_t container_version = 2;
 inline constexpr std::size_t ident_size = 16;
 // Bounds what a hostile prologue can make a reader allocate before it has seen any data.
 inline constexpr std::uint64_t max_dtd_text = std::uint64_t(16) << 20;
+// Bounds what a hostile trace can make a reader allocate for one chunk, stored or decoded.
+inline constexpr std::uint64_t max_chunk_bytes = std::uint64_t(1) << 28;
 
 enum class Class : std::uint8_t { bits32 = 1, bits64 = 2 };
 
@@ -28,9 +30,10 @@ enum class Class : std::uint8_t { bits32 = 1, bits64 = 2 };
 // of its chunks in file order; the main record stream is section 0.
 struct Chunk {
     std::uint8_t section = 0;
-    std::uint8_t codec = 0;   // 0: stored as is
+    std::uint8_t codec = 0;   // ChunkCodec (codec.hpp): 0 stored as is, 1 zstd
     std::uint64_t start = 0;  // file offset of the chunk's bytes
     std::uint64_t size = 0;   // stored bytes
+    std::uint64_t decoded = 0;  // bytes once decoded (version 2; equal to size when stored)
     std::uint64_t entry = 0;  // file offset of its entry: in the section index (version 1) or its segment frame
     // Version 2, the chunk of its segment's start section: the index of the
     // segment's first record, which starts the chunk (see number_segment()).

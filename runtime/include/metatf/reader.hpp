@@ -181,6 +181,8 @@ private:
     void attach(const DtdDesc& dtd);
     void check_dtd(const DtdDesc& dtd) const;
     bool load_next_chunk(Stream& s);
+    void load_chunk(const Chunk& c, std::vector<std::byte>& out);
+    void decode_chunk(const Chunk& c, std::span<const std::byte> stored, std::vector<std::byte>& out) const;
     bool pull_segment();
     bool read_next_segment();
     Stream& stream_of(const Chunk& c) const;
@@ -209,6 +211,7 @@ private:
     bool streaming_ = false, stream_ended_ = false;
     std::uint64_t next_segment_ = 0;      // a pipe: the offset of the next frame
     std::vector<Segment> segments_seen_;  // a pipe: checked against the end frame
+    std::vector<std::byte> packed_;       // a file: the compressed chunk being decoded
     std::uint64_t pending_bytes_ = 0;     // a pipe: bytes of chunks queued in streams
     ReaderLimits limits_;
     std::uint64_t bytes_loaded_ = 0, elements_ = 0;  // the work budget (see ReaderLimits)

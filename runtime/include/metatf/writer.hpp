@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codec.hpp"
 #include "container.hpp"
 #include "descriptor.hpp"
 #include "error.hpp"
@@ -42,6 +43,10 @@ struct WriterOptions {
     // bytes of narrower fields, so 8-32 suits most traces. 0: widths only
     // grow. Ignored when strict.
     std::uint32_t narrow_after = 0;
+    // 1-19: every chunk is compressed with zstd at this level, and stored as
+    // it is where that would not make it smaller. 0 (the default): chunks
+    // are stored. Needs version 2.
+    int compress = 0;
 };
 
 // A growable byte buffer that, unlike std::vector, hands out uninitialized
@@ -188,6 +193,8 @@ private:
     void emit(const std::byte* data, std::size_t n);
 
     std::unique_ptr<OutputFile> out_;
+    std::unique_ptr<Compressor> compressor_;             // with WriterOptions::compress
+    std::vector<std::vector<std::byte>> packed_;         // a segment's compressed chunks, by chunk
     std::vector<Segment> segments_;                      // version 2: the segments written
     std::uint64_t segment_first_record_ = 0;             // version 2: the first record not yet in a segment
     std::uint8_t segment_section_ = 0;                   // version 2: the section current at that record

@@ -1,0 +1,59 @@
+// Chunk codecs: how a chunk's bytes are stored in the file (the codec byte
+// of its entry in a segment frame, docs/trace-format.md section 1). Each
+// compressed chunk is one zstd frame of its own, so it decodes without the
+// chunks before it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+struct ZSTD_CCtx_s;
+
+namespace metatf::rt {
+
+enum class ChunkCodec : std::uint8_t { stored = 0, zstd = 1 };
+
+// The most bytes a zstd chunk of `stored` bytes may decode to: 1 MiB, and
+// 1024 more per stored byte. zstd can go further on very regular data (a
+// writer stores such a chunk as it is); the bound keeps what a reader
+// allocates for a chunk in proportion to the bytes the file holds.
+constexpr std::uint64_t max_decoded(std::uint64_t stored) {
+    constexpr std::uint64_t floor = std::uint64_t(1) << 20, per_byte = 1024;
+    return stored > (~std::uint64_t(0) - floor) / per_byte ? ~std::uint64_t(0) : floor + per_byte * stored;
+}
+
+// The zstd levels a writer takes (WriterOptions::compress); 0 stores chunks as they are.
+inline constexpr int max_compress_level = 19;
+
+// Compresses chunks at one zstd level, each as one zstd frame with its
+// content size and checksum, reusing zstd's context between them.
+class Compressor {
+public:
+    explicit Compressor(int level);
+    ~Compressor();
+    Compressor(const Compressor&) = delete;
+    Compressor& operator=(const Compressor&) = delete;
+
+    // Compresses `in` into `out`; false, with `out` unspecified, when that
+    // would not be smaller (the chunk is then better stored as it is).
+    bool compress(std::span<const std::byte> in, std::vector<std::byte>& out);
+
+private:
+    struct Free {
+        void operator()(ZSTD_CCtx_s* c) const;
+    };
+    std::unique_ptr<ZSTD_CCtx_s, Free> context_;
+};
+
+// Decodes a zstd chunk whose frame entry declares `decoded` bytes into
+// `out`, or says why it cannot: it is not one whole zstd frame, or it
+// expands to more or fewer bytes than declared. `out` grows with the bytes
+// that come out, not to the size declared, so a chunk that lies about its
+// size costs no more memory than it really expands to (at most decoded + 1).
+std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out);
+
+}  // namespace metatf::rt

@@ -1,0 +1,62 @@
+#include "metatf/codec.hpp"
+
+#include <zstd.h>
+
+#include <algorithm>
+
+namespace metatf::rt {
+
+void Compressor::Free::operator()(ZSTD_CCtx_s* c) const { ZSTD_freeCCtx(c); }
+
+Compressor::Compressor(int level) : context_(ZSTD_createCCtx()) {
+    if (!context_) throw std::bad_alloc();
+    ZSTD_CCtx_setParameter(context_.get(), ZSTD_c_compressionLevel, level);
+    // 4 bytes a chunk: a reader then tells a damaged chunk from one that decodes to other records.
+    ZSTD_CCtx_setParameter(context_.get(), ZSTD_c_checksumFlag, 1);
+}
+
+Compressor::~Compressor() = default;
+
+bool Compressor::compress(std::span<const std::byte> in, std::vector<std::byte>& out) {
+    out.resize(ZSTD_compressBound(in.size()));
+    const std::size_t n = ZSTD_compress2(context_.get(), out.data(), out.size(), in.data(), in.size());
+    if (ZSTD_isError(n) || n >= in.size() || in.size() > max_decoded(n)) return false;
+    out.resize(n);
+    return true;
+}
+
+namespace {
+
+struct FreeD {
+    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+};
+
+}  // namespace
+
+std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out) {
+    const std::unique_ptr<ZSTD_DCtx, FreeD> d(ZSTD_createDCtx());
+    if (!d) throw std::bad_alloc();
+    // One byte past the declared size is room enough to see that a chunk expands to more.
+    const std::uint64_t limit = decoded + 1;
+    ZSTD_inBuffer input{in.data(), in.size(), 0};
+    out.clear();
+    std::size_t have = 0;
+    for (;;) {
+        if (have == out.size()) out.resize(static_cast<std::size_t>(std::min<std::uint64_t>(limit, std::max<std::size_t>(have * 2, 1 << 16))));
+        ZSTD_outBuffer output{out.data(), out.size(), have};
+        const std::size_t r = ZSTD_decompressStream(d.get(), &output, &input);
+        if (ZSTD_isError(r)) return std::string("a zstd chunk does not decode: ") + ZSTD_getErrorName(r);
+        have = output.pos;
+        if (have > decoded) return "a zstd chunk expands to more than the " + std::to_string(decoded) + " bytes its entry declares";
+        if (r == 0) break;  // the frame is complete
+        if (input.pos == input.size && output.pos < output.size) return std::string("a zstd chunk ends inside its frame");
+    }
+    if (input.pos != input.size) return std::string("a zstd chunk has bytes after its frame");
+    if (have != decoded) {
+        return "a zstd chunk decodes to " + std::to_string(have) + " bytes, not the " + std::to_string(decoded) + " its entry declares";
+    }
+    out.resize(have);
+    return std::nullopt;
+}
+
+}  // namespace metatf::rt
