@@ -217,6 +217,15 @@ int compress_level(const Options& o) {
 
 }  // namespace
 
+std::uint32_t metadata_target(const rt::DtdDesc& dtd, const ReadRecord& r) {
+    const std::uint64_t tag = r.record.values.at(0).integer;
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+        const rt::RecordDesc& d = dtd.records[i];
+        if (d.tag == tag && (d.section == 0 || d.section == r.section)) return i;
+    }
+    throw InputError("a metadata record names tag " + std::to_string(tag) + ", which no record has");  // the reader refuses it first
+}
+
 std::vector<OptionSpec> with_trace_output(std::vector<OptionSpec> specs) {
     specs.insert(specs.end(), {{"--compress", true, false, true}, {"--class", true}, {"--byte-order", true}});
     return specs;
@@ -421,11 +430,7 @@ struct Keys {
 // decode_generic gives a metadata record as [record tag, field, property, values...].
 void emit_metadata(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink) {
     const auto& v = r.record.values;
-    const rt::RecordDesc* target = nullptr;
-    for (std::uint32_t i = 0; i < dtd.record_count && !target; ++i) {
-        const rt::RecordDesc& d = dtd.records[i];
-        if (d.tag == v[0].integer && (d.section == 0 || d.section == r.section)) target = &d;
-    }
+    const rt::RecordDesc* target = &dtd.records[metadata_target(dtd, r)];
     const rt::FieldDesc& field = target->fields[v[1].integer];
     const auto op = static_cast<rt::MetaOp>(v[2].integer);
     sink.name("record", target->name);

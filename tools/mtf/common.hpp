@@ -234,6 +234,10 @@ std::string group_key(const rt::RecordDesc& r, std::uint32_t step);
 // record, field and property, and a list of its values.
 void emit_record(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink);
 
+// The slot of the record type that metadata record `r` (as decode_generic()
+// gives it, read in section r.section) changes.
+std::uint32_t metadata_target(const rt::DtdDesc& dtd, const ReadRecord& r);
+
 // The top-level keys emit_record() gives for a record type, in order.
 std::vector<std::string> record_keys(const rt::RecordDesc& r);
 
