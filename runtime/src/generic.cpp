@@ -1,6 +1,7 @@
 #include "metatf/generic.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "metatf/layout.hpp"
 
@@ -68,14 +69,28 @@ struct LayoutCheck {
 
 // For each field whose current encoding cannot hold its values in `record`,
 // writes the metadata that fixes it (WriterOptions::strict, fit_value()).
+// A bytes field of fixed width takes the length of its values, when they
+// have one length (a repeated group's can differ; the write refuses those);
+// a 4-byte float field becomes 8 bytes wide for a value a float cannot hold.
 void fit_encodings(TraceWriter& writer, const GenericRecord& record) {
     FieldState* states = writer.states(record.slot);
-    std::vector<FieldNeeds> needs(writer.dtd().records[record.slot].field_count);
-    for (const GenericValue& v : record.values) needs[v.field].add(states[v.field], v.integer);
-    for (std::uint32_t i = 0; i < needs.size(); ++i) {
+    const std::uint32_t count = writer.dtd().records[record.slot].field_count;
+    std::vector<FieldNeeds> needs(count);
+    std::vector<std::optional<std::size_t>> widths(count);
+    for (const GenericValue& v : record.values) {
+        const FieldState& s = states[v.field];
+        if (s.desc->type != Type::bytes) needs[v.field].add(s, v.integer);
+        if (s.desc->type == Type::floating && s.width == 4 && static_cast<double>(static_cast<float>(v.real)) != v.real &&
+            v.real == v.real) {
+            widths[v.field] = 8;
+        }
+        if (s.desc->type == Type::bytes && s.desc->width_from == no_field && !widths[v.field]) widths[v.field] = v.bytes.size();
+    }
+    for (std::uint32_t i = 0; i < count; ++i) {
         const FieldFit need = needs[i].fit;
         if (need.to_none) writer.metadata(record.slot, i, MetaOp::none);
         if (need.sized && stores_bytes(states[i].kind) && need.width > states[i].width) writer.metadata(record.slot, i, MetaOp::width, need.width);
+        if (widths[i] && *widths[i] != states[i].width && *widths[i] <= 65535) writer.metadata(record.slot, i, MetaOp::width, *widths[i]);
     }
 }
 
