@@ -244,6 +244,14 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input) {
     return w;
 }
 
+Encoding encoding_choice(const Options& o, bool keep_allowed) {
+    const std::string e = o.get("--encoding", "auto");
+    if (e == "auto") return Encoding::automatic;
+    if (e == "initial") return Encoding::initial;
+    if (e == "keep" && keep_allowed) return Encoding::keep;
+    throw UsageError(std::string("--encoding takes ") + (keep_allowed ? "auto, initial or keep" : "auto or initial") + ", not '" + e + "'");
+}
+
 void print(std::string_view text) {
     Output out("-");
     out.write(text);

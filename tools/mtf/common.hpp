@@ -168,6 +168,11 @@ std::vector<OptionSpec> with_trace_output(std::vector<OptionSpec> specs);
 // What they ask for (and --strict, -f), for a trace written from `input`.
 rt::WriterOptions writer_options(const Options& o, const std::string& input);
 
+// --encoding: how the encodings of a trace being written are chosen.
+enum class Encoding { automatic, initial, keep };
+// The value of --encoding (default auto); `keep` is allowed only where the input is a trace.
+Encoding encoding_choice(const Options& o, bool keep_allowed);
+
 // Writes a whole report to standard output; throws InputError if it cannot.
 void print(std::string_view text);
 

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include <metatf/auto_encoder.hpp>
 #include <metatf/text.hpp>
 #include <metatf/writer.hpp>
 
@@ -53,6 +54,11 @@ int to_binary(const std::string& input, const std::string& output, const Options
     if (!o.has("--dtd")) throw UsageError("converting text needs the format's DTD: --dtd FILE");
     const std::string name = input == "-" ? "stdin" : input;
     const std::string dtd_file = o.get("--dtd", "");
+    const bool strict = o.has("--strict");
+    if (strict && o.has("--encoding") && encoding_choice(o, false) == Encoding::automatic) {
+        throw UsageError("--strict keeps the initial encodings: it cannot be used with --encoding auto");
+    }
+    const Encoding encoding = strict ? Encoding::initial : encoding_choice(o, false);
     const auto dtd = load_dtd(dtd_file);
     const rt::DtdDesc& desc = require_text_form(dtd->desc(), dtd_file);
     std::ifstream file;
@@ -67,17 +73,23 @@ int to_binary(const std::string& input, const std::string& output, const Options
         std::uint64_t kept = 0;
         naming_file(output, [&] {
             rt::TraceWriter writer(output, desc, writer_options(o, input));
+            std::optional<rt::AutoEncoder> chosen;
+            if (encoding == Encoding::automatic) chosen.emplace(writer);
+            std::uint8_t current = 0;
             rt::GenericRecord record;
             {
                 // By bytes when the input's size is known, else by lines; erased before any report.
                 Progress progress("convert", size, size ? "bytes" : "lines");
                 while (naming_file(name, [&] { return reader.next(record); })) {
                     const std::uint8_t section = desc.records[record.slot].section;
-                    if (section != 0 && writer.current_section() != section) writer.section(section);
+                    if (section != 0 && current != section) {
+                        chosen ? chosen->section(section) : writer.section(section);
+                        current = section;
+                    }
                     try {
-                        rt::encode_generic(writer, record);
+                        chosen ? chosen->write(record) : void(rt::encode_generic(writer, record));
                     } catch (const rt::TraceError& e) {
-                        if (e.kind != rt::ErrorKind::bad_value) throw;
+                        if (e.kind != rt::ErrorKind::bad_value) throw;  // only --strict refuses values: no AutoEncoder
                         throw InputError(name + ": line " + std::to_string(reader.line()) + ": " + e.message);
                     }
                     if ((++kept & 0xff) == 0) progress.show(size ? reader.bytes_read() : reader.line());
@@ -85,6 +97,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
             }
             // A trace of no records from a text of only bad lines would hide the failure.
             if (reader.skipped() != 0 && kept == 0) throw InputError(name + ": " + skip_report(reader, kept));
+            if (chosen) chosen->flush();
             writer.close();
         });
         if (reader.skipped() != 0) std::cerr << "mtf: convert: " << name << ": " << skip_report(reader, kept) << '\n';
@@ -135,7 +148,7 @@ int to_text(const std::string& input, const std::string& output, const Options& 
 
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
-        args, "convert", with_trace_output({{"--skip-bad", false}, {"--strict", false}, {"-f", false}, {"--force", false}}),
+        args, "convert", with_trace_output({{"--skip-bad", false}, {"--strict", false}, {"--encoding", true}, {"-f", false}, {"--force", false}}),
         {"INPUT", "OUTPUT"});
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
@@ -162,10 +175,13 @@ Text is read as the DTD's text form says, one record per line; the first
 line that is not a record stops the conversion with its line and column.
 A line may hold at most 1 MiB (1048576 bytes, without its line break); a
 longer one is such an error, at the column past the limit.
+Each field's encoding (width and interpretation) is chosen from the data,
+16384 records at a time, as 'mtf recode' does (--encoding auto, the
+default); with --encoding initial the DTD's initial encodings are kept.
 Values are never truncated: when a value does not fit its field's current
 encoding, the trace gets a metadata record that widens the field (or turns a
-'default' or 'stride' field into 'none'); with --strict such a value is an
-error naming its line instead. A trace becomes text in the text
+'default' or 'stride' field into 'none'); with --strict (which keeps the
+initial encodings) such a value is an error naming its line instead. A trace becomes text in the text
 form's canonical spelling; its metadata and section records are left out,
 and a comment record is an error (text forms cannot hold comments).
 
@@ -185,8 +201,12 @@ Options:
                       "skipped N of M lines, kept K records; the first: ..."
                       on stderr (M counts every line, a begin or end line
                       too), and fail (exit 1, no OUTPUT) if no record was kept
-  --strict            text input: a value that does not fit its field's
-                      current encoding is an error, not a metadata record
+  --encoding auto|initial
+                      text input: the trace's encodings are chosen from the
+                      data (auto, the default) or the DTD's (initial)
+  --strict            text input: keep the initial encodings, and make a
+                      value that does not fit its field's current encoding
+                      an error, not a metadata record
   --compress[=LEVEL]  trace output: compress each chunk with zstd at LEVEL
                       (1-19, default 9); chunks it would not shrink stay
                       stored. Readers decompress on their own

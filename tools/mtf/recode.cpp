@@ -1,6 +1,6 @@
-// mtf recode: writes a trace again, record by record, in the encodings its
-// DTD starts with (widened where values need it) or in its own, compressed
-// if asked.
+// mtf recode: writes a trace again, record by record, with encodings chosen
+// from its data, its DTD's initial ones, or its own; compressed if asked.
+#include <metatf/auto_encoder.hpp>
 #include <metatf/writer.hpp>
 
 #include "common.hpp"
@@ -8,41 +8,63 @@
 namespace mtf {
 namespace {
 
-// Writes `r`, read from the input, to `w`. The input's metadata records are
-// copied with `keep` (the output keeps its encodings), else left behind: the
-// writer adds what the values need. Comments and section switches are kept.
-void rewrite(const rt::DtdDesc& dtd, const ReadRecord& r, bool keep, rt::TraceWriter& w) {
-    const std::vector<rt::GenericValue>& v = r.record.values;
-    switch (dtd.records[r.record.slot].predefined) {
-        case rt::Predefined::metadata:
-            if (keep) {
-                const auto value = [&](std::size_t i) { return v.size() > i ? v[i].integer : 0; };
-                w.metadata(metadata_target(dtd, r), static_cast<std::uint32_t>(v.at(1).integer),
-                           static_cast<rt::MetaOp>(v.at(2).integer), value(3), value(4));
-            }
-            return;
-        case rt::Predefined::comment: {
-            const auto text = v.at(1).bytes;
-            w.comment(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()));
-            return;
-        }
-        case rt::Predefined::section: w.section(static_cast<std::uint8_t>(v.at(0).integer)); return;
-        case rt::Predefined::none: rt::encode_generic(w, r.record); return;
+// Where recode's records go: the writer itself, or an AutoEncoder in front of it.
+class Sink {
+public:
+    Sink(rt::TraceWriter& w, Encoding e) : w_(w), keep_(e == Encoding::keep) {
+        if (e == Encoding::automatic) auto_.emplace(w);
     }
-}
+    // Writes `r`, read from the input. The input's metadata records are copied
+    // under --encoding keep, else left behind: the encoder or the writer adds
+    // what the values need. Comments and section switches are kept.
+    void write(const rt::DtdDesc& dtd, const ReadRecord& r) {
+        const std::vector<rt::GenericValue>& v = r.record.values;
+        switch (dtd.records[r.record.slot].predefined) {
+            case rt::Predefined::metadata:
+                if (keep_) {
+                    const auto value = [&](std::size_t i) { return v.size() > i ? v[i].integer : 0; };
+                    w_.metadata(metadata_target(dtd, r), static_cast<std::uint32_t>(v.at(1).integer),
+                                static_cast<rt::MetaOp>(v.at(2).integer), value(3), value(4));
+                }
+                return;
+            case rt::Predefined::comment: {
+                const auto text = v.at(1).bytes;
+                const std::string_view s(reinterpret_cast<const char*>(text.data()), text.size());
+                auto_ ? auto_->comment(s) : w_.comment(s);
+                return;
+            }
+            case rt::Predefined::section: {
+                const auto n = static_cast<std::uint8_t>(v.at(0).integer);
+                auto_ ? auto_->section(n) : w_.section(n);
+                return;
+            }
+            case rt::Predefined::none: auto_ ? auto_->write(r.record) : void(rt::encode_generic(w_, r.record)); return;
+        }
+    }
+    void close() {
+        if (auto_) auto_->flush();
+        w_.close();
+    }
+
+private:
+    rt::TraceWriter& w_;
+    bool keep_;
+    std::optional<rt::AutoEncoder> auto_;
+};
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, "recode", with_trace_output({{"--keep-encodings", false}, {"-f", false}, {"--force", false}}),
+    const Options o = parse_options(args, "recode", with_trace_output({{"--encoding", true}, {"-f", false}, {"--force", false}}),
                                     {"INPUT", "OUTPUT"});
-    const bool keep = o.has("--keep-encodings");
+    const Encoding encoding = encoding_choice(o, true);
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
     return on_trace(input, [&] {
         Trace trace(input, o.find("--dtd"));
         naming_file(output, [&] {
             rt::TraceWriter w(output, trace.dtd(), writer_options(o, input));
-            for_each_record("recode", trace, [&](const ReadRecord& r) { rewrite(trace.dtd(), r, keep, w); });
-            w.close();
+            Sink sink(w, encoding);
+            for_each_record("recode", trace, [&](const ReadRecord& r) { sink.write(trace.dtd(), r); });
+            sink.close();
         });
         return 0;
     });
@@ -53,18 +75,29 @@ int run(const std::vector<std::string>& args) {
 namespace commands {
 
 extern const Command recode;  // external linkage, for main's table
-const Command recode{"recode", "write a trace again: initial or its own encodings, compressed chunks",
+const Command recode{"recode", "write a trace again: encodings chosen from its data, initial or its own; compressed chunks",
                      R"(Usage: mtf recode [OPTIONS] INPUT OUTPUT
 
-Reads the trace INPUT and writes its records to OUTPUT again, with its DTD,
-each record type starting from the encodings the DTD gives it. A value that
-does not fit its field's encoding gets the metadata record that widens the
-field (or turns a 'default' or 'stride' field into 'none'), as 'mtf convert'
-does; INPUT's own metadata records are not copied, unless
---keep-encodings. Comments and section records are. The records read back
-the same from OUTPUT.
+Reads the trace INPUT and writes its records to OUTPUT again, with its DTD.
+The encodings (each field's width and interpretation) come from --encoding:
 
-  compress a trace as it is:  mtf recode --keep-encodings --compress trace.mtf trace.zst.mtf
+  auto     (the default) chosen from the data, 16384 records at a time: each
+           field of each record type gets the interpretation (none, delta,
+           baseOffset, default, stride) and width that store those records'
+           values in the fewest bytes, or with --compress the fewest bytes
+           after compression, set by metadata records before them
+  initial  the DTD's initial encodings, widened by a metadata record where a
+           value needs it (a 'default' or 'stride' field it breaks becomes
+           'none'), as 'mtf convert' does
+  keep     INPUT's own: its metadata records are copied
+
+Otherwise INPUT's metadata records are not copied. Comments and section
+records are. The records read back the same from OUTPUT. Record types of a
+table (a section that a sectionOffset field points into) and, in a DTD with
+tables, the global ones keep their encodings under auto.
+
+  smallest:                   mtf recode --compress trace.mtf small.mtf
+  compress a trace as it is:  mtf recode --encoding keep --compress trace.mtf trace.zst.mtf
 
 INPUT and OUTPUT may be '-' for standard input and output. An existing
 OUTPUT is replaced only with -f; nothing is left at OUTPUT when recoding
@@ -73,8 +106,8 @@ fails; OUTPUT may not be INPUT (docs/mtf.md, "Output files").
 Options:
   --dtd FILE          read INPUT with FILE instead of its embedded DTD (the
                       fingerprint rule of docs/mtf.md); OUTPUT embeds FILE
-  --keep-encodings    copy INPUT's metadata records too: OUTPUT keeps INPUT's
-                      widths and interpretations
+  --encoding auto|initial|keep
+                      how OUTPUT's encodings are chosen (above; default auto)
   --compress[=LEVEL]  compress each chunk with zstd at LEVEL (1-19, default
                       9); chunks it would not shrink stay stored
   --class 32|64       the header's word size (default 64)

@@ -1,0 +1,256 @@
+#include "metatf/auto_encoder.hpp"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "metatf/predefined.hpp"
+
+namespace metatf::rt {
+
+// One metadata record the plan writes: op with values a and b.
+struct AutoEncoder::Change {
+    std::uint32_t slot, field;
+    MetaOp op;
+    std::uint64_t a, b;
+};
+
+namespace {
+
+// A candidate encoding of one field for the window: the metadata that sets
+// it (none when it is the field's encoding now) and its cost.
+struct Candidate {
+    std::optional<MetaOp> op;  // the interpretation to set, if it changes
+    std::uint64_t a = 0, b = 0;
+    std::uint32_t width = 0;   // bytes each value takes
+    double cost = 0;
+};
+
+// Whether a metadata record can carry `v` as value i in a trace whose words are `word` bytes.
+bool carries(const FieldState& s, MetaOp op, unsigned i, std::uint64_t v, unsigned word) {
+    return metadata_value_signed(*s.desc, op, i) ? fits_signed(v, word) : fits_unsigned(v, word);
+}
+
+class FieldPlanner {
+public:
+    FieldPlanner(const FieldState& now, const std::vector<std::uint64_t>& values, const DtdDesc& dtd, unsigned word,
+                 ZSTD_CCtx* cctx)
+        : now_(now), values_(values), dtd_(dtd), word_(word), cctx_(cctx) {}
+
+    // The cheapest encoding for the values, favouring the one in force.
+    Candidate best() {
+        std::vector<Candidate> all;
+        stores_nothing(all);
+        if (now_.kind == Interp::none || now_.kind == Interp::delta || now_.kind == Interp::base_offset) {
+            add(all, std::nullopt, now_.value, 0);  // the encoding in force, continued
+        }
+        if (now_.kind != Interp::none) add(all, MetaOp::none, 0, 0);
+        if (now_.kind != Interp::delta) add(all, MetaOp::delta, values_.front(), 0);
+        const auto [lo, hi] = range();
+        add(all, MetaOp::base_offset, lo + (hi - lo) / 2, 0);
+        if (all.empty()) return {};  // no metadata record can carry a change: keep the encoding
+        const Candidate* pick = &all.front();
+        for (const Candidate& c : all) {
+            if (c.cost < pick->cost) pick = &c;  // the first of equal costs: the one in force
+        }
+        return *pick;
+    }
+
+private:
+    // The least and greatest value, compared as the field's type says.
+    std::pair<std::uint64_t, std::uint64_t> range() const {
+        const bool sign = now_.desc->type == Type::signed_int;
+        const auto less = [sign](std::uint64_t x, std::uint64_t y) {
+            return sign ? static_cast<std::int64_t>(x) < static_cast<std::int64_t>(y) : x < y;
+        };
+        const auto [lo, hi] = std::minmax_element(values_.begin(), values_.end(), less);
+        return {*lo, *hi};
+    }
+
+    // default or stride, when every value is the same or a constant step apart:
+    // they cost only the metadata that sets them, if any.
+    void stores_nothing(std::vector<Candidate>& all) const {
+        const std::uint64_t first = values_.front();
+        if (std::all_of(values_.begin(), values_.end(), [&](std::uint64_t v) { return v == first; })) {
+            if (now_.kind == Interp::default_value && now_.value == first) {
+                all.push_back(Candidate{});
+            } else if (carries(now_, MetaOp::default_value, 0, first, word_)) {
+                all.push_back(Candidate{MetaOp::default_value, first, 0, 0, metadata_cost(MetaOp::default_value)});
+            }
+        }
+        if (values_.size() < 3) return;
+        const std::uint64_t step = values_[1] - first;
+        for (std::size_t i = 1; i < values_.size(); ++i) {
+            if (values_[i] - values_[i - 1] != step) return;
+        }
+        if (now_.kind == Interp::stride && static_cast<std::uint64_t>(now_.stride) == step && now_.previous + step == first) {
+            all.push_back(Candidate{});
+        } else if (carries(now_, MetaOp::stride, 0, first - step, word_)) {
+            all.push_back(Candidate{MetaOp::stride, first - step, step, 0, metadata_cost(MetaOp::stride)});
+        }
+    }
+
+    // The bytes of a metadata record for `op`: its tag, the record's tag, field, property and values.
+    double metadata_cost(MetaOp op) const { return 2.0 * dtd_.tag_width + 2 + word_ * metadata_value_count(op); }
+
+    // Adds the candidates that `op` (nothing: the encoding in force) gives, if
+    // a metadata record can set it: at the fewest bytes the values need, and
+    // at the width the field then has, when that holds them too.
+    void add(std::vector<Candidate>& all, std::optional<MetaOp> op, std::uint64_t a, std::uint64_t b) {
+        FieldState s = now_;
+        if (op && (!carries(now_, *op, 0, a, word_) || apply_metadata(s, *op, a, b, dtd_))) return;
+        std::uint32_t need = 1;
+        std::uint64_t previous = s.previous;
+        for (std::uint64_t v : values_) {
+            need = std::max(need, fit_value(s, v, previous).width);
+            previous = v;
+        }
+        const double set = op ? metadata_cost(*op) : 0;
+        all.push_back({op, a, b, need, set + cost(s, need) + (need != s.width ? metadata_cost(MetaOp::width) : 0)});
+        if (need < s.width) all.push_back({op, a, b, s.width, set + cost(s, s.width)});
+    }
+
+    // The bytes the values take at `width` under `s`, after compression when the trace is compressed.
+    double cost(FieldState s, std::uint32_t width) {
+        column_.clear();
+        std::uint64_t previous = s.previous;
+        for (std::uint64_t v : values_) {
+            s.previous = previous;
+            const std::uint64_t stored = plan_stored(s, v);
+            for (unsigned i = 0; i < width; ++i) column_.push_back(static_cast<std::byte>(stored >> (8 * i)));
+            previous = v;
+        }
+        const auto raw = static_cast<double>(column_.size());
+        return cctx_ ? std::min(raw, static_cast<double>(compressed_size())) : raw;
+    }
+
+    std::size_t compressed_size() {
+        packed_.resize(ZSTD_compressBound(column_.size()));
+        const std::size_t n = ZSTD_compressCCtx(cctx_, packed_.data(), packed_.size(), column_.data(), column_.size(), 1);
+        return ZSTD_isError(n) ? column_.size() : n;
+    }
+
+    const FieldState& now_;
+    const std::vector<std::uint64_t>& values_;
+    const DtdDesc& dtd_;
+    unsigned word_;
+    ZSTD_CCtx* cctx_;
+    std::vector<std::byte> column_, packed_;
+};
+
+bool is_integer(const FieldState& s) { return s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int; }
+
+// Whether the encodings of record type `slot` may change. Records in a table
+// (a section some field's initial encoding points into with sectionOffset) are
+// read back with the DTD's initial encodings, so their types keep them: those
+// of the table's section, and the global ones, which may be written anywhere.
+bool may_change(const DtdDesc& dtd, std::uint32_t slot) {
+    bool tables = false, in_table = false;
+    const std::uint8_t section = dtd.records[slot].section;
+    for (std::uint32_t r = 0; r < dtd.record_count; ++r) {
+        for (std::uint32_t f = 0; f < dtd.records[r].field_count; ++f) {
+            const Encoding& e = dtd.records[r].fields[f].initial;
+            if (e.kind != Interp::section_offset) continue;
+            tables = true;
+            in_table = in_table || e.section == section;
+        }
+    }
+    return section == 0 ? !tables : !in_table;
+}
+
+}  // namespace
+
+AutoEncoder::AutoEncoder(TraceWriter& writer, std::size_t window) : writer_(writer), window_(std::max<std::size_t>(window, 1)) {}
+
+void AutoEncoder::write(const GenericRecord& record) {
+    events_.push_back({Event::record, record.slot, values_.size(), record.values.size()});
+    for (const GenericValue& v : record.values) {
+        offsets_.push_back(bytes_.size());
+        sizes_.push_back(v.bytes.size());
+        bytes_.insert(bytes_.end(), v.bytes.begin(), v.bytes.end());
+        values_.push_back({v.field, v.integer, v.real, {}});
+    }
+    if (++records_ >= window_) flush();
+}
+
+void AutoEncoder::comment(std::string_view text) {
+    const auto* p = reinterpret_cast<const std::byte*>(text.data());
+    events_.push_back({Event::comment, 0, bytes_.size(), text.size()});
+    bytes_.insert(bytes_.end(), p, p + text.size());
+}
+
+void AutoEncoder::section(std::uint8_t number) { events_.push_back({Event::section, number, 0, 0}); }
+
+void AutoEncoder::flush() {
+    replay(plan());
+    events_.clear();
+    values_.clear();
+    offsets_.clear();
+    sizes_.clear();
+    bytes_.clear();
+    records_ = 0;
+}
+
+std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
+    const DtdDesc& dtd = writer_.dtd();
+    const unsigned word = writer_.options().cls == Class::bits32 ? 4 : 8;
+    std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> cctx(writer_.options().compress > 0 ? ZSTD_createCCtx() : nullptr,
+                                                             &ZSTD_freeCCtx);
+    // Each record type's integer values in the window, field by field, in the order they are written.
+    std::vector<std::vector<std::vector<std::uint64_t>>> columns(dtd.record_count);
+    for (const Event& e : events_) {
+        if (e.kind != Event::record) continue;
+        auto& fields = columns[e.slot];
+        fields.resize(dtd.records[e.slot].field_count);
+        for (std::size_t i = e.first; i < e.first + e.count; ++i) fields[values_[i].field].push_back(values_[i].integer);
+    }
+    std::vector<Change> changes;
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        if (!may_change(dtd, slot)) continue;
+        for (std::uint32_t f = 0; f < columns[slot].size(); ++f) {
+            const FieldState& now = writer_.states(slot)[f];
+            const std::vector<std::uint64_t>& values = columns[slot][f];
+            if (values.empty() || !is_integer(now) || now.kind == Interp::section_offset || now.kind == Interp::section_stride) continue;
+            const Candidate c = FieldPlanner(now, values, dtd, word, cctx.get()).best();
+            if (c.op) changes.push_back({slot, f, *c.op, c.a, c.b});
+            const std::uint32_t width_then = c.op ? (stores_bytes(interp_of(*c.op)) ? now.restore : 0) : now.width;
+            if (c.width != 0 && c.width != width_then && (!c.op || stores_bytes(interp_of(*c.op)))) {
+                changes.push_back({slot, f, MetaOp::width, c.width, 0});
+            }
+        }
+    }
+    return changes;
+}
+
+void AutoEncoder::replay(const std::vector<Change>& changes) {
+    std::vector<bool> changed(writer_.dtd().record_count);
+    GenericRecord record;
+    for (const Event& e : events_) {
+        switch (e.kind) {
+            case Event::comment:
+                writer_.comment(std::string_view(reinterpret_cast<const char*>(bytes_.data() + e.first), e.count));
+                break;
+            case Event::section: writer_.section(static_cast<std::uint8_t>(e.slot)); break;
+            case Event::record:
+                // A record type's metadata goes before its first record: then its section is the current one.
+                if (!changed[e.slot]) {
+                    changed[e.slot] = true;
+                    for (const Change& c : changes) {
+                        if (c.slot == e.slot) writer_.metadata(c.slot, c.field, c.op, c.a, c.b);
+                    }
+                }
+                record.slot = e.slot;
+                record.values.assign(values_.begin() + static_cast<std::ptrdiff_t>(e.first),
+                                     values_.begin() + static_cast<std::ptrdiff_t>(e.first + e.count));
+                for (std::size_t i = 0; i < e.count; ++i) {
+                    record.values[i].bytes = std::span<const std::byte>(bytes_.data() + offsets_[e.first + i], sizes_[e.first + i]);
+                }
+                encode_generic(writer_, record);
+                break;
+        }
+    }
+}
+
+}  // namespace metatf::rt

@@ -1,0 +1,112 @@
+// rt::AutoEncoder: the encodings it picks for data shaped like a heap trace,
+// the metadata that carries them, and output that depends only on the input.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include <hatf10.hpp>
+
+#include "auto_recode.hpp"
+
+namespace fs = std::filesystem;
+namespace rt = metatf::rt;
+using metatf::test::OwnedRecord;
+
+namespace {
+
+std::string fresh_path(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / "metatf-auto";
+    fs::create_directories(dir);
+    fs::remove(dir / name);
+    return (dir / name).string();
+}
+
+std::vector<char> contents(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// n allocs as a 64-bit program makes them: addresses near 0x5565'4a9e'0000
+// a few dozen bytes apart, small sizes, one thread, a clock that ticks by 25.
+std::vector<OwnedRecord> heap_like(std::size_t n) {
+    const auto slot = static_cast<std::uint32_t>(hatf10::RecordType::Alloc);
+    std::vector<OwnedRecord> out;
+    std::uint64_t address = 0x5565'4a9e'0000;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t size = 16 + 16 * (i * 7 % 5);
+        address += size + 16;
+        OwnedRecord r{slot, {}};
+        const std::uint64_t values[] = {size, address, 4242, 0, 1'000'000 + 25 * i};
+        for (std::uint32_t f = 0; f < 5; ++f) r.values.emplace_back(f + 1, values[f], 0, std::vector<std::byte>{});
+        r.values.emplace_back(hatf10::Alloc::attributes_attributesLength_field, 0, 0, std::vector<std::byte>{});
+        r.values.emplace_back(hatf10::Alloc::attributes_attributesData_field, 0, 0, std::vector<std::byte>{});
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::vector<hatf10::Metadata> metadata_of(const std::string& path) {
+    std::vector<hatf10::Metadata> out;
+    hatf10::Reader r(path);
+    while (r.next()) {
+        if (r.type() == hatf10::RecordType::Metadata) out.push_back(r.get<hatf10::Metadata>());
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the auto encoder stores a heap-like trace in fewer bytes, and it reads back the same") {
+    const std::vector<OwnedRecord> records = heap_like(5000);
+    REQUIRE(records.front().values.size() == 7);
+    const std::string path = fresh_path("heap.mtf");
+    metatf::test::write_auto(records, path, hatf10::dtd, {}, 1000);
+    CHECK(metatf::test::read_owned(path, hatf10::dtd) == records);
+    // Initial encodings widen the address to 6 bytes and store the time in 8: 1 + 4 + 6 + 8 = 19 bytes a record.
+    // Chosen: size 1 byte, address 1 (delta), thread and heap default, time stride: 3 bytes a record, plus metadata.
+    const auto size = fs::file_size(path);
+    CHECK(size > 5000 * 3);
+    CHECK(size < 5000 * 3 + 6000);
+    // The first window sets them; later windows continue them and write no metadata.
+    const std::vector<hatf10::Metadata> meta = metadata_of(path);
+    std::map<std::uint32_t, std::vector<rt::MetaOp>> by_field;
+    for (const hatf10::Metadata& m : meta) by_field[static_cast<std::uint32_t>(m.field)].push_back(m.op);
+    CHECK(by_field[hatf10::Alloc::size_field] == std::vector{rt::MetaOp::width});
+    CHECK(by_field[hatf10::Alloc::address_field] == std::vector{rt::MetaOp::delta, rt::MetaOp::width});
+    CHECK(by_field[hatf10::Alloc::thread_field] == std::vector{rt::MetaOp::default_value});
+    CHECK(by_field[hatf10::Alloc::heap_field].empty());  // default 0 already
+    CHECK(by_field[hatf10::Alloc::time_field] == std::vector{rt::MetaOp::stride});
+}
+
+TEST_CASE("the auto encoder's output depends only on the records and the window") {
+    std::vector<OwnedRecord> records = heap_like(3000);
+    // Outliers in the middle: a far address and a long gap in time.
+    std::get<1>(records[1500].values[1]) = 0x7f3c'6000'0010;
+    std::get<1>(records[2100].values[4]) += 1'000'000'000;
+    for (int compress : {0, 3}) {
+        CAPTURE(compress);
+        rt::WriterOptions options;
+        options.compress = compress;
+        const std::string a = fresh_path("same-a.mtf"), b = fresh_path("same-b.mtf");
+        metatf::test::write_auto(records, a, hatf10::dtd, options, 512);
+        metatf::test::write_auto(records, b, hatf10::dtd, options, 512);
+        CHECK(contents(a) == contents(b));
+        CHECK(metatf::test::read_owned(a, hatf10::dtd) == records);
+    }
+}
+
+TEST_CASE("the auto encoder keeps comments and records in their order across windows") {
+    std::vector<OwnedRecord> records = heap_like(10);
+    const auto comment = static_cast<std::uint32_t>(hatf10::RecordType::Comment);
+    const std::string text = "phase two";
+    std::vector<std::byte> bytes(reinterpret_cast<const std::byte*>(text.data()),
+                                 reinterpret_cast<const std::byte*>(text.data()) + text.size());
+    records.insert(records.begin() + 4, OwnedRecord{comment, {{1, text.size(), 0, {}}, {2, 0, 0, bytes}}});
+    const std::string path = fresh_path("comments.mtf");
+    metatf::test::write_auto(records, path, hatf10::dtd, {}, 3);
+    const std::vector<OwnedRecord> got = metatf::test::read_owned(path, hatf10::dtd);
+    CHECK(got == records);
+    REQUIRE(got.size() > 4);
+    CHECK(got[4].slot == comment);
+}
