@@ -143,26 +143,20 @@ private:
 bool is_integer(const FieldState& s) { return s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int; }
 
 // Whether the encodings of record type `slot` may change. Records in a table
-// (a section some field's initial encoding points into with sectionOffset) are
-// read back with the DTD's initial encodings, so their types keep them: those
-// of the table's section, and the global ones, which may be written anywhere.
+// are read back with the DTD's initial encodings, so their types keep them:
+// those of the table's section, and the global ones, which may be written anywhere.
 bool may_change(const DtdDesc& dtd, std::uint32_t slot) {
-    bool tables = false, in_table = false;
     const std::uint8_t section = dtd.records[slot].section;
-    for (std::uint32_t r = 0; r < dtd.record_count; ++r) {
-        for (std::uint32_t f = 0; f < dtd.records[r].field_count; ++f) {
-            const Encoding& e = dtd.records[r].fields[f].initial;
-            if (e.kind != Interp::section_offset) continue;
-            tables = true;
-            in_table = in_table || e.section == section;
-        }
-    }
-    return section == 0 ? !tables : !in_table;
+    return !table_section(dtd, section == 0 ? -1 : section);
 }
 
 }  // namespace
 
-AutoEncoder::AutoEncoder(TraceWriter& writer, std::size_t window) : writer_(writer), window_(std::max<std::size_t>(window, 1)) {}
+AutoEncoder::AutoEncoder(TraceWriter& writer, std::size_t window) : writer_(writer), window_(std::max<std::size_t>(window, 1)) {
+    if (writer.options().strict) {
+        throw TraceError(ErrorKind::usage, "a strict writer keeps its encodings: it cannot have them chosen from the data");
+    }
+}
 
 void AutoEncoder::write(const GenericRecord& record) {
     events_.push_back({Event::record, record.slot, values_.size(), record.values.size()});

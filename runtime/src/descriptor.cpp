@@ -74,4 +74,14 @@ std::uint64_t fingerprint(const DtdDesc& dtd) {
     return h.h;
 }
 
+bool table_section(const DtdDesc& dtd, int number) {
+    for (std::uint32_t r = 0; r < dtd.record_count; ++r) {
+        for (std::uint32_t f = 0; f < dtd.records[r].field_count; ++f) {
+            const Encoding& e = dtd.records[r].fields[f].initial;
+            if (e.kind == Interp::section_offset && (number < 0 || e.section == number)) return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace metatf::rt

@@ -56,6 +56,9 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     if (options.compress != 0 && options.version == 1) {
         throw TraceError(ErrorKind::usage, "a version-1 trace cannot hold compressed chunks", 0, -1, 0);
     }
+    if (options.auto_window != 0 && table_section(dtd, -1)) {
+        throw TraceError(ErrorKind::usage, "auto_window holds records back, so write() cannot return the offsets that this DTD's sectionOffset fields need");
+    }
     if (options.compress != 0) compressor_ = std::make_unique<Compressor>(options.compress);
     try {
         out_ = std::make_unique<OutputFile>(path, options.output);

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 
+#include <features.hpp>
 #include <hatf10.hpp>
 
 #include "auto_recode.hpp"
@@ -109,4 +110,49 @@ TEST_CASE("the auto encoder keeps comments and records in their order across win
     CHECK(got == records);
     REQUIRE(got.size() > 4);
     CHECK(got[4].slot == comment);
+}
+
+TEST_CASE("a generated writer with auto_window chooses encodings as the AutoEncoder does") {
+    const std::vector<OwnedRecord> records = heap_like(5000);
+    rt::WriterOptions options;
+    options.auto_window = 1000;
+    const std::string typed = fresh_path("typed-auto.mtf"), generic = fresh_path("generic-auto.mtf");
+    {
+        hatf10::Writer w(typed, options);
+        w.comment("allocations");
+        for (const OwnedRecord& r : records) {
+            hatf10::Alloc a;
+            a.size = std::get<1>(r.values[0]);
+            a.address = std::get<1>(r.values[1]);
+            a.thread = std::get<1>(r.values[2]);
+            a.heap = std::get<1>(r.values[3]);
+            a.time = std::get<1>(r.values[4]);
+            CHECK(w.write(a) == 0);  // its offset is not known yet
+        }
+        w.close();
+    }
+    std::vector<OwnedRecord> with_comment = records;
+    const std::string text = "allocations";
+    std::vector<std::byte> bytes(reinterpret_cast<const std::byte*>(text.data()),
+                                 reinterpret_cast<const std::byte*>(text.data()) + text.size());
+    with_comment.insert(with_comment.begin(),
+                        OwnedRecord{static_cast<std::uint32_t>(hatf10::RecordType::Comment), {{1, text.size(), 0, {}}, {2, 0, 0, bytes}}});
+    metatf::test::write_auto(with_comment, generic, hatf10::dtd, {}, 1000);
+    CHECK(contents(typed) == contents(generic));
+    CHECK(metatf::test::read_owned(typed, hatf10::dtd) == with_comment);
+}
+
+TEST_CASE("auto_window is refused with strict, and for a DTD whose tables need write()'s offsets") {
+    rt::WriterOptions options;
+    options.auto_window = 10;
+    options.strict = true;
+    const std::string path = fresh_path("refused.mtf");
+    CHECK_THROWS_WITH_AS(hatf10::Writer(path, options), "a strict writer keeps its encodings: it cannot have them chosen from the data",
+                         rt::TraceError);
+    CHECK_FALSE(fs::exists(path));
+    options.strict = false;
+    CHECK_THROWS_WITH_AS(features::Writer(path, options),
+                         "auto_window holds records back, so write() cannot return the offsets that this DTD's sectionOffset fields need",
+                         rt::TraceError);
+    CHECK_FALSE(fs::exists(path));
 }

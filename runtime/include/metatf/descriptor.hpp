@@ -90,4 +90,9 @@ std::uint64_t fingerprint(const DtdDesc& dtd);
 // Whether the DTD declares section `number` (1-255).
 bool defines_section(const DtdDesc& dtd, std::uint8_t number);
 
+// Whether section `number` is a table: some field's initial encoding is
+// sectionOffset into it (its records are read back out of sequence, with
+// the DTD's initial encodings). With number -1: whether the DTD has a table.
+bool table_section(const DtdDesc& dtd, int number);
+
 }  // namespace metatf::rt

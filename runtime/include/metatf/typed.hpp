@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "auto_encoder.hpp"
 #include "reader.hpp"
 #include "writer.hpp"
 
@@ -334,6 +336,31 @@ struct PlanStore {
             store_native<8>(p + f.offset, encoded.stored[I]);
             f.previous = bits_of(m);
         }
+    }
+};
+
+// Lists a record struct's members as values in layout order, as
+// encode_generic() takes them (the text writer, WriterOptions::auto_window).
+struct ToGeneric {
+    std::vector<GenericValue>& values;
+
+    template <typename Member>
+    void field(std::uint32_t index, const Member& m) {
+        GenericValue v;
+        v.field = index;
+        if constexpr (std::is_same_v<Member, std::span<const std::byte>>) {
+            v.bytes = m;
+        } else if constexpr (std::is_floating_point_v<Member>) {
+            v.real = m;
+        } else {
+            v.integer = static_cast<std::uint64_t>(m);
+        }
+        values.push_back(v);
+    }
+
+    template <typename Elements, typename Body>
+    void repeat(std::uint32_t, Elements& elements, Body&& body) {
+        for (auto& e : elements) body(e);
     }
 };
 
@@ -748,6 +775,10 @@ public:
     using RecordType = typename Codec::RecordType;
 
     explicit TypedWriter(const std::string& path, WriterOptions options = {}) : w_(path, Codec::dtd, options) {
+        if (options.auto_window != 0) {
+            auto_ = std::make_unique<AutoEncoder>(w_, options.auto_window);
+            return;
+        }
         if (!options.strict && options.narrow_after != 0) {
             for (std::uint32_t i = 0; i < Codec::dtd.record_count; ++i) runs_.emplace_back(Codec::dtd.records[i].field_count);
         }
@@ -758,6 +789,9 @@ public:
     METATF_INLINE std::uint64_t write(const Record& o) {
         using D = detail::Desc<Codec, Record>;
         std::uint64_t offset = 0;
+        if (auto_) [[unlikely]] {
+            return write_auto(o);
+        }
         if (!runs_.empty()) adapt(o);
         if constexpr (D::fast) {
             if (w_.initial(D::slot) && fits<detail::InitialFits<D>>(o, {})) {
@@ -776,17 +810,23 @@ public:
         return write_general(o);
     }
 
-    void comment(std::string_view text) { w_.comment(text); }
+    void comment(std::string_view text) { auto_ ? auto_->comment(text) : w_.comment(text); }
     // Starts section `number`: the records that follow belong to it.
-    void section(std::uint8_t number) { w_.section(number); }
-    // Metadata: changes a field's width or interpretation for the records that follow.
+    void section(std::uint8_t number) { auto_ ? auto_->section(number) : w_.section(number); }
+    // Metadata: changes a field's width or interpretation for the records
+    // that follow (with auto_window, until the encoder changes it again).
     void set_width(RecordType record, std::uint32_t field, std::uint32_t width) {
+        if (auto_) auto_->flush();
         w_.metadata(static_cast<std::uint32_t>(record), field, MetaOp::width, width);
     }
     void set_interpretation(RecordType record, std::uint32_t field, MetaOp op, std::uint64_t a = 0, std::int64_t b = 0) {
+        if (auto_) auto_->flush();
         w_.metadata(static_cast<std::uint32_t>(record), field, op, a, static_cast<std::uint64_t>(b));
     }
-    void close() { w_.close(); }
+    void close() {
+        if (auto_) auto_->flush();
+        w_.close();
+    }
 
     TraceWriter& runtime() { return w_; }
 
@@ -850,6 +890,16 @@ private:
         }
     }
 
+    // Hands the record to the AutoEncoder (WriterOptions::auto_window).
+    template <typename Record>
+    [[gnu::noinline]] std::uint64_t write_auto(const Record& o) {
+        generic_.slot = detail::Desc<Codec, Record>::slot;
+        generic_.values.clear();
+        detail::members(o, detail::ToGeneric{generic_.values});
+        auto_->write(generic_);
+        return 0;
+    }
+
     template <typename Record>
     std::uint64_t write_fields(const Record& o) {
         using D = detail::Desc<Codec, Record>;
@@ -861,6 +911,8 @@ private:
 
     TraceWriter w_;
     std::vector<std::vector<detail::NarrowRun>> runs_;  // by slot and field; empty unless widths follow the data
+    std::unique_ptr<AutoEncoder> auto_;                 // with WriterOptions::auto_window
+    GenericRecord generic_;                             // write_auto()'s record, its buffers kept
 };
 
 }  // namespace metatf::rt

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "text.hpp"
+#include "typed.hpp"
 
 namespace metatf::rt {
 
@@ -41,30 +42,6 @@ struct FromGeneric {
     template <typename Elements, typename Body>
     void repeat(std::uint32_t count, Elements& elements, Body&& body) {
         elements.resize(last[count]);
-        for (auto& e : elements) body(e);
-    }
-};
-
-// Lists a record struct's members as values in layout order.
-struct ToGeneric {
-    std::vector<GenericValue>& values;
-
-    template <typename Member>
-    void field(std::uint32_t index, const Member& m) {
-        GenericValue v;
-        v.field = index;
-        if constexpr (std::is_same_v<Member, std::span<const std::byte>>) {
-            v.bytes = m;
-        } else if constexpr (std::is_floating_point_v<Member>) {
-            v.real = m;
-        } else {
-            v.integer = static_cast<std::uint64_t>(m);
-        }
-        values.push_back(v);
-    }
-
-    template <typename Elements, typename Body>
-    void repeat(std::uint32_t, Elements& elements, Body&& body) {
         for (auto& e : elements) body(e);
     }
 };
@@ -123,9 +100,7 @@ public:
     void write(const Record& record) {
         record_.slot = static_cast<std::uint32_t>(Record::type);
         record_.values.clear();
-        detail::ToGeneric to{record_.values};
-        // visit_fields() takes a mutable record to serve readers too; ToGeneric only reads it.
-        visit_fields(const_cast<Record&>(record), to);
+        detail::members(record, detail::ToGeneric{record_.values});
         text_.write(record_);
     }
     void close() { text_.close(); }

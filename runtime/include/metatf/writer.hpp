@@ -43,6 +43,13 @@ struct WriterOptions {
     // bytes of narrower fields, so 8-32 suits most traces. 0: widths only
     // grow. Ignored when strict.
     std::uint32_t narrow_after = 0;
+    // N > 0: generated writers choose each field's encoding from the data,
+    // N records at a time (AutoEncoder, auto_encoder.hpp; mtf uses 16384):
+    // records are held back until their window is full or the writer closes,
+    // so write() returns 0, not the record's offset, and a DTD with tables
+    // (sectionOffset fields, which need the offsets) is refused. 0: off.
+    // Not with strict.
+    std::size_t auto_window = 0;
     // 1-19: every chunk is compressed with zstd at this level, and stored as
     // it is where that would not make it smaller. 0 (the default): chunks
     // are stored. Needs version 2.
