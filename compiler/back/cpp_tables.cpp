@@ -15,9 +15,9 @@ namespace {
 // (runtime/include/metatf/vocabulary.hpp, whose spelling tables have the same lengths).
 constexpr std::array<const char*, 4> type_enums = {"rt::Type::unsigned_int", "rt::Type::signed_int",
                                                    "rt::Type::floating", "rt::Type::bytes"};
-constexpr std::array<const char*, 7> interp_enums = {
+constexpr std::array<const char*, 8> interp_enums = {
     "rt::Interp::none",   "rt::Interp::default_value",  "rt::Interp::base_offset",   "rt::Interp::delta",
-    "rt::Interp::stride", "rt::Interp::section_offset", "rt::Interp::section_stride"};
+    "rt::Interp::stride", "rt::Interp::section_offset", "rt::Interp::section_stride", "rt::Interp::live"};
 constexpr std::array<const char*, 4> predefined_enums = {"rt::Predefined::none", "rt::Predefined::comment",
                                                          "rt::Predefined::section", "rt::Predefined::metadata"};
 constexpr std::array<const char*, 6> format_enums = {"rt::TextFormat::decimal", "rt::TextFormat::hex",

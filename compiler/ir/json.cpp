@@ -24,6 +24,7 @@ json interpretation(const Field& f) {
         case InterpretationKind::section_offset: return {{"kind", "sectionOffset"}, {"section", in.section}};
         case InterpretationKind::section_stride:
             return {{"kind", "sectionStride"}, {"section", in.section}, {"stride", in.stride}};
+        case InterpretationKind::live: break;  // set by metadata only: a DTD cannot spell it yet
     }
     return {{"kind", "none"}};
 }

@@ -33,6 +33,11 @@ void hash_field(Hash& h, const FieldDesc& d) {
                             std::uint64_t(e.stride), std::uint64_t(e.section)}) {
         h.number(v);
     }
+    // Pools came later: hashed only when used, so that earlier fingerprints stay as they were.
+    if (e.pool != 0 || e.feed != 0) {
+        h.number(e.pool);
+        h.number(e.feed);
+    }
 }
 
 // The prelude once declared metadata's values as a fifth field, `value`, 4

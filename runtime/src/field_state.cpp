@@ -17,7 +17,8 @@ namespace {
 
 // Whether the bytes a field of type `t` stores under `k` are a signed integer.
 bool stores_signed(Type t, Interp k) {
-    return t == Type::signed_int ? k != Interp::section_offset : k == Interp::base_offset || k == Interp::delta;
+    if (k == Interp::section_offset || k == Interp::live) return false;
+    return t == Type::signed_int || k == Interp::base_offset || k == Interp::delta;
 }
 
 }  // namespace
@@ -53,7 +54,7 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
         const std::uint32_t f = r.layout[i].index;
         FieldState& s = fields[f];
         const auto width = fixed_width(fields, s);
-        if (!width) return plan;
+        if (!width || s.kind == Interp::live || s.feed != 0) return plan;  // pools change with every record
         s.offset = plan.size;
         plan.size += *width;
         // Fields from 64 on are read whatever their encoding (see typed.hpp's varies()).
@@ -68,7 +69,7 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
     return plan;
 }
 
-FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous) {
+FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous, const LivePools* pools) {
     const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
     if (!integer || s.kind == Interp::section_stride || s.desc->width_from != no_field) return {};
     FieldFit fit{.sized = true};
@@ -77,6 +78,15 @@ FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previ
         const std::uint64_t expected = kind == Interp::default_value ? s.value : previous + static_cast<std::uint64_t>(s.stride);
         fit.to_none = value != expected;
         kind = Interp::none;  // the width it would need, to_none or not: a repeated field may need it later
+    }
+    if (kind == Interp::live) {
+        const auto back = pools ? pools->back_of(s.pool, value) : std::nullopt;
+        if (back) {
+            while (!fits_unsigned(*back, fit.width)) ++fit.width;
+            return fit;
+        }
+        fit.to_none = true;
+        kind = Interp::none;
     }
     const std::uint64_t base = kind == Interp::base_offset ? s.value : kind == Interp::delta ? previous : 0;
     const std::uint64_t stored = value - base;
@@ -98,12 +108,32 @@ std::optional<std::string> check_width(const FieldState& s, std::uint64_t w) {
     return std::nullopt;
 }
 
+// Whether `a` names a pool that field `s` may refer to or feed (see live_pool.hpp).
+std::optional<std::string> check_pool(const FieldState& s, MetaOp op, std::uint64_t a, const DtdDesc& dtd) {
+    const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+    if (!integer) return std::string("'") + std::string(name(op)) + "' applies to integer fields, not '" + std::string(name(s.desc->type)) + "'";
+    if ((op == MetaOp::live && a == 0) || a > max_pool) {
+        return "there is no pool " + std::to_string(a) + " (pools are 1 to " + std::to_string(max_pool) + ")";
+    }
+    // A table record is read in the middle of another record, which would see the pools change.
+    if (table_section(dtd, -1)) return std::string("a DTD with tables (sectionOffset fields) has no pools");
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_t a, std::uint64_t b,
                                           const DtdDesc& dtd) {
-    if (static_cast<unsigned>(op) > static_cast<unsigned>(MetaOp::section_stride)) {
+    if (static_cast<unsigned>(op) > static_cast<unsigned>(last_meta_op)) {
         return "unknown metadata property " + std::to_string(static_cast<unsigned>(op));
+    }
+    if (op == MetaOp::live || op == MetaOp::feed) {
+        if (auto problem = check_pool(s, op, a, dtd)) return problem;
+        if (op == MetaOp::feed) {
+            s.feed = static_cast<std::uint8_t>(a);
+            return std::nullopt;
+        }
+        s.pool = static_cast<std::uint8_t>(a);
     }
     if (op == MetaOp::width) {
         if (auto problem = check_width(s, a)) return problem;
@@ -125,7 +155,7 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
             return "there is no section " + std::to_string(a);
         }
         s.section = static_cast<std::uint8_t>(a);
-    } else if (kind != Interp::none) {
+    } else if (kind != Interp::none && kind != Interp::live) {
         s.value = a;
     }
     if (kind == Interp::stride || kind == Interp::section_stride) s.stride = static_cast<std::int64_t>(b);

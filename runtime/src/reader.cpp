@@ -415,6 +415,19 @@ std::uint64_t TraceReader::element_budget() const {
     return limits_.elements_per_byte * bytes_loaded_ + limits_.elements_slack;
 }
 
+// A `live` field: the value its stored count names in its pool (live_pool.hpp).
+std::uint64_t TraceReader::live(FieldState& s) {
+    const std::byte* at = pos_;
+    const std::uint64_t back = take(s.width);
+    const auto value = pools_.refer_back(s.pool, back);
+    if (!value) {
+        fail_at(at, ErrorKind::bad_value, "field '" + std::string(s.desc->path) + "' refers " + std::to_string(back) +
+                                              " values back in pool " + std::to_string(s.pool) + ", which holds " +
+                                              std::to_string(pools_.live(s.pool)));
+    }
+    return *value;
+}
+
 std::uint64_t TraceReader::strided(FieldState& f) {
     Stream* s = streams_[f.section].get();
     if (!s || s->mode == Stream::Mode::records) {
@@ -494,7 +507,7 @@ MetadataChange TraceReader::read_metadata() {
             }
         } else {
             property_at = at;
-            if (p.property > static_cast<std::uint64_t>(MetaOp::section_stride)) {
+            if (p.property > static_cast<std::uint64_t>(last_meta_op)) {
                 fail_at(at, ErrorKind::bad_metadata, "metadata property " + std::to_string(p.property) + " is unknown");
             }
         }

@@ -134,6 +134,14 @@ void TraceWriter::write_bytes(FieldState& s, std::span<const std::byte> data, st
     buffer_->append(data);
 }
 
+// A `live` field stores how far back its value is in its pool (live_pool.hpp).
+void TraceWriter::put_live(FieldState& s, std::uint64_t value) {
+    const auto back = pools_.back_of(s.pool, value);
+    if (!back) reject(s, value, "is not a live value of pool " + std::to_string(s.pool));
+    put(s, *back, fits_unsigned(*back, s.width));
+    pools_.refer(s.pool, value);
+}
+
 void TraceWriter::put_strided(FieldState& s, std::uint64_t value) {
     SectionOut& out = *sections_[s.section];
     if (out.mode == SectionOut::Mode::records) {

@@ -88,7 +88,8 @@ struct Expect {
         const rt::RecordDesc& r = dtd.records[static_cast<std::uint32_t>(m.record)];
         const rt::FieldDesc& f = r.fields[m.field];
         const bool signed_first = f.type == rt::Type::signed_int && m.op != rt::MetaOp::width &&
-                                  m.op != rt::MetaOp::section_offset && m.op != rt::MetaOp::section_stride;
+                                  m.op != rt::MetaOp::section_offset && m.op != rt::MetaOp::section_stride &&
+                                  m.op != rt::MetaOp::live && m.op != rt::MetaOp::feed;
         json values = json::array();
         if (rt::metadata_value_count(m.op) > 0) values.push_back(signed_first ? json(static_cast<std::int64_t>(m.a)) : json(m.a));
         if (rt::metadata_value_count(m.op) > 1) values.push_back(static_cast<std::int64_t>(m.b));
@@ -104,7 +105,8 @@ struct Expect {
 
     static const char* mtf_property(rt::MetaOp op) {
         static const char* const names[] = {"width",         "none",   "baseOffset", "delta",
-                                            "default", "sectionOffset", "stride", "sectionStride"};
+                                            "default", "sectionOffset", "stride", "sectionStride",
+                                            "live",    "feed"};
         return names[static_cast<int>(op)];
     }
 };

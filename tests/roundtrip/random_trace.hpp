@@ -71,8 +71,8 @@ private:
 class Filler {
 public:
     Filler(Random& random, std::vector<rt::FieldState> states, std::set<std::uint32_t> sizing,
-           std::deque<std::vector<std::byte>>& arena)
-        : random_(random), states_(std::move(states)), sizing_(std::move(sizing)), arena_(arena) {}
+           std::deque<std::vector<std::byte>>& arena, const rt::LivePools& pools)
+        : random_(random), states_(std::move(states)), sizing_(std::move(sizing)), arena_(arena), pools_(pools) {}
 
     void field(std::uint32_t i, std::uint64_t& v) { v = next(i); }
     void field(std::uint32_t i, std::int64_t& v) { v = static_cast<std::int64_t>(next(i)); }
@@ -109,6 +109,11 @@ private:
             case rt::Interp::delta: v = s.previous += random_.skewed(s.width, true); break;
             case rt::Interp::stride: v = s.previous += static_cast<std::uint64_t>(s.stride); break;
             case rt::Interp::section_stride: v = random_.skewed(s.restore, is_signed); break;
+            case rt::Interp::live: {  // a live value the width can reach (try_write() saw the pool is not empty)
+                const std::uint64_t reach = s.width >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * s.width)) - 1;
+                v = *pools_.value_back(s.pool, random_.below(std::min(pools_.live(s.pool) - 1, reach) + 1));
+                break;
+            }
         }
         if (sizing_.count(i) && s.kind == rt::Interp::none && !rt::fits_unsigned(v, s.width)) v = 0;
         last_[i] = v;
@@ -119,6 +124,7 @@ private:
     std::vector<rt::FieldState> states_;
     std::set<std::uint32_t> sizing_;
     std::deque<std::vector<std::byte>>& arena_;
+    const rt::LivePools& pools_;
     std::map<std::uint32_t, std::uint64_t> last_;
 };
 
@@ -276,8 +282,13 @@ private:
             if (s.desc->width_from != rt::no_field) return;
             a = random_.below(6);
         } else {
-            op = static_cast<rt::MetaOp>(random_.below(8));
+            op = static_cast<rt::MetaOp>(random_.below(10));
             switch (op) {
+                case rt::MetaOp::live:
+                case rt::MetaOp::feed:
+                    if (rt::table_section(dtd_, -1)) return;  // a DTD with tables has no pools
+                    a = (op == rt::MetaOp::live ? 1 : 0) + random_.below(2);
+                    break;
                 case rt::MetaOp::width: a = random_.below(9); break;
                 case rt::MetaOp::none: break;
                 case rt::MetaOp::base_offset:
@@ -327,7 +338,14 @@ private:
             if (slot != I) return;
             const rt::RecordDesc& r = dtd_.records[slot];
             rt::FieldState* states = w.runtime().states(slot);
-            Filler filler(random_, std::vector<rt::FieldState>(states, states + r.field_count), sizing_fields(r), arena_);
+            const rt::LivePools& pools = w.runtime().pools();
+            for (std::uint32_t f = 0; f < r.field_count; ++f) {  // a reference needs a live value
+                if (states[f].kind == rt::Interp::live && pools.live(states[f].pool) == 0) {
+                    w.set_interpretation(static_cast<RecordType>(slot), f, rt::MetaOp::none);
+                    written_.push_back(Any(std::in_place_type<Metadata>, Metadata{static_cast<RecordType>(slot), f, rt::MetaOp::none, 0, 0}));
+                }
+            }
+            Filler filler(random_, std::vector<rt::FieldState>(states, states + r.field_count), sizing_fields(r), arena_, pools);
             T record{};
             visit_fields(record, filler);
             w.write(record);

@@ -17,6 +17,8 @@ struct Encoding {
     std::uint64_t value = 0;    // default value, base or initial value
     std::int64_t stride = 0;
     std::uint8_t section = 0;
+    std::uint8_t pool = 0;  // live: the pool its values are taken from
+    std::uint8_t feed = 0;  // the pool its values are added to, 0 for none (any interpretation)
 };
 
 inline constexpr std::int32_t no_field = -1;

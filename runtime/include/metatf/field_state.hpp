@@ -8,6 +8,7 @@
 
 #include "bytes.hpp"
 #include "descriptor.hpp"
+#include "live_pool.hpp"
 
 namespace metatf::rt {
 
@@ -78,13 +79,15 @@ METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t stored) {
 // (none, baseOffset, delta: value - base - previous; sectionOffset). Writers
 // that do not refuse values (WriterOptions::strict) follow it. `sized` is
 // false where no width helps: a field that is not an integer, or under
-// sectionStride, or whose width is another field's value.
+// sectionStride, or whose width is another field's value. A `live` field
+// fits when its value is live in its pool in `pools` (the writer's, before
+// the record), and turns to none otherwise.
 struct FieldFit {
     bool sized = false;
     bool to_none = false;
     std::uint32_t width = 0;
 };
-FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous);
+FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous, const LivePools* pools = nullptr);
 
 // What a field needs over all its values in one record (a repeated group
 // gives it several): fit_value() of each, against the value before it.
@@ -93,8 +96,8 @@ struct FieldNeeds {
     std::uint64_t previous = 0;
     bool seen = false;
 
-    void add(const FieldState& s, std::uint64_t value) {
-        const FieldFit one = fit_value(s, value, seen ? previous : s.previous);
+    void add(const FieldState& s, std::uint64_t value, const LivePools* pools) {
+        const FieldFit one = fit_value(s, value, seen ? previous : s.previous, pools);
         fit = {fit.sized || one.sized, fit.to_none || one.to_none, std::max(fit.width, one.width)};
         previous = value;
         seen = true;

@@ -76,7 +76,10 @@ public:
     std::uint64_t record_index() const { return record_index_; }
     int current_section() const { return current_; }
     // Counts the record just read.
-    void end_record() { ++record_index_; }
+    void end_record() {
+        if (pools_.pending()) pools_.end_record();
+        ++record_index_;
+    }
 
     FieldState* states(std::uint32_t slot) { return states_[slot].data(); }
 
@@ -139,19 +142,9 @@ public:
 
     // ---- field primitives, in layout order
     METATF_INLINE std::uint64_t read_int(FieldState& s) {
-        switch (s.kind) {
-            case Interp::none: {
-                const std::uint64_t raw = take(s.width);
-                return s.desc->type == Type::signed_int ? sign_extend(raw, s.width) : raw;
-            }
-            case Interp::default_value: return s.value;
-            case Interp::base_offset: return s.value + sign_extend(take(s.width), s.width);
-            case Interp::delta: return s.previous += sign_extend(take(s.width), s.width);
-            case Interp::stride: return s.previous += static_cast<std::uint64_t>(s.stride);
-            case Interp::section_offset: return take(s.width);
-            case Interp::section_stride: return strided(s);
-        }
-        return 0;
+        const std::uint64_t value = decode_int(s);
+        if (s.feed != 0) [[unlikely]] pools_.feed(s.feed, value);
+        return value;
     }
     double read_float(FieldState& s);
     // A bytes field: `length` is its width when the width comes from another field.
@@ -178,6 +171,23 @@ private:
     Stream& table_stream(std::uint8_t section);
     void append_table(Stream& s, std::uint8_t section, std::span<const std::byte> bytes);
     explicit TraceReader(const std::string& path);
+    METATF_INLINE std::uint64_t decode_int(FieldState& s) {
+        switch (s.kind) {
+            case Interp::none: {
+                const std::uint64_t raw = take(s.width);
+                return s.desc->type == Type::signed_int ? sign_extend(raw, s.width) : raw;
+            }
+            case Interp::default_value: return s.value;
+            case Interp::base_offset: return s.value + sign_extend(take(s.width), s.width);
+            case Interp::delta: return s.previous += sign_extend(take(s.width), s.width);
+            case Interp::stride: return s.previous += static_cast<std::uint64_t>(s.stride);
+            case Interp::section_offset: return take(s.width);
+            case Interp::section_stride: return strided(s);
+            case Interp::live: return live(s);
+        }
+        return 0;
+    }
+    std::uint64_t live(FieldState& s);
     void attach(const DtdDesc& dtd);
     void check_dtd(const DtdDesc& dtd) const;
     bool load_next_chunk(Stream& s);
@@ -217,6 +227,7 @@ private:
     std::uint64_t bytes_loaded_ = 0, elements_ = 0;  // the work budget (see ReaderLimits)
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot
+    LivePools pools_{false};
     std::vector<char> initial_;                    // per slot: see initial()
     std::vector<RecordPlan> plans_;                // per slot: see plan()
     std::uint64_t fast_tags_ = 0;                  // for run(): tags below 64 whose slot is initial here

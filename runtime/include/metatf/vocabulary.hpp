@@ -14,7 +14,7 @@ namespace metatf::rt {
 
 enum class Type : std::uint8_t { unsigned_int, signed_int, floating, bytes };
 
-enum class Interp : std::uint8_t { none, default_value, base_offset, delta, stride, section_offset, section_stride };
+enum class Interp : std::uint8_t { none, default_value, base_offset, delta, stride, section_offset, section_stride, live };
 
 // How a field is written in a DTD's native text form (docs/dtd-language.md, "Text forms").
 enum class TextFormat : std::uint8_t {
@@ -38,7 +38,13 @@ enum class MetaOp : std::uint8_t {
     section_offset = 5,
     stride = 6,
     section_stride = 7,
+    live = 8,  // a = the pool the field's values are taken from
+    feed = 9,  // a = the pool every value of the field is added to (0: none); not an interpretation
 };
+
+inline constexpr MetaOp last_meta_op = MetaOp::feed;
+// Pools of live values are numbered 1 to max_pool (see live_pool.hpp).
+inline constexpr unsigned max_pool = 4;
 
 // Whether a field with this interpretation stores bytes in each record:
 // `default`, `stride` and `sectionStride` store none (their width is 0).
@@ -46,19 +52,22 @@ constexpr bool stores_bytes(Interp k) {
     return k != Interp::default_value && k != Interp::stride && k != Interp::section_stride;
 }
 
-// The interpretation a metadata property sets (none for `width`, which sets none).
+// The interpretation a metadata property sets (none for `width` and `feed`, which set none).
 constexpr Interp interp_of(MetaOp op) {
-    constexpr std::array<Interp, 8> of = {Interp::none,          Interp::none,           Interp::base_offset, Interp::delta,
-                                          Interp::default_value, Interp::section_offset, Interp::stride,      Interp::section_stride};
-    return of[static_cast<std::size_t>(op) & 7];
+    constexpr std::array<Interp, 10> of = {Interp::none,          Interp::none,           Interp::base_offset, Interp::delta,
+                                           Interp::default_value, Interp::section_offset, Interp::stride,      Interp::section_stride,
+                                           Interp::live,          Interp::none};
+    return static_cast<std::size_t>(op) < of.size() ? of[static_cast<std::size_t>(op)] : Interp::none;
 }
+// Whether a metadata property sets an interpretation (width and feed do not).
+constexpr bool sets_interpretation(MetaOp op) { return op != MetaOp::width && op != MetaOp::feed; }
 
 namespace detail {
 
 // Spellings in enumerator order.
 inline constexpr std::array<std::string_view, 4> type_names = {"unsigned", "signed", "float", "bytes"};
-inline constexpr std::array<std::string_view, 7> interp_names = {"none",   "default",       "baseOffset",   "delta",
-                                                                 "stride", "sectionOffset", "sectionStride"};
+inline constexpr std::array<std::string_view, 8> interp_names = {"none",   "default",       "baseOffset",    "delta",
+                                                                 "stride", "sectionOffset", "sectionStride", "live"};
 inline constexpr std::array<std::string_view, 6> text_format_names = {"decimal", "hex", "chars", "string", "line", "omit"};
 inline constexpr std::array<std::string_view, 4> predefined_names = {"", "comment", "section", "metadata"};
 
@@ -77,8 +86,10 @@ constexpr std::string_view name(Type t) { return detail::type_names[static_cast<
 constexpr std::string_view name(Interp k) { return detail::interp_names[static_cast<std::size_t>(k)]; }
 constexpr std::string_view name(TextFormat f) { return detail::text_format_names[static_cast<std::size_t>(f)]; }
 constexpr std::string_view name(Predefined p) { return detail::predefined_names[static_cast<std::size_t>(p)]; }
-// A metadata property: "width", or the interpretation it sets.
-constexpr std::string_view name(MetaOp op) { return op == MetaOp::width ? "width" : name(interp_of(op)); }
+// A metadata property: "width", "feed", or the interpretation it sets.
+constexpr std::string_view name(MetaOp op) {
+    return op == MetaOp::width ? "width" : op == MetaOp::feed ? "feed" : name(interp_of(op));
+}
 
 // The word a DTD spells `s`, if any.
 template <typename Enum>

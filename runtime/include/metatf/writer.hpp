@@ -136,22 +136,24 @@ public:
         switch (s.kind) {
             case Interp::none:
                 put(s, value, s.desc->type == Type::signed_int ? fits_signed(value, s.width) : fits_unsigned(value, s.width));
-                return;
+                break;
             case Interp::default_value:
                 if (value != s.value) reject(s, value, "differs from the field's default");
-                return;
-            case Interp::base_offset: put(s, value - s.value, fits_signed(value - s.value, s.width)); return;
+                break;
+            case Interp::base_offset: put(s, value - s.value, fits_signed(value - s.value, s.width)); break;
             case Interp::delta:
                 put(s, value - s.previous, fits_signed(value - s.previous, s.width));
                 s.previous = value;
-                return;
+                break;
             case Interp::stride:
                 if (value != s.previous + static_cast<std::uint64_t>(s.stride)) reject(s, value, "breaks the stride");
                 s.previous = value;
-                return;
-            case Interp::section_offset: put(s, value, fits_unsigned(value, s.width)); return;
-            case Interp::section_stride: put_strided(s, value); return;
+                break;
+            case Interp::section_offset: put(s, value, fits_unsigned(value, s.width)); break;
+            case Interp::section_stride: put_strided(s, value); break;
+            case Interp::live: put_live(s, value); break;
         }
+        if (s.feed != 0) [[unlikely]] pools_.feed(s.feed, value);
     }
     void write_float(FieldState& s, double value);
     // A bytes field; its width is fixed, or `data.size()` must equal the length field's value.
@@ -159,6 +161,7 @@ public:
     // A repeated group: the count field's value must match the elements given.
     void check_count(const FieldState& count_field, std::uint64_t count, std::size_t elements);
     void end_record() {
+        if (pools_.pending()) pools_.end_record();
         in_record_ = false;
         ++record_count_;
         if (buffer_->size() >= options_.chunk_bytes || segment_due_) flush(static_cast<std::uint8_t>(current_));
@@ -170,6 +173,8 @@ public:
     // Changes a field's width or interpretation from here on, and records the change.
     void metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a = 0, std::uint64_t b = 0);
     const WriterOptions& options() const { return options_; }
+    // The pools of live values as the next record sees them (fit_value()).
+    const LivePools& pools() const { return pools_; }
 
     // Flushes everything, writes the section index and header, and renames
     // the file into place. The writer cannot be used afterwards.
@@ -191,6 +196,7 @@ private:
     void append_raw(std::uint64_t value, unsigned width) { store_uint(buffer_->extend(width), value, width, options_.order); }
     [[noreturn]] void refuse_record(const RecordDesc& r);
     void put_strided(FieldState& s, std::uint64_t value);
+    void put_live(FieldState& s, std::uint64_t value);
     [[noreturn]] void reject(const FieldState& s, std::uint64_t value, const std::string& why);
     [[noreturn]] void fail(ErrorKind kind, const std::string& message);
     void check_usable() const;
@@ -209,6 +215,7 @@ private:
     WriterOptions options_;
     Header header_;
     std::vector<std::vector<FieldState>> states_;
+    LivePools pools_{true};
     std::vector<char> initial_;  // per slot: see initial()
     std::vector<RecordPlan> plans_;  // per slot: see plan()
     std::uint32_t predefined_slot_[4] = {};  // by Predefined: the slots of comment, section, metadata

@@ -1,0 +1,160 @@
+// Pools of live values (live_pool.hpp): the pool against a plain model, a
+// free's address as a reference to a live allocation through the generated
+// HATF codec, and the errors of references a pool cannot answer.
+#include <doctest/doctest.h>
+
+#include <deque>
+#include <hatf10.hpp>
+#include <random>
+
+#include "trace_support.hpp"
+
+namespace {
+
+namespace rt = metatf::rt;
+using metatf::test::TempTrace;
+using metatf::test::TraceBytes;
+using namespace hatf10;
+
+// The pool's rules, spelled out on a list: values in order of addition,
+// the newest at the back.
+struct Model {
+    std::deque<std::uint64_t> live;
+    void add(std::uint64_t v) {
+        live.push_back(v);
+        if (live.size() > rt::LivePool::max_live) live.pop_front();
+    }
+    std::optional<std::uint64_t> back_of(std::uint64_t v) const {
+        for (std::size_t i = live.size(); i-- > 0;) {
+            if (live[i] == v) return live.size() - 1 - i;
+        }
+        return std::nullopt;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a pool agrees with a list of live values through adds, references and compactions") {
+    rt::LivePools writer(true), reader(false);
+    Model model;
+    std::mt19937_64 rng(7);
+    for (int step = 0; step < 200000; ++step) {
+        if (rng() % 100 < 55 || model.live.empty()) {
+            const std::uint64_t v = rng() % 5000;  // repeats: a value may be live twice
+            writer.feed(1, v);
+            reader.feed(1, v);
+            model.add(v);
+        } else {
+            const std::uint64_t back = rng() % 16 == 0 ? rng() % model.live.size() : rng() % std::min<std::size_t>(8, model.live.size());
+            const std::uint64_t v = model.live[model.live.size() - 1 - back];
+            const auto written = writer.back_of(1, v);
+            REQUIRE(written == model.back_of(v));  // the newest copy
+            writer.refer(1, v);
+            CHECK(reader.refer_back(1, *written) == v);
+            model.live.erase(model.live.end() - 1 - static_cast<std::ptrdiff_t>(*written));
+        }
+        writer.end_record();
+        reader.end_record();
+        REQUIRE(writer.live(1) == model.live.size());
+        REQUIRE(reader.live(1) == model.live.size());
+    }
+    CHECK(reader.refer_back(1, model.live.size()) == std::nullopt);
+    CHECK(writer.back_of(1, 5000) == std::nullopt);
+}
+
+TEST_CASE("a pool drops its oldest value past max_live") {
+    rt::LivePools pools(true);
+    for (std::uint64_t v = 0; v <= rt::LivePool::max_live; ++v) pools.feed(2, v);
+    pools.end_record();
+    CHECK(pools.live(2) == rt::LivePool::max_live);
+    CHECK(pools.back_of(2, 0) == std::nullopt);
+    CHECK(pools.back_of(2, 1) == rt::LivePool::max_live - 1);
+    CHECK(pools.back_of(2, rt::LivePool::max_live) == 0);
+}
+
+namespace {
+
+// Allocations fed to pool 1, frees referring to them with 1-byte counts.
+void write_live(const std::string& path, rt::WriterOptions options, const std::vector<std::uint64_t>& frees,
+                std::uint64_t allocs = 300) {
+    Writer w(path, options);
+    w.set_interpretation(RecordType::Alloc, Alloc::address_field, rt::MetaOp::feed, 1);
+    w.set_interpretation(RecordType::Free, Free::address_field, rt::MetaOp::live, 1);
+    w.set_width(RecordType::Free, Free::address_field, 1);
+    for (std::uint64_t i = 0; i < allocs; ++i) w.write(Alloc{.size = 16, .address = 0x1000 + 16 * i});
+    for (std::uint64_t a : frees) w.write(Free{.address = a});
+    w.close();
+}
+
+}  // namespace
+
+TEST_CASE("frees refer to live allocations and read back as their addresses") {
+    TempTrace t("live");
+    rt::WriterOptions options;
+    options.output.replace = true;
+    const std::vector<std::uint64_t> frees = {0x1000 + 16 * 299, 0x1000 + 16 * 100, 0x1000 + 16 * 298, 0x1000 + 16 * 101,
+                                              0x1000 + 16 * 50};
+    write_live(t.path(), options, frees);
+    Reader r(t.path());
+    std::vector<std::uint64_t> got;
+    int metadata = 0;
+    while (r.next()) {
+        if (r.type() == RecordType::Free) got.push_back(r.get<Free>().address);
+        metadata += r.type() == RecordType::Metadata;
+    }
+    CHECK(got == frees);
+    CHECK(metadata == 3);  // the writer needed nothing more: every free found its block within 1 byte
+}
+
+TEST_CASE("a value that is not live turns the field to none, or is refused by a strict writer") {
+    TempTrace t("live-miss");
+    rt::WriterOptions options;
+    options.output.replace = true;
+    const std::uint64_t last = 0x1000 + 16 * 299;
+    write_live(t.path(), options, {last, last, last - 16});  // the second free of `last` finds it freed
+    Reader r(t.path());
+    std::vector<std::uint64_t> got;
+    std::vector<rt::MetaOp> ops;
+    while (r.next()) {
+        if (r.type() == RecordType::Free) got.push_back(r.get<Free>().address);
+        if (r.type() == RecordType::Metadata) ops.push_back(r.get<Metadata>().op);
+    }
+    CHECK(got == std::vector<std::uint64_t>{last, last, last - 16});
+    CHECK(ops == std::vector<rt::MetaOp>{rt::MetaOp::feed, rt::MetaOp::live, rt::MetaOp::width, rt::MetaOp::none,
+                                         rt::MetaOp::width});
+
+    options.strict = true;
+    const auto e = metatf::test::error_of([&] { write_live(t.path(), options, {last, last}); });
+    REQUIRE(e);
+    CHECK(std::string(e->what()) == "byte 7071, section 0, record 304: value 8880 of field 'address' (live) is not a live value of pool 1");
+}
+
+TEST_CASE("a reference past the live values of its pool is an error at its byte") {
+    TempTrace t("live-past");
+    rt::WriterOptions options;
+    options.output.replace = true;
+    options.version = 1;  // no chunk checksum to mend after the change
+    write_live(t.path(), options, {0x1000 + 16 * 1}, 10);
+    TraceBytes b = TraceBytes::load(t.path());
+    const std::uint64_t at = b.word(TraceBytes::index_offset) - 1;  // the free's count, the last byte of records
+    REQUIRE(b.b.at(at) == 8);
+    b.b.at(at) = 0xff;
+    b.save(t.path());
+    const auto e = metatf::test::read_error<Reader>(t.path());
+    REQUIRE(e);
+    CHECK(e->kind == rt::ErrorKind::bad_value);
+    CHECK(e->offset == at);
+    CHECK(std::string(e->what()).ends_with("field 'address' refers 255 values back in pool 1, which holds 10"));
+}
+
+TEST_CASE("metadata naming a pool is checked") {
+    TempTrace t("live-bad");
+    Writer w(t.path());
+    const auto message = [&](rt::MetaOp op, std::uint64_t a) {
+        const auto e = metatf::test::error_of([&] { w.set_interpretation(RecordType::Free, Free::address_field, op, a); });
+        return e ? std::string(e->what()) : std::string();
+    };
+    CHECK(message(rt::MetaOp::live, 0).ends_with("field 'address' of record 'free': there is no pool 0 (pools are 1 to 4)"));
+    CHECK(message(rt::MetaOp::feed, 5).ends_with("field 'address' of record 'free': there is no pool 5 (pools are 1 to 4)"));
+    CHECK(message(rt::MetaOp::feed, 0).empty());  // 0: stop feeding
+}
