@@ -69,24 +69,15 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
     return plan;
 }
 
-FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous, const LivePools* pools) {
+FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous) {
     const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
-    if (!integer || s.kind == Interp::section_stride || s.desc->width_from != no_field) return {};
+    if (!integer || s.kind == Interp::section_stride || s.kind == Interp::live || s.desc->width_from != no_field) return {};
     FieldFit fit{.sized = true};
     Interp kind = s.kind;
     if (kind == Interp::default_value || kind == Interp::stride) {
         const std::uint64_t expected = kind == Interp::default_value ? s.value : previous + static_cast<std::uint64_t>(s.stride);
         fit.to_none = value != expected;
         kind = Interp::none;  // the width it would need, to_none or not: a repeated field may need it later
-    }
-    if (kind == Interp::live) {
-        const auto back = pools ? pools->back_of(s.pool, value) : std::nullopt;
-        if (back) {
-            while (!fits_unsigned(*back, fit.width)) ++fit.width;
-            return fit;
-        }
-        fit.to_none = true;
-        kind = Interp::none;
     }
     const std::uint64_t base = kind == Interp::base_offset ? s.value : kind == Interp::delta ? previous : 0;
     const std::uint64_t stored = value - base;
@@ -133,10 +124,12 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
             s.feed = static_cast<std::uint8_t>(a);
             return std::nullopt;
         }
+        if (s.restore == 0) return std::string("a live field needs a width of 1 to 8 bytes");
         s.pool = static_cast<std::uint8_t>(a);
     }
     if (op == MetaOp::width) {
         if (auto problem = check_width(s, a)) return problem;
+        if (s.kind == Interp::live && a == 0) return std::string("a live field needs a width of 1 to 8 bytes");
         const auto w = static_cast<std::uint32_t>(a);
         // A field that stores nothing keeps width 0; the new width waits for a byte-storing interpretation.
         if (stores_bytes(s.kind)) s.width = w;

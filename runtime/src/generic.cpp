@@ -79,7 +79,7 @@ void fit_encodings(TraceWriter& writer, const GenericRecord& record) {
     std::vector<std::optional<std::size_t>> widths(count);
     for (const GenericValue& v : record.values) {
         const FieldState& s = states[v.field];
-        if (s.desc->type != Type::bytes) needs[v.field].add(s, v.integer, &writer.pools());
+        if (s.desc->type != Type::bytes) needs[v.field].add(s, v.integer);
         if (s.desc->type == Type::floating && s.width == 4 && static_cast<double>(static_cast<float>(v.real)) != v.real &&
             v.real == v.real) {
             widths[v.field] = 8;

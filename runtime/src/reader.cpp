@@ -419,6 +419,7 @@ std::uint64_t TraceReader::element_budget() const {
 std::uint64_t TraceReader::live(FieldState& s) {
     const std::byte* at = pos_;
     const std::uint64_t back = take(s.width);
+    if (back == live_escape(s.width)) return take(8);
     const auto value = pools_.refer_back(s.pool, back);
     if (!value) {
         fail_at(at, ErrorKind::bad_value, "field '" + std::string(s.desc->path) + "' refers " + std::to_string(back) +

@@ -134,12 +134,18 @@ void TraceWriter::write_bytes(FieldState& s, std::span<const std::byte> data, st
     buffer_->append(data);
 }
 
-// A `live` field stores how far back its value is in its pool (live_pool.hpp).
+// A `live` field stores how far back its value is in its pool (live_pool.hpp),
+// or, when it is not there or too far back for the width, the escape and the value.
 void TraceWriter::put_live(FieldState& s, std::uint64_t value) {
     const auto back = pools_.back_of(s.pool, value);
-    if (!back) reject(s, value, "is not a live value of pool " + std::to_string(s.pool));
-    put(s, *back, fits_unsigned(*back, s.width));
-    pools_.refer(s.pool, value);
+    const std::uint64_t escape = live_escape(s.width);
+    if (back && *back < escape) {
+        append_raw(*back, s.width);
+        pools_.refer(s.pool, value);
+    } else {
+        append_raw(escape, s.width);
+        append_raw(value, 8);
+    }
 }
 
 void TraceWriter::put_strided(FieldState& s, std::uint64_t value) {

@@ -109,9 +109,10 @@ private:
             case rt::Interp::delta: v = s.previous += random_.skewed(s.width, true); break;
             case rt::Interp::stride: v = s.previous += static_cast<std::uint64_t>(s.stride); break;
             case rt::Interp::section_stride: v = random_.skewed(s.restore, is_signed); break;
-            case rt::Interp::live: {  // a live value the width can reach (try_write() saw the pool is not empty)
-                const std::uint64_t reach = s.width >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * s.width)) - 1;
-                v = *pools_.value_back(s.pool, random_.below(std::min(pools_.live(s.pool) - 1, reach) + 1));
+            case rt::Interp::live: {  // mostly a live value, some of them too far back for the width; else any
+                const std::uint64_t live = pools_.live(s.pool);
+                v = live > 0 && random_.chance(80) ? *pools_.value_back(s.pool, random_.below(std::min<std::uint64_t>(live, 300)))
+                                                   : random_.bits();
                 break;
             }
         }
@@ -287,9 +288,10 @@ private:
                 case rt::MetaOp::live:
                 case rt::MetaOp::feed:
                     if (rt::table_section(dtd_, -1)) return;  // a DTD with tables has no pools
+                    if (op == rt::MetaOp::live && s.restore == 0) return;  // a reference needs a width
                     a = (op == rt::MetaOp::live ? 1 : 0) + random_.below(2);
                     break;
-                case rt::MetaOp::width: a = random_.below(9); break;
+                case rt::MetaOp::width: a = (s.kind == rt::Interp::live ? 1 : 0) + random_.below(s.kind == rt::Interp::live ? 8 : 9); break;
                 case rt::MetaOp::none: break;
                 case rt::MetaOp::base_offset:
                 case rt::MetaOp::delta:
@@ -338,14 +340,8 @@ private:
             if (slot != I) return;
             const rt::RecordDesc& r = dtd_.records[slot];
             rt::FieldState* states = w.runtime().states(slot);
-            const rt::LivePools& pools = w.runtime().pools();
-            for (std::uint32_t f = 0; f < r.field_count; ++f) {  // a reference needs a live value
-                if (states[f].kind == rt::Interp::live && pools.live(states[f].pool) == 0) {
-                    w.set_interpretation(static_cast<RecordType>(slot), f, rt::MetaOp::none);
-                    written_.push_back(Any(std::in_place_type<Metadata>, Metadata{static_cast<RecordType>(slot), f, rt::MetaOp::none, 0, 0}));
-                }
-            }
-            Filler filler(random_, std::vector<rt::FieldState>(states, states + r.field_count), sizing_fields(r), arena_, pools);
+            Filler filler(random_, std::vector<rt::FieldState>(states, states + r.field_count), sizing_fields(r), arena_,
+                          w.runtime().pools());
             T record{};
             visit_fields(record, filler);
             w.write(record);

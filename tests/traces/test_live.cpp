@@ -1,6 +1,6 @@
 // Pools of live values (live_pool.hpp): the pool against a plain model, a
 // free's address as a reference to a live allocation through the generated
-// HATF codec, and the errors of references a pool cannot answer.
+// HATF codec, escapes, and the errors of references a pool cannot answer.
 #include <doctest/doctest.h>
 
 #include <deque>
@@ -103,30 +103,38 @@ TEST_CASE("frees refer to live allocations and read back as their addresses") {
         metadata += r.type() == RecordType::Metadata;
     }
     CHECK(got == frees);
-    CHECK(metadata == 3);  // the writer needed nothing more: every free found its block within 1 byte
+    CHECK(metadata == 3);  // the writer changed nothing more
 }
 
-TEST_CASE("a value that is not live turns the field to none, or is refused by a strict writer") {
+TEST_CASE("a value that is not live, or too far back for the width, follows an escape") {
     TempTrace t("live-miss");
     rt::WriterOptions options;
     options.output.replace = true;
+    options.version = 1;  // records end where the index starts
+    options.strict = true;  // a live field refuses no value
     const std::uint64_t last = 0x1000 + 16 * 299;
-    write_live(t.path(), options, {last, last, last - 16});  // the second free of `last` finds it freed
+    // The second free of `last` finds it freed; 0x1000 is 298 values back, past a 1-byte count.
+    write_live(t.path(), options, {last, last, 0x1000});
     Reader r(t.path());
     std::vector<std::uint64_t> got;
-    std::vector<rt::MetaOp> ops;
+    int metadata = 0;
     while (r.next()) {
         if (r.type() == RecordType::Free) got.push_back(r.get<Free>().address);
-        if (r.type() == RecordType::Metadata) ops.push_back(r.get<Metadata>().op);
+        metadata += r.type() == RecordType::Metadata;
     }
-    CHECK(got == std::vector<std::uint64_t>{last, last, last - 16});
-    CHECK(ops == std::vector<rt::MetaOp>{rt::MetaOp::feed, rt::MetaOp::live, rt::MetaOp::width, rt::MetaOp::none,
-                                         rt::MetaOp::width});
-
-    options.strict = true;
-    const auto e = metatf::test::error_of([&] { write_live(t.path(), options, {last, last}); });
-    REQUIRE(e);
-    CHECK(std::string(e->what()) == "byte 7071, section 0, record 304: value 8880 of field 'address' (live) is not a live value of pool 1");
+    CHECK(got == std::vector<std::uint64_t>{last, last, 0x1000});
+    CHECK(metadata == 3);
+    const TraceBytes b = TraceBytes::load(t.path());
+    const std::uint64_t end = b.word(TraceBytes::index_offset);
+    // tag, count 0; tag, escape, 8 bytes; tag, escape, 8 bytes
+    CHECK(b.b.at(end - 22) == Free::tag);
+    CHECK(b.b.at(end - 21) == 0);
+    CHECK(b.b.at(end - 20) == Free::tag);
+    CHECK(b.b.at(end - 19) == 0xff);
+    CHECK(b.get(end - 18, 8) == last);
+    CHECK(b.b.at(end - 10) == Free::tag);
+    CHECK(b.b.at(end - 9) == 0xff);
+    CHECK(b.get(end - 8, 8) == 0x1000);
 }
 
 TEST_CASE("a reference past the live values of its pool is an error at its byte") {
@@ -138,13 +146,13 @@ TEST_CASE("a reference past the live values of its pool is an error at its byte"
     TraceBytes b = TraceBytes::load(t.path());
     const std::uint64_t at = b.word(TraceBytes::index_offset) - 1;  // the free's count, the last byte of records
     REQUIRE(b.b.at(at) == 8);
-    b.b.at(at) = 0xff;
+    b.b.at(at) = 0xfe;  // 0xff would be the escape
     b.save(t.path());
     const auto e = metatf::test::read_error<Reader>(t.path());
     REQUIRE(e);
     CHECK(e->kind == rt::ErrorKind::bad_value);
     CHECK(e->offset == at);
-    CHECK(std::string(e->what()).ends_with("field 'address' refers 255 values back in pool 1, which holds 10"));
+    CHECK(std::string(e->what()).ends_with("field 'address' refers 254 values back in pool 1, which holds 10"));
 }
 
 TEST_CASE("metadata naming a pool is checked") {
@@ -157,4 +165,8 @@ TEST_CASE("metadata naming a pool is checked") {
     CHECK(message(rt::MetaOp::live, 0).ends_with("field 'address' of record 'free': there is no pool 0 (pools are 1 to 4)"));
     CHECK(message(rt::MetaOp::feed, 5).ends_with("field 'address' of record 'free': there is no pool 5 (pools are 1 to 4)"));
     CHECK(message(rt::MetaOp::feed, 0).empty());  // 0: stop feeding
+    CHECK(message(rt::MetaOp::live, 1).empty());
+    const auto e = metatf::test::error_of([&] { w.set_width(RecordType::Free, Free::address_field, 0); });
+    REQUIRE(e);
+    CHECK(std::string(e->what()).ends_with("field 'address' of record 'free': a live field needs a width of 1 to 8 bytes"));
 }

@@ -8,7 +8,6 @@
 
 #include "bytes.hpp"
 #include "descriptor.hpp"
-#include "live_pool.hpp"
 
 namespace metatf::rt {
 
@@ -79,15 +78,14 @@ METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t stored) {
 // (none, baseOffset, delta: value - base - previous; sectionOffset). Writers
 // that do not refuse values (WriterOptions::strict) follow it. `sized` is
 // false where no width helps: a field that is not an integer, or under
-// sectionStride, or whose width is another field's value. A `live` field
-// fits when its value is live in its pool in `pools` (the writer's, before
-// the record), and turns to none otherwise.
+// sectionStride, or whose width is another field's value, or under live
+// (which holds any value: see live_escape()).
 struct FieldFit {
     bool sized = false;
     bool to_none = false;
     std::uint32_t width = 0;
 };
-FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous, const LivePools* pools = nullptr);
+FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous);
 
 // What a field needs over all its values in one record (a repeated group
 // gives it several): fit_value() of each, against the value before it.
@@ -96,13 +94,19 @@ struct FieldNeeds {
     std::uint64_t previous = 0;
     bool seen = false;
 
-    void add(const FieldState& s, std::uint64_t value, const LivePools* pools) {
-        const FieldFit one = fit_value(s, value, seen ? previous : s.previous, pools);
+    void add(const FieldState& s, std::uint64_t value) {
+        const FieldFit one = fit_value(s, value, seen ? previous : s.previous);
         fit = {fit.sized || one.sized, fit.to_none || one.to_none, std::max(fit.width, one.width)};
         previous = value;
         seen = true;
     }
 };
+
+// The count a `live` field of `width` bytes (1-8) stores for a value it does
+// not refer to: all ones. The value itself follows in 8 bytes.
+constexpr std::uint64_t live_escape(std::uint32_t width) {
+    return width >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * width)) - 1;
+}
 
 // Applies a metadata change to `s`, or says why it is illegal. `a` and `b`
 // are the metadata record's values; `dtd` says which sections exist.

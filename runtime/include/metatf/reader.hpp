@@ -17,6 +17,7 @@
 #include "descriptor.hpp"
 #include "error.hpp"
 #include "field_state.hpp"
+#include "live_pool.hpp"
 #include "predefined.hpp"
 
 namespace metatf::rt {

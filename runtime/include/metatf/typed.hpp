@@ -368,12 +368,11 @@ struct ToGeneric {
 template <typename D>
 struct Needs {
     const FieldState* s;
-    const LivePools* pools;
     FieldNeeds need[D::record.field_count] = {};
 
     template <std::uint32_t I, typename Member>
     void field(Index<I>, const Member& m) {
-        if constexpr (!std::is_same_v<Member, Bytes> && !std::is_floating_point_v<Member>) need[I].add(s[I], bits_of(m), pools);
+        if constexpr (!std::is_same_v<Member, Bytes> && !std::is_floating_point_v<Member>) need[I].add(s[I], bits_of(m));
     }
     template <std::uint32_t I, typename Elements, typename Body>
     void repeat(Index<I>, const Elements& elements, Body&& body) {
@@ -867,7 +866,7 @@ private:
     [[gnu::noinline]] void adapt(const Record& o) {
         using D = detail::Desc<Codec, Record>;
         const FieldState* s = w_.states(D::slot);
-        detail::Needs<D> need{s, &w_.pools()};
+        detail::Needs<D> need{s};
         detail::members(o, need);
         for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
             const FieldFit fit = need.need[f].fit;

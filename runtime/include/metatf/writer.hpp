@@ -16,6 +16,7 @@
 #include "descriptor.hpp"
 #include "error.hpp"
 #include "field_state.hpp"
+#include "live_pool.hpp"
 #include "predefined.hpp"
 #include "output.hpp"
 
@@ -173,7 +174,7 @@ public:
     // Changes a field's width or interpretation from here on, and records the change.
     void metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a = 0, std::uint64_t b = 0);
     const WriterOptions& options() const { return options_; }
-    // The pools of live values as the next record sees them (fit_value()).
+    // The pools of live values as the next record sees them (live_pool.hpp).
     const LivePools& pools() const { return pools_; }
 
     // Flushes everything, writes the section index and header, and renames
