@@ -3,10 +3,12 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 
 #include "metatf/predefined.hpp"
+#include "pool_planner.hpp"
 
 namespace metatf::rt {
 
@@ -194,25 +196,47 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
                                                              &ZSTD_freeCCtx);
     // Each record type's integer values in the window, field by field, in the order they are written.
     std::vector<std::vector<std::vector<std::uint64_t>>> columns(dtd.record_count);
+    std::vector<detail::WindowRecord> records;
     for (const Event& e : events_) {
         if (e.kind != Event::record) continue;
+        records.push_back({e.slot, values_.data() + e.first, e.count});
         auto& fields = columns[e.slot];
         fields.resize(dtd.records[e.slot].field_count);
         for (std::size_t i = e.first; i < e.first + e.count; ++i) fields[values_[i].field].push_back(values_[i].integer);
     }
-    std::vector<Change> changes;
+    // The best encoding of each field that may change, then which of them are cheaper as references.
+    std::map<detail::FieldKey, Candidate> best;
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
         if (!may_change(dtd, slot)) continue;
         for (std::uint32_t f = 0; f < columns[slot].size(); ++f) {
             const FieldState& now = writer_.states(slot)[f];
             const std::vector<std::uint64_t>& values = columns[slot][f];
             if (values.empty() || !is_integer(now) || now.kind == Interp::section_offset || now.kind == Interp::section_stride) continue;
-            const Candidate c = FieldPlanner(now, values, dtd, word, cctx.get()).best();
-            if (c.op) changes.push_back({slot, f, *c.op, c.a, c.b});
-            const std::uint32_t width_then = c.op ? (stores_bytes(interp_of(*c.op)) ? now.restore : 0) : now.width;
-            if (c.width != 0 && c.width != width_then && (!c.op || stores_bytes(interp_of(*c.op)))) {
-                changes.push_back({slot, f, MetaOp::width, c.width, 0});
-            }
+            best.emplace(detail::field_key(slot, f), FieldPlanner(now, values, dtd, word, cctx.get()).best());
+        }
+    }
+    detail::PoolChoice pools;
+    if (!table_section(dtd, -1)) {
+        pools = detail::plan_pools(
+            writer_, records, cctx.get(), [&](detail::FieldKey k) { return best.count(k) != 0; },
+            [&](detail::FieldKey k) { return best.at(k).cost; });
+    }
+    std::vector<Change> changes;
+    for (const auto& [key, c] : best) {
+        const auto slot = static_cast<std::uint32_t>(key >> 32), f = static_cast<std::uint32_t>(key);
+        const FieldState& now = writer_.states(slot)[f];
+        const bool feeds = pools.feeders.count(key) != 0;
+        if (feeds != (now.feed == 1)) changes.push_back({slot, f, MetaOp::feed, feeds ? 1u : 0u, 0});
+        if (const auto live = pools.live.find(key); live != pools.live.end()) {
+            // The width first: a field that stores nothing has none to restore.
+            if (live->second != (now.kind == Interp::live ? now.width : now.restore)) changes.push_back({slot, f, MetaOp::width, live->second, 0});
+            if (now.kind != Interp::live || now.pool != 1) changes.push_back({slot, f, MetaOp::live, 1, 0});
+            continue;
+        }
+        if (c.op) changes.push_back({slot, f, *c.op, c.a, c.b});
+        const std::uint32_t width_then = c.op ? (stores_bytes(interp_of(*c.op)) ? now.restore : 0) : now.width;
+        if (c.width != 0 && c.width != width_then && (!c.op || stores_bytes(interp_of(*c.op)))) {
+            changes.push_back({slot, f, MetaOp::width, c.width, 0});
         }
     }
     return changes;

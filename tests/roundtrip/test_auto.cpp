@@ -80,6 +80,74 @@ TEST_CASE("the auto encoder stores a heap-like trace in fewer bytes, and it read
     CHECK(by_field[hatf10::Alloc::time_field] == std::vector{rt::MetaOp::stride});
 }
 
+namespace {
+
+// Allocations and frees as a program makes them: blocks freed mostly soon
+// after they were allocated, their addresses reused, 64-bit and scattered.
+std::vector<OwnedRecord> churn(std::size_t n) {
+    const auto alloc = static_cast<std::uint32_t>(hatf10::RecordType::Alloc);
+    const auto free = static_cast<std::uint32_t>(hatf10::RecordType::Free);
+    std::vector<OwnedRecord> out;
+    std::vector<std::uint64_t> live, freed;
+    std::uint64_t top = 0x5565'4a9e'0000, seed = 12345;
+    const auto next = [&] { return (seed = seed * 6364136223846793005u + 1442695040888963407u) >> 33; };
+    const auto tail = [](OwnedRecord& r, std::uint32_t length_field) {
+        r.values.emplace_back(length_field, 0, 0, std::vector<std::byte>{});
+        r.values.emplace_back(length_field + 1, 0, 0, std::vector<std::byte>{});
+    };
+    while (out.size() < n) {
+        if (live.empty() || next() % 100 < 52) {
+            std::uint64_t address = top += 16 * (1 + next() % 8);
+            if (!freed.empty() && next() % 2 == 0) {
+                address = freed.back();
+                freed.pop_back();
+            }
+            live.push_back(address);
+            OwnedRecord r{alloc, {}};
+            const std::uint64_t values[] = {16 + next() % 64, address, 7, 0, 0};
+            for (std::uint32_t f = 0; f < 5; ++f) r.values.emplace_back(f + 1, values[f], 0, std::vector<std::byte>{});
+            tail(r, hatf10::Alloc::attributes_attributesLength_field);
+            out.push_back(std::move(r));
+        } else {
+            const std::size_t i = live.size() - 1 - std::min<std::size_t>(live.size() - 1, next() % 4 == 0 ? next() % live.size() : next() % 8);
+            const std::uint64_t address = live[i];
+            live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+            freed.push_back(address);
+            OwnedRecord r{free, {}};
+            const std::uint64_t values[] = {address, 7, 0, 0};
+            for (std::uint32_t f = 0; f < 4; ++f) r.values.emplace_back(f + 1, values[f], 0, std::vector<std::byte>{});
+            tail(r, hatf10::Free::attributes_attributesLength_field);
+            out.push_back(std::move(r));
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the auto encoder stores frees as references to live allocations") {
+    const std::vector<OwnedRecord> records = churn(20000);
+    for (int compress : {0, 3}) {
+        CAPTURE(compress);
+        rt::WriterOptions options;
+        options.compress = compress;
+        const std::string path = fresh_path("churn.mtf");
+        metatf::test::write_auto(records, path, hatf10::dtd, options, 4096);
+        CHECK(metatf::test::read_owned(path, hatf10::dtd) == records);
+        bool feeds = false, refers = false;
+        for (const hatf10::Metadata& m : metadata_of(path)) {
+            feeds |= m.record == hatf10::RecordType::Alloc && m.field == hatf10::Alloc::address_field && m.op == rt::MetaOp::feed && m.a == 1;
+            refers |= m.record == hatf10::RecordType::Free && m.field == hatf10::Free::address_field && m.op == rt::MetaOp::live && m.a == 1;
+        }
+        CHECK(feeds);
+        CHECK(refers);
+        if (compress == 0) {
+            // Frees store a 1-byte count, allocations a delta of their addresses, sizes 1 byte.
+            CHECK(fs::file_size(path) < 20000 * 4);
+        }
+    }
+}
+
 TEST_CASE("the auto encoder's output depends only on the records and the window") {
     std::vector<OwnedRecord> records = heap_like(3000);
     // Outliers in the middle: a far address and a long gap in time.

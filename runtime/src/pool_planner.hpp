@@ -1,0 +1,43 @@
+// The AutoEncoder's choice of `live` references (docs/compactness.md): which
+// fields of a window refer to values other fields took before (a free's
+// address is an allocation's), so that they store a count back into pool 1,
+// and which fields feed that pool.
+#pragma once
+
+#include <zstd.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "metatf/generic.hpp"
+#include "metatf/writer.hpp"
+
+namespace metatf::rt::detail {
+
+// A field of a record type: slot << 32 | field index.
+using FieldKey = std::uint64_t;
+constexpr FieldKey field_key(std::uint32_t slot, std::uint32_t field) { return std::uint64_t(slot) << 32 | field; }
+
+// One record of the window: its type and its values in layout order.
+struct WindowRecord {
+    std::uint32_t slot;
+    const GenericValue* values;
+    std::size_t count;
+};
+
+struct PoolChoice {
+    std::map<FieldKey, std::uint32_t> live;  // references into pool 1, and their widths
+    std::set<FieldKey> feeders;              // fields that feed pool 1
+};
+
+// `eligible(key)`: whether the encoder may change the field (an integer
+// field of a record type outside tables); `other_cost(key)`: what the best
+// encoding that is not a reference costs for its values in the window, in
+// the units of `cctx` (compressed bytes when not null, else stored bytes).
+PoolChoice plan_pools(TraceWriter& writer, const std::vector<WindowRecord>& records, ZSTD_CCtx* cctx,
+                      const std::function<bool(FieldKey)>& eligible, const std::function<double(FieldKey)>& other_cost);
+
+}  // namespace metatf::rt::detail
