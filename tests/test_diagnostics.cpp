@@ -7,7 +7,7 @@ using metatf::test::briefs;
 
 const std::string expected_value =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation (none, "
-    "default, baseOffset, delta, stride, sectionOffset, sectionStride), a type (unsigned, signed, float, bytes) or a "
+    "default, baseOffset, delta, stride, sectionOffset, sectionStride, live), a type (unsigned, signed, float, bytes) or a "
     "text format (decimal, hex, chars \"...\", string, line, omit)";
 
 struct Case {
@@ -105,7 +105,7 @@ const std::vector<Case> malformed = {
     {"a : x { tag.value = 4; }",
      {"1:5: error: field 'x' of record 'a' has no width; set 'x.width' in the record, its section or globally"}},
     {"a : x { tag.value = 4; x.widht = 1; }",
-     {"1:26: error: unknown property 'widht'; did you mean 'width'? (the properties are width, interpretation, value, type, scale, text and mnemonic)"}},
+     {"1:26: error: unknown property 'widht'; did you mean 'width'? (the properties are width, interpretation, value, type, scale, feed, text and mnemonic)"}},
     {"x.width = 1; a : x { tag.value = 4; y.width = 1; }",
      {"1:37: error: record 'a' has no field 'y'; did you mean 'x'?"}},
     {"x.width = 1; a : x { tag.value = 4; x.width = 1; x.width = 2; }",
@@ -132,7 +132,7 @@ const std::vector<Case> malformed = {
     {"x.width = none; a : x { tag.value = 4; }",
      {"1:11: error: 'width' takes a number of bytes or a reference such as 'length.value'"}},
     {"x.width = 1; x.interpretation = unsigned; a : x { tag.value = 4; }",
-     {"1:33: error: 'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset or sectionStride"}},
+     {"1:33: error: 'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset, sectionStride or live"}},
     {"x.width = 1; x.scale = 20; a : x { tag.value = 4; }",
      {"1:24: error: 'scale' takes a number of decimal places from 0 to 19"}},
     {"x.width = 4; x.type = float; x.scale = 2; a : x { tag.value = 4; }",
@@ -179,6 +179,25 @@ const std::vector<Case> malformed = {
      {"1:95: error: the stride of 'sectionStride' counts elements forward and must be positive"}},
     {"section tag 1 { }",
      {"1:9: error: 'tag' is reserved and cannot name a section"}},
+    // Pools of live values (section 9).
+    {"x.interpretation = live;",
+     {"1:24: error: expected the pool (a number from 1 to 4) after 'live'"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 2; x.interpretation = live 0; }",
+     {"1:68: error: there is no pool 0 (pools are 1 to 4)"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 2; x.interpretation = live 5; }",
+     {"1:68: error: there is no pool 5 (pools are 1 to 4)"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 0; x.interpretation = live 1; }",
+     {"1:63: error: field 'x' of record 'a' refers to live values, so it needs a width of 1 to 8 bytes for its counts: "
+      "set 'x.width'"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 8; x.feed = 5; }",
+     {"1:53: error: there is no pool 5 (pools are 1 to 4, and 0 feeds none)"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 8; x.feed = live 1; }",
+     {"1:53: error: 'feed' takes the number of a pool, 1 to 4, or 0 for none"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 8; x.type = float; x.feed = 1; }",
+     {"1:69: error: 'feed' applies to integer fields; field 'x' of record 'a' is 'float'"}},
+    {"section s 1 { } a : (tag, x) { tag.value = 4; x.width = 8; x.feed = 1; } "
+     "b : (tag, y) { tag.value = 5; y.width = 1; y.interpretation = sectionOffset s; }",
+     {"1:69: error: a DTD with tables (sectionOffset fields) has no pools of live values"}},
     {"section s 1 { x.width = 1; x.width = 2; }",
      {"1:15: warning: 'x.width' has no effect: no field of the records of section 's' is named 'x'",
       "1:28: error: 'x.width' is already set in section 's'"}},

@@ -52,7 +52,10 @@ void emit_fields(std::ostream& o, const rt::RecordDesc& r, const std::string& ba
         o << "    {" << literal(f.path) << ", " << cpp_enum(type_enums, f.type) << ", " << unsigned(f.scale) << ", "
           << (f.width_from == rt::no_field ? "rt::no_field" : std::to_string(f.width_from)) << ", {"
           << cpp_enum(interp_enums, e.kind) << ", " << e.width << ", " << e.restore << ", " << e.value << "u, "
-          << signed_literal(e.stride) << ", " << unsigned(e.section) << "}},\n";
+          << signed_literal(e.stride) << ", " << unsigned(e.section);
+        // Pools are rare: tables without them print as before.
+        if (e.pool != 0 || e.feed != 0) o << ", " << unsigned(e.pool) << ", " << unsigned(e.feed);
+        o << "}},\n";
     }
     o << "};\n";
 }

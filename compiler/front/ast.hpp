@@ -43,7 +43,7 @@ using InterpretationKind = rt::Interp;
 struct Interpretation {
     InterpretationKind kind = InterpretationKind::none;
     Location where;                     // of the keyword
-    std::optional<Integer> first;       // default value, base, initial value
+    std::optional<Integer> first;       // default value, base, initial value, live's pool
     std::optional<Integer> step;        // stride
     std::optional<SectionRef> section;  // sectionOffset, sectionStride
 };

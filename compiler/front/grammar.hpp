@@ -42,6 +42,7 @@ struct delta_arg : integer {};
 struct initial_arg : integer {};
 struct stride_arg : integer {};
 struct section_arg : sor<integer, identifier> {};
+struct pool_arg : integer {};
 
 struct interp_none : TAO_PEGTL_KEYWORD("none") {};
 struct interp_default : seq<TAO_PEGTL_KEYWORD("default"), sep, must<default_arg>> {};
@@ -50,8 +51,9 @@ struct interp_delta : seq<TAO_PEGTL_KEYWORD("delta"), sep, must<delta_arg>> {};
 struct interp_stride : seq<TAO_PEGTL_KEYWORD("stride"), sep, must<initial_arg>, sep, must<stride_arg>> {};
 struct interp_section_offset : seq<TAO_PEGTL_KEYWORD("sectionOffset"), sep, must<section_arg>> {};
 struct interp_section_stride : seq<TAO_PEGTL_KEYWORD("sectionStride"), sep, must<section_arg>, sep, must<stride_arg>> {};
+struct interp_live : seq<TAO_PEGTL_KEYWORD("live"), sep, must<pool_arg>> {};
 struct interpretation : sor<interp_none, interp_default, interp_base_offset, interp_delta, interp_stride,
-                            interp_section_offset, interp_section_stride> {};
+                            interp_section_offset, interp_section_stride, interp_live> {};
 
 struct type_name : sor<TAO_PEGTL_KEYWORD("unsigned"), TAO_PEGTL_KEYWORD("signed"), TAO_PEGTL_KEYWORD("float"),
                        TAO_PEGTL_KEYWORD("bytes")> {};
@@ -141,6 +143,7 @@ template <> inline constexpr const char* errors::message<delta_arg> = "expected 
 template <> inline constexpr const char* errors::message<initial_arg> = "expected the initial value (an integer) after 'stride'";
 template <> inline constexpr const char* errors::message<stride_arg> = "expected the stride (an integer)";
 template <> inline constexpr const char* errors::message<section_arg> = "expected a section number or section name";
+template <> inline constexpr const char* errors::message<pool_arg> = "expected the pool (a number from 1 to 4) after 'live'";
 template <> inline constexpr const char* errors::message<property_path> = "expected a property name after '.'";
 template <> inline constexpr const char* errors::message<equals> = "expected '=' after the property name";
 template <> inline constexpr const char* errors::message<hex_byte> = "expected two hexadecimal digits after '\\x'";
@@ -150,7 +153,7 @@ template <> inline constexpr const char* errors::message<string_close> = "unterm
 template <> inline constexpr const char* errors::message<chars_arg> = "expected the characters as a string after 'chars', as in 'chars \"RW\"'";
 template <> inline constexpr const char* errors::message<value> =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation "
-    "(none, default, baseOffset, delta, stride, sectionOffset, sectionStride), a type (unsigned, signed, float, "
+    "(none, default, baseOffset, delta, stride, sectionOffset, sectionStride, live), a type (unsigned, signed, float, "
     "bytes) or a text format (decimal, hex, chars \"...\", string, line, omit)";
 template <> inline constexpr const char* errors::message<text_setting_value> = "expected a string, as in 'separator = \",\";'";
 template <> inline constexpr const char* errors::message<text_item> =

@@ -116,7 +116,7 @@ private:
         Location width_at = leaf->where, interp_at = leaf->where;
         bool has_width = false;
         const bool ok = resolve_type(leaf, f) && resolve_scale(leaf, f) && resolve_width(leaf, f, has_width, width_at) &&
-                        resolve_interpretation(leaf, f, interp_at) && resolve_text(leaf, f);
+                        resolve_interpretation(leaf, f, interp_at) && resolve_feed(leaf, f) && resolve_text(leaf, f);
         if (!ok || !check_storage(leaf, f, has_width, width_at)) {
             out_.ok = false;
             failed_.insert(f.index);
@@ -124,6 +124,14 @@ private:
         if (ok && f.interpretation.kind == ir::InterpretationKind::section_stride && f.restore_width == 0) {
             field_error(interp_at, describe(f) + " strides through a section, so it needs the width of the section's "
                                                  "elements: set '" + leaf->names.front() + ".width'");
+            out_.ok = false;
+        }
+        const ir::InterpretationKind kind = f.interpretation.kind;
+        if (kind == ir::InterpretationKind::section_offset && !out_.table_at) out_.table_at = interp_at;
+        if (kind == ir::InterpretationKind::live && !out_.pool_at) out_.pool_at = interp_at;
+        if (ok && kind == ir::InterpretationKind::live && f.restore_width == 0 && !f.width_from) {
+            field_error(interp_at, describe(f) + " refers to live values, so it needs a width of 1 to 8 bytes for its counts: set '" +
+                                       leaf->names.front() + ".width'");
             out_.ok = false;
         }
         if (ok && ir::stores_bytes(f.interpretation.kind) && !f.width_from) f.width = f.restore_width;
@@ -137,7 +145,9 @@ private:
             return field_error(leaf->where, describe(f) + " has no width; set '" + leaf->names.front() +
                                                 ".width' in the record, its section or globally");
         }
-        if (!f.width_from && f.restore_width == 0 && f.type != ir::Type::bytes) {
+        // (A live field with width 0 is an error of its own, in resolve_leaf.)
+        if (!f.width_from && f.restore_width == 0 && f.type != ir::Type::bytes &&
+            f.interpretation.kind != ir::InterpretationKind::live) {
             report_.warning(width_at, describe(f) + " has width 0 with interpretation " +
                                           quote(rt::name(f.interpretation.kind)) +
                                           ", so it stores nothing; say 'interpretation = default V' if the value is constant");
@@ -284,14 +294,20 @@ private:
         const ast::Interpretation* in = boxed ? boxed->get() : nullptr;
         interp_at = where_of(p.value);
         if (!in) {
-            return value_error(p, interp_at, "'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset or "
-                                             "sectionStride");
+            return value_error(p, interp_at, "'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset, "
+                                             "sectionStride or live");
         }
         ir::Interpretation& out = f.interpretation;
         out.kind = in->kind;
         if (in->kind != ast::InterpretationKind::none && f.type != ir::Type::unsigned_int && f.type != ir::Type::signed_int) {
             return field_error(in->where, "interpretation " + quote(rt::name(out.kind)) + " applies to integer fields; " +
                                               describe(f) + " is " + quote(rt::name(f.type)));
+        }
+        if (in->kind == ast::InterpretationKind::live) {
+            auto pool = pool_number(p, *in->first, 1);
+            if (!pool) return false;
+            out.pool = *pool;
+            return true;
         }
         if (in->first) {
             auto v = field_value(f, *in->first);
@@ -304,6 +320,32 @@ private:
             if (!s) return false;
             out.section = *s;
         }
+        return true;
+    }
+
+    // A pool's number, from `least` (1 for live, 0 for feed: none) to rt::max_pool.
+    std::optional<std::uint8_t> pool_number(const ast::Property& p, const ast::Integer& v, unsigned least) {
+        if (v.negative || v.magnitude < least || v.magnitude > rt::max_pool) {
+            value_error(p, v.where, "there is no pool " + v.text + " (pools are 1 to " + std::to_string(rt::max_pool) +
+                                        (least == 0 ? ", and 0 feeds none)" : ")"));
+            return std::nullopt;
+        }
+        return static_cast<std::uint8_t>(v.magnitude);
+    }
+
+    // `feed = P`: the field's values join pool P after each record.
+    bool resolve_feed(const Node* leaf, ir::Field& f) {
+        const Source src = find_property(leaf, "feed");
+        if (!src.property) return true;
+        const auto* num = std::get_if<ast::Integer>(&src.property->value);
+        if (!num) return value_error(*src.property, where_of(src.property->value), "'feed' takes the number of a pool, 1 to 4, or 0 for none");
+        auto pool = pool_number(*src.property, *num, 0);
+        if (!pool) return false;
+        if (*pool != 0 && f.type != ir::Type::unsigned_int && f.type != ir::Type::signed_int) {
+            return field_error(num->where, "'feed' applies to integer fields; " + describe(f) + " is " + quote(rt::name(f.type)));
+        }
+        f.feed = *pool;
+        if (f.feed != 0 && !out_.pool_at) out_.pool_at = num->where;
         return true;
     }
 

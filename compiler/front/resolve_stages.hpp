@@ -38,8 +38,8 @@ constexpr std::size_t max_record_nodes = 4096;
 constexpr std::uint32_t max_bytes_width = 65535;
 constexpr std::uint32_t max_scale = 19;
 
-inline constexpr std::array<std::string_view, 7> property_names = {"width", "interpretation", "value", "type",
-                                                                   "scale", "text",           "mnemonic"};
+inline constexpr std::array<std::string_view, 8> property_names = {"width", "interpretation", "value", "type",
+                                                                   "scale", "feed",           "text",  "mnemonic"};
 
 // ---- reporting ------------------------------------------------------------------
 
@@ -259,6 +259,8 @@ struct ResolvedFields {
     std::vector<ir::Field> fields;
     std::vector<ir::LayoutItem> layout;
     std::vector<Location> text_at;
+    std::optional<Location> pool_at;   // the first 'live' or 'feed'
+    std::optional<Location> table_at;  // the first 'sectionOffset'
     bool ok = true;
 };
 

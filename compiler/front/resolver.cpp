@@ -27,6 +27,7 @@ public:
         check_unused_records();
         check_tags(tag_sites_, scopes_, report_);
         check_unused_properties(scopes_, report_);
+        check_pools();
         resolve_text_form(dtd_, schema_, text_sites_, diags_);
         diags_.sort_by_position();
         if (diags_.has_errors()) return std::nullopt;
@@ -59,6 +60,8 @@ private:
         }
         if (x.failed) return give_up(x);
         ResolvedFields fields = resolve_fields(x, schema_, report_);
+        if (!pool_at_) pool_at_ = fields.pool_at;
+        if (!table_at_) table_at_ = fields.table_at;
         if (fields.ok && tag) add_record(def, scope, *tag, blocks, std::move(fields));
     }
 
@@ -92,6 +95,14 @@ private:
         schema_.records.push_back(std::move(record));
     }
 
+    // A table is read in the middle of the record that refers to it, which
+    // would see the pools change (docs/trace-format.md, section 5.1).
+    void check_pools() {
+        if (!pool_at_ || !table_at_) return;
+        Reporter::note(&report_.error(*pool_at_, "a DTD with tables (sectionOffset fields) has no pools of live values"),
+                       *table_at_, "a table is used here");
+    }
+
     // Definitions that are neither in the trace nor used as fields are still checked, then reported.
     void check_unused_records() {
         std::vector<const ast::RecordDef*> unused;
@@ -122,6 +133,7 @@ private:
     CheckedDefinitions checked_;
     std::vector<TagSite> tag_sites_;
     std::vector<RecordTextSites> text_sites_;  // parallel to schema_.records
+    std::optional<Location> pool_at_, table_at_;
 };
 
 }  // namespace

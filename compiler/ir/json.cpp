@@ -24,7 +24,7 @@ json interpretation(const Field& f) {
         case InterpretationKind::section_offset: return {{"kind", "sectionOffset"}, {"section", in.section}};
         case InterpretationKind::section_stride:
             return {{"kind", "sectionStride"}, {"section", in.section}, {"stride", in.stride}};
-        case InterpretationKind::live: break;  // set by metadata only: a DTD cannot spell it yet
+        case InterpretationKind::live: return {{"kind", "live"}, {"pool", in.pool}};
     }
     return {{"kind", "none"}};
 }
@@ -48,6 +48,7 @@ json field(const Record& r, const Field& f) {
         out["restoreWidth"] = f.restore_width;
     }
     out["interpretation"] = interpretation(f);
+    if (f.feed != 0) out["feed"] = f.feed;
     if (r.mnemonic && f.index != 0) out["text"] = field_text(f.text);
     return out;
 }

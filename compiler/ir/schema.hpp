@@ -32,6 +32,7 @@ struct Interpretation {
     std::uint64_t value = 0;
     std::int64_t stride = 0;    // stride and sectionStride
     std::uint8_t section = 0;   // sectionOffset and sectionStride: the section's number
+    std::uint8_t pool = 0;      // live: the pool its values are taken from
 
     bool operator==(const Interpretation&) const = default;
 };
@@ -60,6 +61,7 @@ struct Field {
     // (the last non-zero width); 0 when the DTD gives none.
     std::uint32_t restore_width = 0;
     Interpretation interpretation;
+    std::uint8_t feed = 0;  // the pool its values join (docs/trace-format.md, section 5.1), 0 for none
     FieldText text;  // meaningful when the record has a text form
 };
 

@@ -10,7 +10,7 @@ namespace {
 
 rt::Encoding initial_encoding(const ir::Field& f) {
     const ir::Interpretation& in = f.interpretation;
-    return {in.kind, f.width, f.restore_width, in.value, in.stride, in.section};
+    return {in.kind, f.width, f.restore_width, in.value, in.stride, in.section, in.pool, f.feed};
 }
 
 // The nested layout as a flat program. The tag (field 0) is read before the

@@ -1,11 +1,13 @@
 // Pools of live values (live_pool.hpp): the pool against a plain model, a
 // free's address as a reference to a live allocation through the generated
-// HATF codec, escapes, and the errors of references a pool cannot answer.
+// HATF codec and through a DTD that sets them up itself, escapes, and the errors of references a pool cannot answer.
 #include <doctest/doctest.h>
 
 #include <deque>
 #include <hatf10.hpp>
+#include <pools.hpp>
 #include <random>
+#include <variant>
 
 #include "trace_support.hpp"
 
@@ -169,4 +171,48 @@ TEST_CASE("metadata naming a pool is checked") {
     const auto e = metatf::test::error_of([&] { w.set_width(RecordType::Free, Free::address_field, 0); });
     REQUIRE(e);
     CHECK(std::string(e->what()).ends_with("field 'address' of record 'free': a live field needs a width of 1 to 8 bytes"));
+}
+
+TEST_CASE("a DTD's own live and feed settings need no metadata") {
+    TempTrace t("live-dtd");
+    rt::WriterOptions options;
+    options.output.replace = true;
+    options.version = 1;  // records end where the index starts
+    options.strict = true;
+    using pools::Alloc, pools::Free, pools::Realloc;
+    using Event = std::variant<Alloc, Free, Realloc>;
+    const std::vector<Event> written = {
+        Alloc{.size = 16, .address = 0x7f0000001000}, Alloc{.size = 32, .address = 0x7f0000002000},
+        Alloc{.size = 48, .address = 0x7f0000003000},
+        Free{.address = 0x7f0000001000},                                             // 2 back
+        Realloc{.oldAddress = 0x7f0000003000, .size = 64, .address = 0x7f0000003000},  // 0 back, in place: live again
+        Free{.address = 0x7f0000002000},                                             // 1 back
+        Free{.address = 0x7f0000009000},                                             // never allocated: escaped
+    };
+    {
+        pools::Writer w(t.path(), options);
+        for (const auto& r : written) std::visit([&](const auto& x) { w.write(x); }, r);
+        w.close();
+    }
+    pools::Reader r(t.path());
+    std::vector<Event> read;
+    while (r.next()) {
+        REQUIRE(r.type() != pools::RecordType::Metadata);
+        if (r.type() == pools::RecordType::Alloc) read.emplace_back(r.get<Alloc>());
+        if (r.type() == pools::RecordType::Free) read.emplace_back(r.get<Free>());
+        if (r.type() == pools::RecordType::Realloc) read.emplace_back(r.get<Realloc>());
+    }
+    CHECK(read == written);
+    const TraceBytes b = TraceBytes::load(t.path());
+    const std::uint64_t end = b.word(TraceBytes::index_offset);
+    // free: tag, 0xff, 8 bytes; before it free: tag, 1; realloc: tag, 0, size 4, address 8
+    CHECK(b.b.at(end - 10) == Free::tag);
+    CHECK(b.b.at(end - 9) == 0xff);
+    CHECK(b.get(end - 8, 8) == 0x7f0000009000);
+    CHECK(b.b.at(end - 12) == Free::tag);
+    CHECK(b.b.at(end - 11) == 1);
+    CHECK(b.b.at(end - 26) == Realloc::tag);
+    CHECK(b.b.at(end - 25) == 0);
+    CHECK(b.b.at(end - 28) == Free::tag);
+    CHECK(b.b.at(end - 27) == 2);
 }

@@ -108,12 +108,13 @@ struct Desc {
         const FieldDesc& f = record.fields[i];
         const Interp k = f.initial.kind;
         if (k != Interp::none && k != Interp::default_value && k != Interp::section_offset) return false;
+        if (f.initial.feed != 0) return false;  // pools change with every record
         if (f.width_from == no_field) return true;
         const Encoding& length = record.fields[f.width_from].initial;
         return length.kind == Interp::default_value && length.value <= 65535;
     }
     // Whether the initial layout is known now: constant widths, values that
-    // need no state (none, default, sectionOffset).
+    // need no state (none, default, sectionOffset) and feed no pool.
     static constexpr bool initial() {
         if (!flat()) return false;
         for (std::uint32_t i = 0; i < record.layout_count; ++i) {
