@@ -225,12 +225,14 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
     for (const auto& [key, c] : best) {
         const auto slot = static_cast<std::uint32_t>(key >> 32), f = static_cast<std::uint32_t>(key);
         const FieldState& now = writer_.states(slot)[f];
-        const bool feeds = pools.feeders.count(key) != 0;
-        if (feeds != (now.feed == 1)) changes.push_back({slot, f, MetaOp::feed, feeds ? 1u : 0u, 0});
+        const auto feeds = pools.feeders.find(key);
+        const std::uint8_t feed = feeds == pools.feeders.end() ? 0 : feeds->second;
+        if (feed != now.feed) changes.push_back({slot, f, MetaOp::feed, feed, 0});
         if (const auto live = pools.live.find(key); live != pools.live.end()) {
+            const auto [pool, width] = live->second;
             // The width first: a field that stores nothing has none to restore.
-            if (live->second != (now.kind == Interp::live ? now.width : now.restore)) changes.push_back({slot, f, MetaOp::width, live->second, 0});
-            if (now.kind != Interp::live || now.pool != 1) changes.push_back({slot, f, MetaOp::live, 1, 0});
+            if (width != (now.kind == Interp::live ? now.width : now.restore)) changes.push_back({slot, f, MetaOp::width, width, 0});
+            if (now.kind != Interp::live || now.pool != pool) changes.push_back({slot, f, MetaOp::live, pool, 0});
             continue;
         }
         if (c.op) changes.push_back({slot, f, *c.op, c.a, c.b});

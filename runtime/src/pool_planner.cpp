@@ -9,8 +9,26 @@ namespace metatf::rt::detail {
 
 namespace {
 
-// Stands for the fields that fed the writer's pool before the window.
-constexpr FieldKey before_window = ~FieldKey(0);
+// Stands for the fields that fed the writer's pool p before the window.
+constexpr FieldKey before_window(unsigned p) { return ~FieldKey(0) - p; }
+
+// The fields that feed each pool now, and the pool each field refers to now.
+struct Current {
+    std::map<FieldKey, std::uint8_t> feeds, refers;
+};
+
+Current current(TraceWriter& writer) {
+    Current c;
+    const DtdDesc& dtd = writer.dtd();
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        for (std::uint32_t f = 0; f < dtd.records[slot].field_count; ++f) {
+            const FieldState& s = writer.states(slot)[f];
+            if (s.feed != 0) c.feeds[field_key(slot, f)] = s.feed;
+            if (s.kind == Interp::live) c.refers[field_key(slot, f)] = s.pool;
+        }
+    }
+    return c;
+}
 
 // Fields whose values reach 2^16 somewhere in the window: references pay
 // only where values are wide (addresses), and the passes below skip the rest.
@@ -50,8 +68,10 @@ Matches match_values(const LivePools& pools, const std::vector<WindowRecord>& re
             if (const auto it = untaken.find(v); it != untaken.end()) {
                 ++m.from[key][it->second];
                 untaken.erase(it);
-            } else if (pools.back_of(1, v) && taken_before.insert(v).second) {
-                ++m.from[key][before_window];
+            } else {
+                for (std::uint8_t p = 1; p <= max_pool; ++p) {
+                    if (pools.back_of(p, v) && taken_before.insert(v).second) ++m.from[key][before_window(p)];
+                }
             }
             untaken[v] = key;
         }
@@ -59,86 +79,115 @@ Matches match_values(const LivePools& pools, const std::vector<WindowRecord>& re
     return m;
 }
 
-// Takers of at least half their values, best first, with the fields they
-// take from (those of at least 1% of their matches; the pool's current feeders
-// for values from before the window). A field cannot both take from a pool
-// and feed another taker, except itself (then it moves its value to the front).
-std::map<FieldKey, std::set<FieldKey>> choose_takers(const Matches& m, const std::set<FieldKey>& feeding_now) {
-    struct Taker {
-        FieldKey key;
-        std::uint64_t hits;
-        std::set<FieldKey> from;
-    };
+// Takers of at least half their values, best first, each with the fields it
+// takes from (those of at least 1% of its matches; for values from before the
+// window, the fields that fed their pool) and the pool those fields feed. A
+// field feeds one pool: a taker whose fields feed two is left out. A taker
+// keeps the pool it refers to now, or its fields' pool, so that windows agree.
+struct Taker {
+    FieldKey key;
+    std::uint64_t hits = 0;
+    std::set<FieldKey> from;
+    std::uint8_t pool = 0;
+};
+
+std::vector<Taker> choose_takers(const Matches& m, const Current& now) {
     std::vector<Taker> takers;
     for (const auto& [key, from] : m.from) {
-        Taker t{key, 0, {}};
+        Taker t{key};
         for (const auto& [p, n] : from) t.hits += n;
         if (2 * t.hits < m.values.at(key)) continue;
         for (const auto& [p, n] : from) {
             if (100 * n < t.hits) continue;
-            if (p == before_window) {
-                t.from.insert(feeding_now.begin(), feeding_now.end());
-            } else {
+            if (p < before_window(max_pool)) {
                 t.from.insert(p);
+                continue;
+            }
+            for (const auto& [field, pool] : now.feeds) {
+                if (before_window(pool) == p) t.from.insert(field);
             }
         }
         takers.push_back(std::move(t));
     }
     std::stable_sort(takers.begin(), takers.end(), [](const Taker& a, const Taker& b) { return a.hits > b.hits; });
-    std::map<FieldKey, std::set<FieldKey>> chosen;
-    std::set<FieldKey> feeders;
+    std::map<FieldKey, std::uint8_t> feeds;
+    std::set<std::uint8_t> used;
+    for (const auto& [field, pool] : now.feeds) used.insert(pool);
+    for (const auto& [field, pool] : now.refers) used.insert(pool);
+    std::vector<Taker> chosen;
     for (Taker& t : takers) {
-        if (feeders.count(t.key) && !t.from.count(t.key)) continue;
-        if (std::any_of(t.from.begin(), t.from.end(), [&](FieldKey p) { return p != t.key && chosen.count(p); })) continue;
-        feeders.insert(t.from.begin(), t.from.end());
-        chosen.emplace(t.key, std::move(t.from));
+        std::set<std::uint8_t> fed;
+        for (FieldKey p : t.from) {
+            if (feeds.count(p)) fed.insert(feeds[p]);
+        }
+        if (fed.size() > 1) continue;
+        const auto referring = now.refers.find(t.key);
+        if (!fed.empty()) {
+            t.pool = *fed.begin();
+        } else if (referring != now.refers.end()) {
+            t.pool = referring->second;
+        } else {
+            for (std::uint8_t p = 1; p <= max_pool && t.pool == 0; ++p) {
+                if (!used.count(p)) t.pool = p;
+            }
+            if (t.pool == 0) continue;
+        }
+        used.insert(t.pool);
+        for (FieldKey p : t.from) feeds[p] = t.pool;
+        chosen.push_back(std::move(t));
     }
     return chosen;
 }
 
 // One value of a taker: its count back into the pool, if it would find it.
-struct Reference {
+struct Count {
     std::optional<std::uint64_t> back;
     std::uint64_t value;
 };
 
-// Pass 2: the references the takers would store with the feeders feeding pool
-// 1, as the pool rules order them (docs/trace-format.md, section 5.1).
+// Pass 2: the counts the takers would store with their fields feeding their
+// pools, as the pool rules order them (docs/trace-format.md, section 5.1).
 // Values live before the window count back from the writer's pool as it is
 // now, a close bound.
-std::map<FieldKey, std::vector<Reference>> simulate(const LivePools& pools, const std::vector<WindowRecord>& records,
-                                                    const std::set<FieldKey>& takers, const std::set<FieldKey>& feeders) {
-    std::map<FieldKey, std::vector<Reference>> out;
-    LivePool local(true);
+std::map<FieldKey, std::vector<Count>> simulate(const LivePools& pools, const std::vector<WindowRecord>& records,
+                                                const std::vector<Taker>& takers) {
+    std::map<FieldKey, std::uint8_t> refers, feeds;
+    for (const Taker& t : takers) {
+        refers[t.key] = t.pool;
+        for (FieldKey p : t.from) feeds[p] = t.pool;
+    }
+    std::map<FieldKey, std::vector<Count>> out;
+    std::vector<LivePool> local(max_pool + 1, LivePool(true));
     std::unordered_set<std::uint64_t> taken_before;
-    std::vector<std::size_t> leave;
-    std::vector<std::uint64_t> join;
+    std::vector<std::pair<std::uint8_t, std::size_t>> leave;
+    std::vector<std::pair<std::uint8_t, std::uint64_t>> join;
     for (const WindowRecord& r : records) {
         leave.clear();
         join.clear();
         for (std::size_t i = 0; i < r.count; ++i) {
             const std::uint64_t v = r.values[i].integer;
             const FieldKey key = field_key(r.slot, r.values[i].field);
-            if (takers.count(key)) {
-                Reference ref{std::nullopt, v};
-                if (const auto p = local.find(v)) {
-                    ref.back = local.back_of(*p);
-                    leave.push_back(*p);
-                } else if (const auto b = pools.back_of(1, v); b && taken_before.insert(v).second) {
-                    ref.back = *b + local.live();
+            if (const auto it = refers.find(key); it != refers.end()) {
+                LivePool& pool = local[it->second];
+                Count c{std::nullopt, v};
+                if (const auto p = pool.find(v)) {
+                    c.back = pool.back_of(*p);
+                    leave.emplace_back(it->second, *p);
+                } else if (const auto b = pools.back_of(it->second, v); b && taken_before.insert(v).second) {
+                    c.back = *b + pool.live();
                 }
-                out[key].push_back(ref);
+                out[key].push_back(c);
             }
-            if (feeders.count(key)) join.push_back(v);
+            if (const auto it = feeds.find(key); it != feeds.end()) join.emplace_back(it->second, v);
         }
-        for (std::size_t p : leave) local.remove(p);
-        for (std::uint64_t v : join) local.add(v);
+        for (const auto& [p, position] : leave) local[p].remove(position);
+        for (const auto& [p, v] : join) local[p].add(v);
     }
     return out;
 }
 
 // The cheapest width for a taker's references, and its cost.
-std::pair<std::uint32_t, double> best_width(const std::vector<Reference>& refs, ZSTD_CCtx* cctx) {
+std::pair<std::uint32_t, double> best_width(const std::vector<Count>& refs, ZSTD_CCtx* cctx) {
     std::vector<std::byte> column, packed;
     std::pair<std::uint32_t, double> best{0, 0};
     for (std::uint32_t w = 1; w <= 4; ++w) {
@@ -147,7 +196,7 @@ std::pair<std::uint32_t, double> best_width(const std::vector<Reference>& refs, 
         const auto put = [&](std::uint64_t x, unsigned n) {
             for (unsigned i = 0; i < n; ++i) column.push_back(static_cast<std::byte>(x >> (8 * i)));
         };
-        for (const Reference& r : refs) {
+        for (const Count& r : refs) {
             if (r.back && *r.back < escape) {
                 put(*r.back, w);
             } else {
@@ -171,30 +220,18 @@ std::pair<std::uint32_t, double> best_width(const std::vector<Reference>& refs, 
 PoolChoice plan_pools(TraceWriter& writer, const std::vector<WindowRecord>& records, ZSTD_CCtx* cctx,
                       const std::function<bool(FieldKey)>& eligible, const std::function<double(FieldKey)>& other_cost) {
     const DtdDesc& dtd = writer.dtd();
-    std::set<FieldKey> feeding_now;
-    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
-        for (std::uint32_t f = 0; f < dtd.records[slot].field_count; ++f) {
-            if (writer.states(slot)[f].feed == 1) feeding_now.insert(field_key(slot, f));
-        }
-    }
     const std::set<FieldKey> wide = wide_fields(writer, records, eligible);
-    const auto chosen = choose_takers(match_values(writer.pools(), records, wide), feeding_now);
-    std::set<FieldKey> takers, feeders;
-    for (const auto& [key, from] : chosen) {
-        takers.insert(key);
-        feeders.insert(from.begin(), from.end());
-    }
-    const auto refs = simulate(writer.pools(), records, takers, feeders);
+    const std::vector<Taker> takers = choose_takers(match_values(writer.pools(), records, wide), current(writer));
+    const auto counts = simulate(writer.pools(), records, takers);
     // A reference is kept where it beats the field's best other encoding,
     // metadata included (two records at most: width and live).
     const double metadata = 2.0 * (2.0 * dtd.tag_width + 2 + (writer.options().cls == Class::bits32 ? 4 : 8));
     PoolChoice choice;
-    for (const auto& [key, list] : refs) {
-        const auto [width, cost] = best_width(list, cctx);
-        if (cost + metadata >= other_cost(key)) continue;
-        choice.live.emplace(key, width);
-        const auto& from = chosen.at(key);
-        choice.feeders.insert(from.begin(), from.end());
+    for (const Taker& t : takers) {
+        const auto [width, cost] = best_width(counts.at(t.key), cctx);
+        if (cost + metadata >= other_cost(t.key)) continue;
+        choice.live.emplace(t.key, Reference{t.pool, width});
+        for (FieldKey p : t.from) choice.feeders[p] = t.pool;
     }
     return choice;
 }

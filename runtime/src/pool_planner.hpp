@@ -1,7 +1,7 @@
 // The AutoEncoder's choice of `live` references (docs/compactness.md): which
 // fields of a window refer to values other fields took before (a free's
-// address is an allocation's), so that they store a count back into pool 1,
-// and which fields feed that pool.
+// address is an allocation's; an allocation's, often, a free's), so that they
+// store a count back into a pool, and which fields feed each pool.
 #pragma once
 
 #include <zstd.h>
@@ -28,9 +28,14 @@ struct WindowRecord {
     std::size_t count;
 };
 
+struct Reference {
+    std::uint8_t pool;
+    std::uint32_t width;
+};
+
 struct PoolChoice {
-    std::map<FieldKey, std::uint32_t> live;  // references into pool 1, and their widths
-    std::set<FieldKey> feeders;              // fields that feed pool 1
+    std::map<FieldKey, Reference> live;          // fields that refer to a pool, and their widths
+    std::map<FieldKey, std::uint8_t> feeders;    // fields that feed a pool, and which
 };
 
 // `eligible(key)`: whether the encoder may change the field (an integer

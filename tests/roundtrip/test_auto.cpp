@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 
 #include <features.hpp>
 #include <hatf10.hpp>
@@ -83,8 +84,9 @@ TEST_CASE("the auto encoder stores a heap-like trace in fewer bytes, and it read
 namespace {
 
 // Allocations and frees as a program makes them: blocks freed mostly soon
-// after they were allocated, their addresses reused, 64-bit and scattered.
-std::vector<OwnedRecord> churn(std::size_t n) {
+// after they were allocated, their addresses reused (`reuse` percent of
+// allocations, when a freed block is at hand), 64-bit and scattered.
+std::vector<OwnedRecord> churn(std::size_t n, std::uint64_t reuse = 50) {
     const auto alloc = static_cast<std::uint32_t>(hatf10::RecordType::Alloc);
     const auto free = static_cast<std::uint32_t>(hatf10::RecordType::Free);
     std::vector<OwnedRecord> out;
@@ -98,7 +100,7 @@ std::vector<OwnedRecord> churn(std::size_t n) {
     while (out.size() < n) {
         if (live.empty() || next() % 100 < 52) {
             std::uint64_t address = top += 16 * (1 + next() % 8);
-            if (!freed.empty() && next() % 2 == 0) {
+            if (!freed.empty() && next() % 100 < reuse) {
                 address = freed.back();
                 freed.pop_back();
             }
@@ -145,6 +147,31 @@ TEST_CASE("the auto encoder stores frees as references to live allocations") {
             // Frees store a 1-byte count, allocations a delta of their addresses, sizes 1 byte.
             CHECK(fs::file_size(path) < 20000 * 4);
         }
+    }
+}
+
+TEST_CASE("allocations that reuse freed blocks refer to a pool the frees feed") {
+    const std::vector<OwnedRecord> records = churn(20000, 95);
+    rt::WriterOptions options;
+    options.compress = 3;
+    const std::string path = fresh_path("reuse.mtf");
+    metatf::test::write_auto(records, path, hatf10::dtd, options, 4096);
+    CHECK(metatf::test::read_owned(path, hatf10::dtd) == records);
+    // pool -> the record types whose addresses feed it, and refer to it
+    std::map<std::uint64_t, std::set<hatf10::RecordType>> feeders, takers;
+    for (const hatf10::Metadata& m : metadata_of(path)) {
+        const bool address = m.record == hatf10::RecordType::Alloc ? m.field == hatf10::Alloc::address_field
+                                                                    : m.field == hatf10::Free::address_field;
+        if (address && m.op == rt::MetaOp::feed && m.a != 0) feeders[m.a].insert(m.record);
+        if (address && m.op == rt::MetaOp::live) takers[m.a].insert(m.record);
+    }
+    using T = hatf10::RecordType;
+    REQUIRE(takers.size() == 2);
+    for (const auto& [pool, types] : takers) {
+        CAPTURE(pool);
+        REQUIRE(types.size() == 1);
+        const T other = *types.begin() == T::Alloc ? T::Free : T::Alloc;
+        CHECK(feeders[pool] == std::set<T>{other});
     }
 }
 
