@@ -4,25 +4,57 @@
 
 namespace metatf::rt {
 
+namespace {
+
+// The position in `word` of its set bit with `above` set bits above it.
+unsigned bit_from_top(std::uint64_t word, std::uint64_t above) {
+    for (; above > 0; --above) word &= ~(std::uint64_t(1) << (63 - std::countl_zero(word)));
+    return 63 - static_cast<unsigned>(std::countl_zero(word));
+}
+
+}  // namespace
+
 // Positions grow with every add() and are reclaimed by compact() once most of
-// them are dead; tree_ counts the live ones so that rank and position convert
-// in O(log n).
+// them are dead.
 
 void LivePool::add(std::uint64_t value) {
-    const std::size_t i = values_.size() + 1;  // the new node, 1-based
+    const std::size_t p = values_.size();
     values_.push_back(value);
-    alive_.push_back(1);
-    const std::size_t low = i & (~i + 1);
-    tree_.push_back(static_cast<std::uint32_t>(1 + prefix(i - 1) - prefix(i - low)));
+    if (p % group == 0) groups_.push_back(0);
+    if (p % span == 0) spans_.push_back(0);
+    if (p % block == 0) {
+        words_.push_back(0);
+        blocks_.push_back(0);
+    }
+    words_.back() |= std::uint64_t(1) << (p % block);
+    ++blocks_.back();
+    ++spans_.back();
+    ++groups_.back();
     ++live_;
-    if (indexed_) index(i - 1);
-    if (live_ > max_live) remove(position_of(1));
+    if (indexed_) index(p);
+    if (live_ > max_live) remove(*at_back(live_ - 1));
     if (values_.size() > 2 * live_ + 4096) compact();
 }
 
 std::optional<std::size_t> LivePool::at_back(std::uint64_t back) const {
     if (back >= live_) return std::nullopt;
-    return position_of(live_ - back);
+    std::size_t g = groups_.size() - 1;
+    for (; back >= groups_[g]; --g) back -= groups_[g];
+    std::size_t s = std::min(spans_.size(), (g + 1) * 64) - 1;
+    for (; back >= spans_[s]; --s) back -= spans_[s];
+    for (std::size_t b = std::min(blocks_.size(), (s + 1) * 64) - 1;; --b) {
+        if (back < blocks_[b]) return block * b + bit_from_top(words_[b], back);
+        back -= blocks_[b];
+    }
+}
+
+std::uint64_t LivePool::back_of(std::size_t position) const {
+    const std::size_t b = position / block, s = position / span, g = position / group;
+    std::uint64_t back = static_cast<std::uint64_t>(std::popcount(words_[b] & ~(~std::uint64_t(0) >> (63 - position % block))));
+    for (std::size_t c = b + 1; c < std::min(blocks_.size(), (s + 1) * 64); ++c) back += blocks_[c];
+    for (std::size_t t = s + 1; t < std::min(spans_.size(), (g + 1) * 64); ++t) back += spans_[t];
+    for (std::size_t h = g + 1; h < groups_.size(); ++h) back += groups_[h];
+    return back;
 }
 
 std::optional<std::size_t> LivePool::find(std::uint64_t value) const {
@@ -31,34 +63,19 @@ std::optional<std::size_t> LivePool::find(std::uint64_t value) const {
     return it->second;
 }
 
-std::uint64_t LivePool::prefix(std::size_t n) const {
-    std::uint64_t live = 0;
-    for (std::size_t i = n; i > 0; i -= i & (~i + 1)) live += tree_[i - 1];
-    return live;
-}
-
-std::size_t LivePool::position_of(std::uint64_t rank) const {
-    std::size_t pos = 0;
-    for (std::size_t step = std::bit_floor(tree_.size()); step > 0; step >>= 1) {
-        if (pos + step <= tree_.size() && tree_[pos + step - 1] < rank) {
-            pos += step;
-            rank -= tree_[pos - 1];
-        }
-    }
-    return pos;
-}
-
 void LivePool::remove(std::size_t position) {
-    if (!alive_[position]) return;
-    alive_[position] = 0;
-    for (std::size_t i = position + 1; i <= tree_.size(); i += i & (~i + 1)) --tree_[i - 1];
+    if (!alive(position)) return;
+    words_[position / block] &= ~(std::uint64_t(1) << (position % block));
+    --blocks_[position / block];
+    --spans_[position / span];
+    --groups_[position / group];
     --live_;
     if (!indexed_) return;
     // The newest copy left: an older live copy of the same value, if any.
     const auto it = newest_.find(values_[position]);
     if (it == newest_.end() || it->second != position) return;
     std::size_t p = same_before_[position];
-    while (p != none && !alive_[p]) p = same_before_[p];
+    while (p != none && !alive(p)) p = same_before_[p];
     if (p == none) {
         newest_.erase(it);
     } else {
@@ -75,15 +92,19 @@ void LivePool::index(std::size_t position) {
 void LivePool::compact() {
     std::size_t n = 0;
     for (std::size_t p = 0; p < values_.size(); ++p) {
-        if (alive_[p]) values_[n++] = values_[p];
+        if (alive(p)) values_[n++] = values_[p];
     }
     values_.resize(n);
-    alive_.assign(n, 1);
-    tree_.assign(n, 1);
-    for (std::size_t i = 1; i <= n; ++i) {
-        const std::size_t parent = i + (i & (~i + 1));
-        if (parent <= n) tree_[parent - 1] += tree_[i - 1];
+    words_.assign((n + block - 1) / block, ~std::uint64_t(0));
+    blocks_.assign(words_.size(), static_cast<std::uint8_t>(block));
+    spans_.assign((n + span - 1) / span, static_cast<std::uint32_t>(span));
+    if (n % block != 0) {
+        words_.back() = (std::uint64_t(1) << (n % block)) - 1;
+        blocks_.back() = static_cast<std::uint8_t>(n % block);
     }
+    if (n % span != 0) spans_.back() = static_cast<std::uint32_t>(n % span);
+    groups_.assign((n + group - 1) / group, static_cast<std::uint32_t>(group));
+    if (n % group != 0) groups_.back() = static_cast<std::uint32_t>(n % group);
     if (!indexed_) return;
     newest_.clear();
     same_before_.clear();

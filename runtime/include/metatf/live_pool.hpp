@@ -38,21 +38,28 @@ public:
     // The position of the live value with `back` live values after it, if there are that many.
     std::optional<std::size_t> at_back(std::uint64_t back) const;
     // How many live values come after the one at `position`.
-    std::uint64_t back_of(std::size_t position) const { return live_ - prefix(position + 1); }
+    std::uint64_t back_of(std::size_t position) const;
     std::uint64_t value(std::size_t position) const { return values_[position]; }
     // The position of the newest live copy of `value`, if any (indexed pools only).
     std::optional<std::size_t> find(std::uint64_t value) const;
 
 private:
-    std::uint64_t prefix(std::size_t n) const;          // live values among the first n positions
-    std::size_t position_of(std::uint64_t rank) const;  // the live value of this rank (1: the oldest)
+    // Positions in blocks of 64 (a word of alive bits and a count each),
+    // blocks in spans of 64 and spans in groups of 64 (a count each): a
+    // reference, mostly to a recent value, is found by summing counts back
+    // from the newest, at most 9 groups (compaction keeps positions under
+    // 2 max_live + 4096), 64 spans and 64 blocks however far back it is.
+    static constexpr std::size_t block = 64, span = 64 * block, group = 64 * span;
+    bool alive(std::size_t p) const { return (words_[p / block] >> (p % block) & 1) != 0; }
     void compact();
 
     bool indexed_;
     std::uint64_t live_ = 0;
     std::vector<std::uint64_t> values_;  // by position: the order of add()
-    std::vector<char> alive_;
-    std::vector<std::uint32_t> tree_;    // a Fenwick tree of alive_, 1-based
+    std::vector<std::uint64_t> words_;   // alive bits by position
+    std::vector<std::uint8_t> blocks_;   // live values of each block
+    std::vector<std::uint32_t> spans_;   // live values of each span
+    std::vector<std::uint32_t> groups_;  // live values of each group
     // Indexed: value -> its newest live position, and by position the one before it with the same value.
     std::unordered_map<std::uint64_t, std::size_t> newest_;
     std::vector<std::size_t> same_before_;
