@@ -154,7 +154,8 @@ bool may_change(const DtdDesc& dtd, std::uint32_t slot) {
 
 }  // namespace
 
-AutoEncoder::AutoEncoder(TraceWriter& writer, std::size_t window) : writer_(writer), window_(std::max<std::size_t>(window, 1)) {
+AutoEncoder::AutoEncoder(TraceWriter& writer, std::size_t window, bool live)
+    : writer_(writer), window_(std::max<std::size_t>(window, 1)), live_(live) {
     if (writer.options().strict) {
         throw TraceError(ErrorKind::usage, "a strict writer keeps its encodings: it cannot have them chosen from the data");
     }
@@ -216,7 +217,7 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
         }
     }
     detail::PoolChoice pools;
-    if (!table_section(dtd, -1)) {
+    if (live_ && !table_section(dtd, -1)) {
         pools = detail::plan_pools(
             writer_, records, cctx.get(), [&](detail::FieldKey k) { return best.count(k) != 0; },
             [&](detail::FieldKey k) { return best.at(k).cost; });

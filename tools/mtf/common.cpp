@@ -252,6 +252,12 @@ Encoding encoding_choice(const Options& o, bool keep_allowed) {
     throw UsageError(std::string("--encoding takes ") + (keep_allowed ? "auto, initial or keep" : "auto or initial") + ", not '" + e + "'");
 }
 
+bool live_references(const Options& o, Encoding e) {
+    if (!o.has("--no-live")) return true;
+    if (e != Encoding::automatic) throw UsageError("--no-live applies to --encoding auto");
+    return false;
+}
+
 void print(std::string_view text) {
     Output out("-");
     out.write(text);

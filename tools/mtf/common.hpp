@@ -172,6 +172,8 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input);
 enum class Encoding { automatic, initial, keep };
 // The value of --encoding (default auto); `keep` is allowed only where the input is a trace.
 Encoding encoding_choice(const Options& o, bool keep_allowed);
+// Whether --encoding auto may choose live references (not with --no-live, which only auto takes).
+bool live_references(const Options& o, Encoding e);
 
 // Writes a whole report to standard output; throws InputError if it cannot.
 void print(std::string_view text);

@@ -59,6 +59,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
         throw UsageError("--strict keeps the initial encodings: it cannot be used with --encoding auto");
     }
     const Encoding encoding = strict ? Encoding::initial : encoding_choice(o, false);
+    const bool live = live_references(o, encoding);
     const auto dtd = load_dtd(dtd_file);
     const rt::DtdDesc& desc = require_text_form(dtd->desc(), dtd_file);
     std::ifstream file;
@@ -74,7 +75,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
         naming_file(output, [&] {
             rt::TraceWriter writer(output, desc, writer_options(o, input));
             std::optional<rt::AutoEncoder> chosen;
-            if (encoding == Encoding::automatic) chosen.emplace(writer);
+            if (encoding == Encoding::automatic) chosen.emplace(writer, rt::AutoEncoder::default_window, live);
             std::uint8_t current = 0;
             rt::GenericRecord record;
             {
@@ -148,7 +149,7 @@ int to_text(const std::string& input, const std::string& output, const Options& 
 
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
-        args, "convert", with_trace_output({{"--skip-bad", false}, {"--strict", false}, {"--encoding", true}, {"-f", false}, {"--force", false}}),
+        args, "convert", with_trace_output({{"--skip-bad", false}, {"--strict", false}, {"--encoding", true}, {"--no-live", false}, {"-f", false}, {"--force", false}}),
         {"INPUT", "OUTPUT"});
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
@@ -204,6 +205,8 @@ Options:
   --encoding auto|initial
                       text input: the trace's encodings are chosen from the
                       data (auto, the default) or the DTD's (initial)
+  --no-live           text input, auto: no references to live values (as
+                      'mtf recode --no-live')
   --strict            text input: keep the initial encodings, and make a
                       value that does not fit its field's current encoding
                       an error, not a metadata record

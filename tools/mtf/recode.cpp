@@ -11,8 +11,8 @@ namespace {
 // Where recode's records go: the writer itself, or an AutoEncoder in front of it.
 class Sink {
 public:
-    Sink(rt::TraceWriter& w, Encoding e) : w_(w), keep_(e == Encoding::keep) {
-        if (e == Encoding::automatic) auto_.emplace(w);
+    Sink(rt::TraceWriter& w, Encoding e, bool live) : w_(w), keep_(e == Encoding::keep) {
+        if (e == Encoding::automatic) auto_.emplace(w, rt::AutoEncoder::default_window, live);
     }
     // Writes `r`, read from the input. The input's metadata records are copied
     // under --encoding keep, else left behind: the encoder or the writer adds
@@ -53,16 +53,17 @@ private:
 };
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, "recode", with_trace_output({{"--encoding", true}, {"-f", false}, {"--force", false}}),
+    const Options o = parse_options(args, "recode", with_trace_output({{"--encoding", true}, {"--no-live", false}, {"-f", false}, {"--force", false}}),
                                     {"INPUT", "OUTPUT"});
     const Encoding encoding = encoding_choice(o, true);
+    const bool live = live_references(o, encoding);
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
     return on_trace(input, [&] {
         Trace trace(input, o.find("--dtd"));
         naming_file(output, [&] {
             rt::TraceWriter w(output, trace.dtd(), writer_options(o, input));
-            Sink sink(w, encoding);
+            Sink sink(w, encoding, live);
             for_each_record("recode", trace, [&](const ReadRecord& r) { sink.write(trace.dtd(), r); });
             sink.close();
         });
@@ -85,7 +86,10 @@ The encodings (each field's width and interpretation) come from --encoding:
            field of each record type gets the interpretation (none, delta,
            baseOffset, default, stride) and width that store those records'
            values in the fewest bytes, or with --compress the fewest bytes
-           after compression, set by metadata records before them
+           after compression, set by metadata records before them; a field
+           whose values other fields took before (a free's address) may
+           instead store a count back to that value among the live ones
+           (interpretation live; slower to read, see --no-live)
   initial  the DTD's initial encodings, widened by a metadata record where a
            value needs it (a 'default' or 'stride' field it breaks becomes
            'none'), as 'mtf convert' does
@@ -108,6 +112,8 @@ Options:
                       fingerprint rule of docs/mtf.md); OUTPUT embeds FILE
   --encoding auto|initial|keep
                       how OUTPUT's encodings are chosen (above; default auto)
+  --no-live           auto: no references to live values, for traces read
+                      more often than stored (docs/compactness.md)
   --compress[=LEVEL]  compress each chunk with zstd at LEVEL (1-19, default
                       9); chunks it would not shrink stay stored
   --class 32|64       the header's word size (default 64)

@@ -16,10 +16,14 @@ namespace metatf::rt {
 
 class AutoEncoder {
 public:
+    static constexpr std::size_t default_window = 16384;
+
     // `window`: records held back before their encodings are chosen. Memory
     // is bounded by it (and the bytes fields' data); the output depends only
     // on the records and the window, so it is the same on every run.
-    explicit AutoEncoder(TraceWriter& writer, std::size_t window = 16384);
+    // `live`: whether fields may become references to live values (smaller,
+    // slower to read: docs/compactness.md).
+    explicit AutoEncoder(TraceWriter& writer, std::size_t window = default_window, bool live = true);
     AutoEncoder(const AutoEncoder&) = delete;
     AutoEncoder& operator=(const AutoEncoder&) = delete;
 
@@ -46,6 +50,7 @@ private:
 
     TraceWriter& writer_;
     std::size_t window_;
+    bool live_;
     std::vector<Event> events_;
     std::vector<GenericValue> values_;   // their spans are empty: a bytes value's data is in bytes_
     std::vector<std::size_t> offsets_;   // per value: where its data starts in bytes_
