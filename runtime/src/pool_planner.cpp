@@ -94,7 +94,8 @@ struct Taker {
 std::vector<Taker> choose_takers(const Matches& m, const Current& now) {
     std::vector<Taker> takers;
     for (const auto& [key, from] : m.from) {
-        Taker t{key};
+        Taker t;
+        t.key = key;
         for (const auto& [p, n] : from) t.hits += n;
         if (2 * t.hits < m.values.at(key)) continue;
         for (const auto& [p, n] : from) {
