@@ -26,6 +26,8 @@ const char* op_name(rt::MetaOp op) {
         case rt::MetaOp::section_offset: return "sectionOffset";
         case rt::MetaOp::stride: return "stride";
         case rt::MetaOp::section_stride: return "sectionStride";
+        case rt::MetaOp::live: return "live";
+        case rt::MetaOp::feed: return "feed";
     }
     return "?";
 }
