@@ -215,6 +215,27 @@ int compress_level(const Options& o) {
     return n;
 }
 
+// --chunk-size=SIZE: bytes, or KiB/MiB with a K/M suffix. Bounded so that a
+// chunk and the record that overflows it stay far below the readers' limit.
+constexpr std::size_t min_chunk_size = std::size_t(4) << 10, max_chunk_size = std::size_t(64) << 20;
+
+std::size_t chunk_size(const Options& o, std::size_t fallback) {
+    if (!o.has("--chunk-size")) return fallback;
+    const std::string text = o.get("--chunk-size", "");
+    std::string digits = text;
+    std::size_t unit = 1;
+    if (!digits.empty() && (digits.back() == 'K' || digits.back() == 'M')) {
+        unit = digits.back() == 'K' ? std::size_t(1) << 10 : std::size_t(1) << 20;
+        digits.pop_back();
+    }
+    const bool ok = !digits.empty() && digits.size() <= 9 && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const std::size_t n = ok ? std::stoull(digits) * unit : 0;
+    if (n < min_chunk_size || n > max_chunk_size) {
+        throw UsageError("--chunk-size takes a size from 4K to 64M (bytes, or K or M for KiB or MiB), not '" + text + "'");
+    }
+    return n;
+}
+
 }  // namespace
 
 std::uint32_t metadata_target(const rt::DtdDesc& dtd, const ReadRecord& r) {
@@ -227,7 +248,7 @@ std::uint32_t metadata_target(const rt::DtdDesc& dtd, const ReadRecord& r) {
 }
 
 std::vector<OptionSpec> with_trace_output(std::vector<OptionSpec> specs) {
-    specs.insert(specs.end(), {{"--compress", true, false, true}, {"--class", true}, {"--byte-order", true}});
+    specs.insert(specs.end(), {{"--compress", true, false, true}, {"--chunk-size", true}, {"--class", true}, {"--byte-order", true}});
     return specs;
 }
 
@@ -241,6 +262,7 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input) {
     w.order = order == "big" ? rt::ByteOrder::big : rt::ByteOrder::little;
     w.strict = o.has("--strict");
     w.compress = compress_level(o);
+    w.chunk_bytes = chunk_size(o, w.chunk_bytes);
     return w;
 }
 

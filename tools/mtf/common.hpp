@@ -163,7 +163,7 @@ private:
 // -f/--force, and the files the output must not be.
 rt::OutputOptions output_options(const Options& o, std::vector<std::string> inputs);
 
-// A command's options, and those of writing a trace: --compress[=LEVEL], --class, --byte-order.
+// A command's options, and those of writing a trace: --compress[=LEVEL], --chunk-size, --class, --byte-order.
 std::vector<OptionSpec> with_trace_output(std::vector<OptionSpec> specs);
 // What they ask for (and --strict, -f), for a trace written from `input`.
 rt::WriterOptions writer_options(const Options& o, const std::string& input);

@@ -213,6 +213,10 @@ Options:
   --compress[=LEVEL]  trace output: compress each chunk with zstd at LEVEL
                       (1-19, default 9); chunks it would not shrink stay
                       stored. Readers decompress on their own
+  --chunk-size SIZE   trace output: bytes of records a chunk holds before
+                      it is written (4K-64M, K or M for KiB or MiB; default
+                      1M). Larger chunks compress better and cost readers
+                      as much memory each (docs/compactness.md)
   --class 32|64       trace output: the header's word size (default 64)
   --byte-order little|big
                       trace output: the byte order (default little)

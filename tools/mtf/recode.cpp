@@ -116,6 +116,10 @@ Options:
                       more often than stored (docs/compactness.md)
   --compress[=LEVEL]  compress each chunk with zstd at LEVEL (1-19, default
                       9); chunks it would not shrink stay stored
+  --chunk-size SIZE   bytes of records a chunk holds before it is written
+                      (4K-64M, K or M for KiB or MiB; default 1M). Larger
+                      chunks compress better and cost readers as much
+                      memory each (docs/compactness.md)
   --class 32|64       the header's word size (default 64)
   --byte-order little|big
                       the byte order (default little)
