@@ -31,5 +31,6 @@ run() { local name=$1; shift; "$mtf" recode -f "$@" "$trace" "$trace.$name.mtf";
 run auto
 run auto-zstd9 --compress
 run auto-zstd19 --compress=19
+run auto-zstd19-16M --compress=19 --chunk-size=16M
 run keep-zstd9 --encoding keep --compress
 run initial-zstd9 --encoding initial --compress

@@ -22,3 +22,4 @@ run initial --encoding initial
 run auto
 run auto-zstd19 --compress=19
 run auto-no-live-zstd19 --no-live --compress=19
+run auto-no-live-zstd19-16M --no-live --compress=19 --chunk-size=16M
