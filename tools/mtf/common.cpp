@@ -199,6 +199,11 @@ rt::OutputOptions output_options(const Options& o, std::vector<std::string> inpu
 
 namespace {
 
+// Whether `text` is a decimal number of 1 to `max` digits (no sign, no blank).
+bool all_digits(const std::string& text, std::size_t max) {
+    return !text.empty() && text.size() <= max && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // The level of --compress without one: docs/trace-format.md, section 1, says why.
 constexpr int default_compress_level = 9;
 
@@ -207,8 +212,7 @@ int compress_level(const Options& o) {
     if (!o.has("--compress")) return 0;
     const std::string level = o.get("--compress", "");
     if (level.empty()) return default_compress_level;
-    const bool digits = level.size() <= 2 && std::all_of(level.begin(), level.end(), [](char c) { return c >= '0' && c <= '9'; });
-    const int n = digits ? std::stoi(level) : 0;
+    const int n = all_digits(level, 2) ? std::stoi(level) : 0;
     if (n < 1 || n > rt::max_compress_level) {
         throw UsageError("--compress takes a level from 1 to " + std::to_string(rt::max_compress_level) + ", not '" + level + "'");
     }
@@ -228,8 +232,7 @@ std::size_t chunk_size(const Options& o, std::size_t fallback) {
         unit = digits.back() == 'K' ? std::size_t(1) << 10 : std::size_t(1) << 20;
         digits.pop_back();
     }
-    const bool ok = !digits.empty() && digits.size() <= 9 && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-    const std::size_t n = ok ? std::stoull(digits) * unit : 0;
+    const std::size_t n = all_digits(digits, 9) ? std::stoull(digits) * unit : 0;
     if (n < min_chunk_size || n > max_chunk_size) {
         throw UsageError("--chunk-size takes a size from 4K to 64M (bytes, or K or M for KiB or MiB), not '" + text + "'");
     }
