@@ -1,5 +1,6 @@
 #include "metatf/field_state.hpp"
 
+#include <array>
 #include <bit>
 
 namespace metatf::rt {
@@ -48,24 +49,40 @@ std::optional<std::uint32_t> fixed_width(const FieldState* fields, const FieldSt
 RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian_trace) {
     RecordPlan plan;
     if (!little_endian_trace || std::endian::native != std::endian::little || r.predefined != Predefined::none) return plan;
-    bool plain = true;
+    bool plain = true, immediate = true;
+    std::array<bool, max_pool + 1> touched{};  // by a field before: a reference or a feed
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
         if (r.layout[i].op != LayoutStep::field) return plan;
         const std::uint32_t f = r.layout[i].index;
         FieldState& s = fields[f];
         const auto width = fixed_width(fields, s);
-        if (!width || s.kind == Interp::live || s.feed != 0) return plan;  // pools change with every record
+        const bool pooled = s.kind == Interp::live || s.feed != 0;
+        if (!width || (pooled && f >= 64)) return plan;
         s.offset = plan.size;
         plan.size += *width;
+        if (pooled) {
+            const std::uint64_t bit = std::uint64_t(1) << f;
+            plan.pools = true;
+            if (s.kind == Interp::live) {
+                plan.live |= bit;
+                immediate = immediate && !touched[s.pool];
+                touched[s.pool] = true;
+            }
+            if (s.feed != 0) {
+                plan.feeds |= bit;
+                touched[s.feed] = true;
+            }
+        }
         // Fields from 64 on are read whatever their encoding (see typed.hpp's varies()).
-        const bool constant = s.mask == 0 && s.keep == 0 && (s.desc->type != Type::bytes || *width == 0) && f < 64;
+        const bool constant = s.mask == 0 && s.keep == 0 && (s.desc->type != Type::bytes || *width == 0) && !pooled && f < 64;
         if (constant) continue;
         if (f < 64) plan.varying |= std::uint64_t(1) << f;
         const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
         if (integer && (s.add | s.keep | s.shift) != 0) plain = false;
     }
     plan.usable = true;
-    plan.plain = plain;
+    plan.plain = plain && !plan.pools;
+    plan.immediate = immediate;
     return plan;
 }
 

@@ -1,6 +1,8 @@
 #include "metatf/live_pool.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <functional>
 
 namespace metatf::rt {
 
@@ -31,7 +33,7 @@ void LivePool::add(std::uint64_t value) {
     ++spans_.back();
     ++groups_.back();
     ++live_;
-    if (indexed_) index(p);
+    index(p);
     if (live_ > max_live) remove(*at_back(live_ - 1));
     if (values_.size() > 2 * live_ + 4096) compact();
 }
@@ -70,7 +72,6 @@ void LivePool::remove(std::size_t position) {
     --spans_[position / span];
     --groups_[position / group];
     --live_;
-    if (!indexed_) return;
     // The newest copy left: an older live copy of the same value, if any.
     const auto it = newest_.find(values_[position]);
     if (it == newest_.end() || it->second != position) return;
@@ -105,17 +106,9 @@ void LivePool::compact() {
     if (n % span != 0) spans_.back() = static_cast<std::uint32_t>(n % span);
     groups_.assign((n + group - 1) / group, static_cast<std::uint32_t>(group));
     if (n % group != 0) groups_.back() = static_cast<std::uint32_t>(n % group);
-    if (!indexed_) return;
     newest_.clear();
     same_before_.clear();
     for (std::size_t p = 0; p < n; ++p) index(p);
-}
-
-std::optional<std::uint64_t> LivePools::refer_back(std::uint8_t pool, std::uint64_t back) {
-    const auto p = at(pool).at_back(back);
-    if (!p) return std::nullopt;
-    referred_.emplace_back(pool, *p);
-    return at(pool).value(*p);
 }
 
 std::optional<std::uint64_t> LivePools::value_back(std::uint8_t pool, std::uint64_t back) const {
@@ -138,6 +131,75 @@ void LivePools::end_record() {
     for (const auto& [pool, value] : fed_) at(pool).add(value);
     referred_.clear();
     fed_.clear();
+}
+
+// Blocks fill from the back: values go into the last block until it holds
+// 64, then a new one opens. Blocks emptied by removals stay until compact().
+// Past max_live the oldest value leaves.
+void ReadPool::add_slow(std::uint64_t value) {
+    if (live_ == max_live) {
+        while (counts_[first_] == 0) ++first_;
+        remove(block * first_);
+        tidy();
+    }
+    if (counts_.empty() || counts_.back() == block) {
+        const std::size_t b = counts_.size();
+        if (b % group == 0) groups_.push_back(0);
+        if (b % span == 0) spans_.push_back(0);
+        counts_.push_back(0);
+        values_.resize(values_.size() + block);
+        if (counts_.size() > 2 * (live_ / block) + 64) compact();
+    }
+    add(value);
+}
+
+std::size_t ReadPool::far_back(std::uint64_t back) const {
+    std::size_t g = groups_.size() - 1;
+    for (; back >= groups_[g]; --g) back -= groups_[g];
+    std::size_t s = std::min(spans_.size(), (g + 1) * (group / span)) - 1;
+    for (; back >= spans_[s]; --s) back -= spans_[s];
+    std::size_t b = std::min(counts_.size(), (s + 1) * span) - 1;
+    for (; back >= counts_[b]; --b) back -= counts_[b];
+    return block * b + counts_[b] - 1 - back;
+}
+
+// Packs the live values into full blocks, oldest first.
+void ReadPool::compact() {
+    std::size_t n = 0;
+    for (std::size_t b = first_; b < counts_.size(); ++b) {
+        const auto from = values_.begin() + static_cast<std::ptrdiff_t>(block * b);
+        std::copy(from, from + counts_[b], values_.begin() + static_cast<std::ptrdiff_t>(n));
+        n += counts_[b];
+    }
+    const std::size_t blocks = std::max<std::size_t>((n + block - 1) / block, 1);
+    values_.resize(block * blocks);
+    counts_.assign(blocks, static_cast<std::uint32_t>(block));
+    counts_.back() = static_cast<std::uint32_t>(n - block * (blocks - 1));
+    spans_.assign((blocks + span - 1) / span, 0);
+    groups_.assign((blocks + group - 1) / group, 0);
+    for (std::size_t b = 0; b < blocks; ++b) {
+        spans_[b / span] += counts_[b];
+        groups_[b / group] += counts_[b];
+    }
+    first_ = 0;
+}
+
+// Several values of one record leave their pools highest slot first, so that
+// the moves within a block do not shift the slots still to go; a value
+// referred to twice leaves once.
+void ReadPools::remove_referred() {
+    if (referred_.size() == 2) {  // an allocation's size and address, say
+        const Change a = std::max(referred_[0], referred_[1]), b = std::min(referred_[0], referred_[1]);
+        pools_[a.pool - 1].remove(a.value);
+        if (b != a) pools_[b.pool - 1].remove(b.value);
+        pools_[a.pool - 1].tidy();
+        pools_[b.pool - 1].tidy();
+        return;
+    }
+    std::sort(referred_.begin(), referred_.end(), std::greater<>());
+    const auto end = std::unique(referred_.begin(), referred_.end());
+    for (auto it = referred_.begin(); it != end; ++it) pools_[it->pool - 1].remove(it->value);
+    for (ReadPool& p : pools_) p.tidy();
 }
 
 }  // namespace metatf::rt

@@ -158,7 +158,7 @@ std::map<FieldKey, std::vector<Count>> simulate(const LivePools& pools, const st
         for (FieldKey p : t.from) feeds[p] = t.pool;
     }
     std::map<FieldKey, std::vector<Count>> out;
-    std::vector<LivePool> local(max_pool + 1, LivePool(true));
+    std::vector<LivePool> local(max_pool + 1);
     std::unordered_set<std::uint64_t> taken_before;
     std::vector<std::pair<std::uint8_t, std::size_t>> leave;
     std::vector<std::pair<std::uint8_t, std::uint64_t>> join;

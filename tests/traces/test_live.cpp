@@ -3,7 +3,10 @@
 // HATF codec and through a DTD that sets them up itself, escapes, and the errors of references a pool cannot answer.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
 #include <deque>
+#include <functional>
 #include <hatf10.hpp>
 #include <pools.hpp>
 #include <random>
@@ -24,7 +27,7 @@ struct Model {
     std::deque<std::uint64_t> live;
     void add(std::uint64_t v) {
         live.push_back(v);
-        if (live.size() > rt::LivePool::max_live) live.pop_front();
+        if (live.size() > rt::max_live) live.pop_front();
     }
     std::optional<std::uint64_t> back_of(std::uint64_t v) const {
         for (std::size_t i = live.size(); i-- > 0;) {
@@ -37,7 +40,8 @@ struct Model {
 }  // namespace
 
 TEST_CASE("a pool agrees with a list of live values through adds, references and compactions") {
-    rt::LivePools writer(true), reader(false);
+    rt::LivePools writer;
+    rt::ReadPools reader;
     Model model;
     std::mt19937_64 rng(7);
     for (int step = 0; step < 200000; ++step) {
@@ -65,13 +69,62 @@ TEST_CASE("a pool agrees with a list of live values through adds, references and
 }
 
 TEST_CASE("a pool drops its oldest value past max_live") {
-    rt::LivePools pools(true);
-    for (std::uint64_t v = 0; v <= rt::LivePool::max_live; ++v) pools.feed(2, v);
+    rt::LivePools pools;
+    rt::ReadPools reader;
+    for (std::uint64_t v = 0; v <= rt::max_live + 1; ++v) {
+        pools.feed(2, v);
+        reader.feed(2, v);
+    }
     pools.end_record();
-    CHECK(pools.live(2) == rt::LivePool::max_live);
-    CHECK(pools.back_of(2, 0) == std::nullopt);
-    CHECK(pools.back_of(2, 1) == rt::LivePool::max_live - 1);
-    CHECK(pools.back_of(2, rt::LivePool::max_live) == 0);
+    reader.end_record();
+    CHECK(pools.live(2) == rt::max_live);
+    CHECK(pools.back_of(2, 1) == std::nullopt);
+    CHECK(pools.back_of(2, 2) == rt::max_live - 1);
+    CHECK(pools.back_of(2, rt::max_live + 1) == 0);
+    CHECK(reader.live(2) == rt::max_live);
+    CHECK(reader.refer_back(2, rt::max_live - 1) == 2);
+    CHECK(reader.refer_back(2, 0) == rt::max_live + 1);
+    CHECK(reader.refer_back(2, rt::max_live) == std::nullopt);
+}
+
+TEST_CASE("a reader's pools apply a record's references and feeds at its end, against a list") {
+    // Records of several references (some to one value twice) and feeds over
+    // two pools, the reader's pools against the rules spelled out on lists.
+    rt::ReadPools reader;
+    std::array<std::deque<std::uint64_t>, 2> model;
+    std::mt19937_64 rng(11);
+    std::uint64_t next = 0;
+    for (int step = 0; step < 100000; ++step) {
+        std::array<std::vector<std::uint64_t>, 2> taken;  // the backs a record refers to
+        for (std::uint8_t pool = 1; pool <= 2; ++pool) {
+            auto& live = model[pool - 1];
+            const std::uint64_t refs = live.empty() ? 0 : rng() % 4;
+            for (std::uint64_t r = 0; r < refs; ++r) {
+                const std::uint64_t back = rng() % 8 == 0 ? rng() % live.size() : rng() % std::min<std::size_t>(70, live.size());
+                REQUIRE(reader.refer_back(pool, back) == live[live.size() - 1 - back]);  // the pool before the record
+                taken[pool - 1].push_back(back);
+            }
+        }
+        std::array<std::vector<std::uint64_t>, 2> fed;
+        for (std::uint64_t f = rng() % 5; f > 0; --f) {
+            const auto pool = static_cast<std::uint8_t>(1 + rng() % 2);
+            reader.feed(pool, next);
+            fed[pool - 1].push_back(next++);
+        }
+        reader.end_record();
+        for (std::size_t p = 0; p < 2; ++p) {
+            auto& live = model[p];
+            std::sort(taken[p].begin(), taken[p].end(), std::greater<>());  // the oldest first: the newer keep their backs
+            taken[p].erase(std::unique(taken[p].begin(), taken[p].end()), taken[p].end());
+            for (const std::uint64_t back : taken[p]) live.erase(live.end() - 1 - static_cast<std::ptrdiff_t>(back));
+            live.insert(live.end(), fed[p].begin(), fed[p].end());
+            REQUIRE(reader.live(static_cast<std::uint8_t>(p + 1)) == live.size());
+        }
+    }
+    for (std::uint8_t pool = 1; pool <= 2; ++pool) {
+        const auto& live = model[pool - 1];
+        for (std::uint64_t back = 0; back < live.size(); back += 37) CHECK(reader.refer_back(pool, back) == live[live.size() - 1 - back]);
+    }
 }
 
 namespace {

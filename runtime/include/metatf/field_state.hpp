@@ -38,11 +38,22 @@ struct FieldState : Encoding, FieldPlan {
 // length read from the record, no sectionStride), in a little-endian trace
 // on a little-endian machine: generated code reads and writes it with FieldPlan arithmetic at
 // fixed offsets, with no per-field branch on its encoding.
+//
+// Fields that refer to or feed pools (live_pool.hpp) keep a plan for
+// readers: a live field's count is a load like any other, and a record
+// whose counts are all answerable (no escape, none past its pool) is read
+// with the plan, its pool changes applied at its end, or as each field is
+// read where that comes to the same (`immediate`). Writers write such
+// records field by field.
 struct RecordPlan {
     bool usable = false;
     bool plain = false;         // every varying integer field is a bare load & mask: add, keep and shift are 0
+    bool pools = false;         // some field is live or feeds a pool (then plain is false)
+    bool immediate = false;     // no pool is referred to after a field of the record referred to it or fed it
     std::uint32_t size = 0;     // bytes after the tag
     std::uint64_t varying = 0;  // bit i: field i (below 64) takes a value from the record or its predecessor
+    std::uint64_t live = 0;     // bit i: field i is live
+    std::uint64_t feeds = 0;    // bit i: field i feeds a pool
 };
 
 // The plan of record `r` under the encodings `fields` (whose offsets it sets).

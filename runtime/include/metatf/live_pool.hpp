@@ -7,10 +7,12 @@
 // at the record's end the values it referred to leave their pools, then the
 // values its fields fed join them, in layout order. So a writer can size a
 // reference before it writes the record, and a field that both refers and
-// feeds moves its value to the front. Readers and writers keep identical
-// pools: every change is deterministic, memory is bounded by max_live.
+// feeds moves its value to the front. Readers and writers keep the same
+// pools in different structures (a writer looks a value up, a reader counts
+// back to it): every change is deterministic, memory is bounded by max_live.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -18,18 +20,19 @@
 #include <utility>
 #include <vector>
 
+#include "bytes.hpp"
 #include "vocabulary.hpp"
 
 namespace metatf::rt {
 
+// At most this many values of a pool are live: adding one more drops the oldest.
+inline constexpr std::uint64_t max_live = std::uint64_t(1) << 20;
+
+// A writer's pool: values by position, with an index from value to position
+// so that a writer finds how far back a value is.
 class LivePool {
 public:
-    // At most this many values are live: adding one more drops the oldest.
-    static constexpr std::uint64_t max_live = std::uint64_t(1) << 20;
     static constexpr std::size_t none = ~std::size_t(0);
-
-    // `indexed`: keep a value -> position index for find() (writers).
-    explicit LivePool(bool indexed = false) : indexed_(indexed) {}
 
     std::uint64_t live() const { return live_; }
     void add(std::uint64_t value);
@@ -40,7 +43,7 @@ public:
     // How many live values come after the one at `position`.
     std::uint64_t back_of(std::size_t position) const;
     std::uint64_t value(std::size_t position) const { return values_[position]; }
-    // The position of the newest live copy of `value`, if any (indexed pools only).
+    // The position of the newest live copy of `value`, if any.
     std::optional<std::size_t> find(std::uint64_t value) const;
 
 private:
@@ -53,32 +56,27 @@ private:
     bool alive(std::size_t p) const { return (words_[p / block] >> (p % block) & 1) != 0; }
     void compact();
 
-    bool indexed_;
     std::uint64_t live_ = 0;
     std::vector<std::uint64_t> values_;  // by position: the order of add()
     std::vector<std::uint64_t> words_;   // alive bits by position
     std::vector<std::uint8_t> blocks_;   // live values of each block
     std::vector<std::uint32_t> spans_;   // live values of each span
     std::vector<std::uint32_t> groups_;  // live values of each group
-    // Indexed: value -> its newest live position, and by position the one before it with the same value.
+    // Value -> its newest live position, and by position the one before it with the same value.
     std::unordered_map<std::uint64_t, std::size_t> newest_;
     std::vector<std::size_t> same_before_;
     void index(std::size_t position);
 };
 
-// The pools of a reader or writer (numbered 1 to max_pool), with the changes
-// the current record makes to them at its end.
+// The pools of a writer (numbered 1 to max_pool), with the changes the
+// current record makes to them at its end.
 class LivePools {
 public:
-    explicit LivePools(bool indexed) : pools_{LivePool(indexed), LivePool(indexed), LivePool(indexed), LivePool(indexed)} {}
-
-    // Reading: the value `back` places from the newest of `pool`, which leaves it at the record's end.
-    std::optional<std::uint64_t> refer_back(std::uint8_t pool, std::uint64_t back);
-    // Writing: how far back `value` is in `pool`, if it is live there.
+    // How far back `value` is in `pool`, if it is live there.
     std::optional<std::uint64_t> back_of(std::uint8_t pool, std::uint64_t value) const;
     // The value `back` places from the newest of `pool`, if there are that many (the pool unchanged).
     std::optional<std::uint64_t> value_back(std::uint8_t pool, std::uint64_t back) const;
-    // Writing: `value`, which back_of() found, leaves `pool` at the record's end.
+    // `value`, which back_of() found, leaves `pool` at the record's end.
     void refer(std::uint8_t pool, std::uint64_t value);
     // `value` joins `pool` at the record's end.
     void feed(std::uint8_t pool, std::uint64_t value) { fed_.emplace_back(pool, value); }
@@ -93,6 +91,132 @@ private:
     std::array<LivePool, max_pool> pools_;
     std::vector<std::pair<std::uint8_t, std::size_t>> referred_;  // pool, position
     std::vector<std::pair<std::uint8_t, std::uint64_t>> fed_;     // pool, value
+};
+
+// A reader's pool: the live values themselves, oldest first, in blocks of
+// 64 that keep their values together, so a reference is a subtraction when
+// it names one of the newest 64 and taking a value out moves at most 63.
+// Counts per block, per span of 64 blocks and per group of 64 spans find
+// older ones (compaction keeps blocks under 2 max_live / 64 + 64 + 1).
+class ReadPool {
+public:
+    std::uint64_t live() const { return live_; }
+    METATF_INLINE void add(std::uint64_t value) {
+        if (counts_.empty() || counts_.back() == block || live_ == max_live) [[unlikely]] return add_slow(value);
+        const std::size_t b = counts_.size() - 1;
+        values_[block * b + counts_[b]] = value;
+        count(b, 1);
+    }
+    // Where the value with `back` live values after it is (back < live()).
+    METATF_INLINE std::size_t at_back(std::uint64_t back) const {
+        const std::size_t last = counts_.size() - 1;
+        if (back < counts_[last]) return block * last + counts_[last] - 1 - back;
+        return far_back(back);
+    }
+    std::uint64_t value(std::size_t slot) const { return values_[slot]; }
+    // The value `back` places from the newest (back < live()), taken out now.
+    METATF_INLINE std::uint64_t take(std::uint64_t back) {
+        const std::size_t slot = at_back(back);
+        const std::uint64_t v = values_[slot];
+        remove(slot);
+        tidy();
+        return v;
+    }
+    // Takes out the value at `slot`. Values after it in its block move down:
+    // several slots of one record are removed from the highest, then tidy().
+    METATF_INLINE void remove(std::size_t slot) {
+        const std::size_t b = slot / block, end = block * b + counts_[b];
+        for (std::size_t i = slot; i + 1 < end; ++i) values_[i] = values_[i + 1];
+        count(b, -1);
+    }
+    // Packs the blocks when more than half their room is empty (slots move).
+    METATF_INLINE void tidy() {
+        if (counts_.size() > 2 * (live_ / block) + 64) [[unlikely]] compact();
+    }
+
+private:
+    static constexpr std::size_t block = 64, span = 64, group = 64 * span;  // span, group: in blocks
+    void add_slow(std::uint64_t value);
+    std::size_t far_back(std::uint64_t back) const;
+    METATF_INLINE void count(std::size_t b, int change) {
+        const auto by = static_cast<std::uint32_t>(change);
+        counts_[b] += by;
+        spans_[b / span] += by;
+        groups_[b / group] += by;
+        live_ += static_cast<std::uint64_t>(change);
+    }
+    void compact();
+
+    std::uint64_t live_ = 0;
+    std::size_t first_ = 0;              // no live value before this block
+    std::vector<std::uint64_t> values_;  // block b: values_[64 b] to values_[64 b + counts_[b] - 1]
+    std::vector<std::uint32_t> counts_;  // live values of each block (not a char type, which aliases everything)
+    std::vector<std::uint32_t> spans_;   // live values of each span
+    std::vector<std::uint32_t> groups_;  // live values of each group
+};
+
+// The pools of a reader, with the changes the current record makes at its end.
+class ReadPools {
+public:
+    // The value `back` places from the newest of `pool`, which leaves it at
+    // the record's end; nothing if the pool holds no more than `back`.
+    METATF_INLINE std::optional<std::uint64_t> refer_back(std::uint8_t pool, std::uint64_t back) {
+        if (back >= live(pool)) return std::nullopt;
+        return refer_back_live(pool, back);
+    }
+    // The same for a `back` known to be below live(pool).
+    METATF_INLINE std::uint64_t refer_back_live(std::uint8_t pool, std::uint64_t back) {
+        ReadPool& p = pools_[pool - 1];
+        const std::size_t slot = p.at_back(back);
+        referred_.push({pool, slot});
+        return p.value(slot);
+    }
+    METATF_INLINE void feed(std::uint8_t pool, std::uint64_t value) { fed_.push({pool, value}); }
+    // A record whose changes may be made as its fields are read
+    // (RecordPlan::immediate) uses the pool itself.
+    ReadPool& now(std::uint8_t pool) { return pools_[pool - 1]; }
+    std::uint64_t live(std::uint8_t pool) const { return pools_[pool - 1].live(); }
+    METATF_INLINE void end_record() {
+        if (referred_.size() == 1) {
+            ReadPool& p = pools_[referred_[0].pool - 1];
+            p.remove(referred_[0].value);
+            p.tidy();
+        } else if (referred_.size() != 0) {
+            remove_referred();
+        }
+        for (std::size_t i = 0; i < fed_.size(); ++i) pools_[fed_[i].pool - 1].add(fed_[i].value);
+        referred_.clear();
+        fed_.clear();
+    }
+    bool pending() const { return referred_.size() != 0 || fed_.size() != 0; }
+
+private:
+    struct Change {
+        std::uint8_t pool;
+        std::uint64_t value;  // referred_: a slot; fed_: a value
+        auto operator<=>(const Change&) const = default;
+    };
+    // A list that keeps its memory from record to record.
+    class Changes {
+    public:
+        METATF_INLINE void push(Change c) {
+            if (size_ == items_.size()) [[unlikely]] items_.resize(std::max<std::size_t>(8, 2 * size_));
+            items_[size_++] = c;
+        }
+        std::size_t size() const { return size_; }
+        const Change& operator[](std::size_t i) const { return items_[i]; }
+        Change* begin() { return items_.data(); }
+        Change* end() { return items_.data() + size_; }
+        void clear() { size_ = 0; }
+
+    private:
+        std::vector<Change> items_;
+        std::size_t size_ = 0;
+    };
+    void remove_referred();
+
+    std::array<ReadPool, max_pool> pools_;
+    Changes referred_, fed_;
 };
 
 }  // namespace metatf::rt

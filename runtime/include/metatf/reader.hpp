@@ -83,6 +83,9 @@ public:
     }
 
     FieldState* states(std::uint32_t slot) { return states_[slot].data(); }
+    // The pools of live values as the current record sees them (live_pool.hpp).
+    ReadPools& pools() { return pools_; }
+    const ReadPools& pools() const { return pools_; }
 
     // ---- the fast path of generated code
     // Whether a record type still has the DTD's initial encodings, in the
@@ -228,7 +231,7 @@ private:
     std::uint64_t bytes_loaded_ = 0, elements_ = 0;  // the work budget (see ReaderLimits)
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot
-    LivePools pools_{false};
+    ReadPools pools_;
     std::vector<char> initial_;                    // per slot: see initial()
     std::vector<RecordPlan> plans_;                // per slot: see plan()
     std::uint64_t fast_tags_ = 0;                  // for run(): tags below 64 whose slot is initial here

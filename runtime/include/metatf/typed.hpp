@@ -285,6 +285,62 @@ struct PlanLoad {
     }
 };
 
+// A planned record with pool fields (RecordPlan::pools): PlanLoad's
+// arithmetic, a live field's count looked up in its pool, fed values
+// handed to theirs. The caller has checked with PlanPoolsAnswer that every
+// count names a live value. Immediate (RecordPlan::immediate): the pools
+// change as each field is read; else the caller applies the changes at
+// the record's end.
+template <typename D, bool Immediate>
+struct PlanLoadPools {
+    const RecordPlan& plan;
+    FieldState* s;
+    const std::byte* p;
+    ReadPools& pools;
+
+    template <std::uint32_t I, typename Member>
+    METATF_INLINE void field(Index<I>, Member& m) const {
+        if constexpr (I < 64 && (std::is_integral_v<Member> || std::is_enum_v<Member>)) {
+            if (!varies<I>(plan.varying)) return;
+            FieldState& f = s[I];
+            std::uint64_t value = plan_read(f, p);
+            if constexpr (Immediate) {
+                if (plan.live >> I & 1) value = pools.now(f.pool).take(value);
+                if (plan.feeds >> I & 1) pools.now(f.feed).add(value);
+            } else {
+                if (plan.live >> I & 1) value = pools.refer_back_live(f.pool, value);
+                if (plan.feeds >> I & 1) pools.feed(f.feed, value);
+            }
+            assign(m, value);
+        } else {
+            PlanLoad<D, false>{plan.varying, s, p}.field(Index<I>{}, m);
+        }
+    }
+};
+
+// Whether every live field of a planned record at `p` stores a count its
+// pool answers (not the escape, which makes the record longer, and not past
+// the pool's live values). Those that do not are read field by field.
+template <typename D>
+struct PlanPoolsAnswer {
+    std::uint64_t live;
+    const FieldState* s;
+    const std::byte* p;
+    const ReadPools& pools;
+    bool ok = true;
+
+    template <std::uint32_t I, typename Member>
+    METATF_INLINE void field(Index<I>, const Member&) {
+        if constexpr (I < 64 && (std::is_integral_v<Member> || std::is_enum_v<Member>)) {
+            if (live >> I & 1) {
+                const FieldState& f = s[I];
+                const std::uint64_t count = load_native<8>(p + f.offset) & f.mask;
+                ok = ok && count != f.mask && count < pools.live(f.pool);
+            }
+        }
+    }
+};
+
 // The writer's planned path in two passes over the members: PlanEncode
 // works out what each integer field stores and whether everything fits;
 // PlanStore, once room is reserved, stores it. A field the plan fixes stores
@@ -599,16 +655,22 @@ private:
     // Whether the record at run.pos, of type Record, can be read with its plan:
     // for a tag below 64 one mask test, else the plan and the room for it
     // and the slack of its wide loads.
+    // A plan with pools also needs counts its pools answer.
     template <typename Record>
-    METATF_INLINE bool planned_at(const TraceReader::Run& run, std::uint64_t tag) const {
+    METATF_INLINE bool planned_at(const TraceReader::Run& run, std::uint64_t tag, const Record& record) {
         using D = detail::Desc<Codec, Record>;
+        const RecordPlan& plan = r_.plan(D::slot);
         if constexpr (Record::tag < 64) {
-            return run.planned(Record::tag);
+            if (!run.planned(Record::tag)) return false;
         } else {
-            const RecordPlan& plan = r_.plan(D::slot);
-            return run.slot_of(tag) == D::slot && plan.usable &&
-                   static_cast<std::size_t>(run.end - run.pos) >= tag_width + plan.size + 8;
+            if (run.slot_of(tag) != D::slot || !plan.usable || static_cast<std::size_t>(run.end - run.pos) < tag_width + plan.size + 8) {
+                return false;
+            }
         }
+        if (!plan.pools) [[likely]] return true;
+        detail::PlanPoolsAnswer<D> answer{plan.live, r_.states(D::slot), run.pos + tag_width, r_.pools()};
+        detail::members(record, answer);
+        return answer.ok;
     }
 
     // Reads the record whose tag is at `pos` with its plan; returns where the next begins.
@@ -617,7 +679,14 @@ private:
         using D = detail::Desc<Codec, Record>;
         const RecordPlan& plan = r_.plan(D::slot);
         const std::byte* p = pos + tag_width;
-        if (plan.plain) {
+        if (plan.pools) {
+            if (plan.immediate) {
+                visit_fields(record, detail::PlanLoadPools<D, true>{plan, r_.states(D::slot), p, r_.pools()});
+            } else {
+                visit_fields(record, detail::PlanLoadPools<D, false>{plan, r_.states(D::slot), p, r_.pools()});
+                r_.pools().end_record();
+            }
+        } else if (plan.plain) {
             visit_fields(record, detail::PlanLoad<D, true>{plan.varying, r_.states(D::slot), p});
         } else {
             visit_fields(record, detail::PlanLoad<D, false>{plan.varying, r_.states(D::slot), p});
@@ -654,7 +723,7 @@ private:
             }
         }
         if constexpr (D::plannable) {
-            if (planned_at<Record>(run, tag)) {
+            if (planned_at<Record>(run, tag, record)) {
                 r_.advance(read_planned(record, run.pos), 1);
                 return deliver(record, then);
             }
@@ -746,7 +815,7 @@ private:
         }
         Record& record = std::get<Record>(records_);
         if constexpr (D::plannable) {
-            if (planned_at<Record>(run, tag)) {
+            if (planned_at<Record>(run, tag, record)) {
                 run.pos = read_planned(record, run.pos);
                 ++records;
                 v(record);
@@ -804,7 +873,7 @@ public:
         }
         if constexpr (D::plannable) {
             const RecordPlan& plan = w_.plan(D::slot);
-            if (plan.usable) {
+            if (plan.usable && !plan.pools) {
                 if (plan.plain ? write_planned<true>(o, plan, offset) : write_planned<false>(o, plan, offset)) return offset;
             }
         }

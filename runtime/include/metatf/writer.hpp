@@ -216,7 +216,7 @@ private:
     WriterOptions options_;
     Header header_;
     std::vector<std::vector<FieldState>> states_;
-    LivePools pools_{true};
+    LivePools pools_;
     std::vector<char> initial_;  // per slot: see initial()
     std::vector<RecordPlan> plans_;  // per slot: see plan()
     std::uint32_t predefined_slot_[4] = {};  // by Predefined: the slots of comment, section, metadata
