@@ -140,12 +140,11 @@ void ReadPool::add_slow(std::uint64_t value) {
     if (live_ == max_live) {
         while (counts_[first_] == 0) ++first_;
         remove(block * first_);
-        tidy();
     }
-    if (counts_.empty() || counts_.back() == block) {
-        const std::size_t b = counts_.size();
-        if (b % group == 0) groups_.push_back(0);
-        if (b % span == 0) spans_.push_back(0);
+    if (counts_[last_] == block) {
+        last_ = counts_.size();
+        if (last_ % group == 0) groups_.push_back(0);
+        if (last_ % span == 0) spans_.push_back(0);
         counts_.push_back(0);
         values_.resize(values_.size() + block);
         if (counts_.size() > 2 * (live_ / block) + 64) compact();
@@ -182,6 +181,7 @@ void ReadPool::compact() {
         groups_[b / group] += counts_[b];
     }
     first_ = 0;
+    last_ = blocks - 1;
 }
 
 // Several values of one record leave their pools highest slot first, so that
@@ -192,14 +192,11 @@ void ReadPools::remove_referred() {
         const Change a = std::max(referred_[0], referred_[1]), b = std::min(referred_[0], referred_[1]);
         pools_[a.pool - 1].remove(a.value);
         if (b != a) pools_[b.pool - 1].remove(b.value);
-        pools_[a.pool - 1].tidy();
-        pools_[b.pool - 1].tidy();
         return;
     }
     std::sort(referred_.begin(), referred_.end(), std::greater<>());
     const auto end = std::unique(referred_.begin(), referred_.end());
     for (auto it = referred_.begin(); it != end; ++it) pools_[it->pool - 1].remove(it->value);
-    for (ReadPool& p : pools_) p.tidy();
 }
 
 }  // namespace metatf::rt

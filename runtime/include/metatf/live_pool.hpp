@@ -97,20 +97,22 @@ private:
 // 64 that keep their values together, so a reference is a subtraction when
 // it names one of the newest 64 and taking a value out moves at most 63.
 // Counts per block, per span of 64 blocks and per group of 64 spans find
-// older ones (compaction keeps blocks under 2 max_live / 64 + 64 + 1).
+// older ones. When a block opens and more than half the room is empty the
+// values are packed again, so the blocks stay under 2 L / 64 + 65 for the
+// most values L the pool has held, itself at most max_live.
 class ReadPool {
 public:
+    ReadPool() : values_(block), counts_(1), spans_(1), groups_(1) {}
+
     std::uint64_t live() const { return live_; }
     METATF_INLINE void add(std::uint64_t value) {
-        if (counts_.empty() || counts_.back() == block || live_ == max_live) [[unlikely]] return add_slow(value);
-        const std::size_t b = counts_.size() - 1;
-        values_[block * b + counts_[b]] = value;
-        count(b, 1);
+        if (counts_[last_] == block || live_ == max_live) [[unlikely]] return add_slow(value);
+        values_[block * last_ + counts_[last_]] = value;
+        count(last_, 1);
     }
     // Where the value with `back` live values after it is (back < live()).
     METATF_INLINE std::size_t at_back(std::uint64_t back) const {
-        const std::size_t last = counts_.size() - 1;
-        if (back < counts_[last]) return block * last + counts_[last] - 1 - back;
+        if (back < counts_[last_]) return block * last_ + counts_[last_] - 1 - back;
         return far_back(back);
     }
     std::uint64_t value(std::size_t slot) const { return values_[slot]; }
@@ -119,19 +121,14 @@ public:
         const std::size_t slot = at_back(back);
         const std::uint64_t v = values_[slot];
         remove(slot);
-        tidy();
         return v;
     }
-    // Takes out the value at `slot`. Values after it in its block move down:
-    // several slots of one record are removed from the highest, then tidy().
+    // Takes out the value at `slot`. Values after it in its block move down,
+    // so several slots of one record are removed from the highest.
     METATF_INLINE void remove(std::size_t slot) {
         const std::size_t b = slot / block, end = block * b + counts_[b];
         for (std::size_t i = slot; i + 1 < end; ++i) values_[i] = values_[i + 1];
         count(b, -1);
-    }
-    // Packs the blocks when more than half their room is empty (slots move).
-    METATF_INLINE void tidy() {
-        if (counts_.size() > 2 * (live_ / block) + 64) [[unlikely]] compact();
     }
 
 private:
@@ -148,6 +145,7 @@ private:
     void compact();
 
     std::uint64_t live_ = 0;
+    std::size_t last_ = 0;               // the block values go into
     std::size_t first_ = 0;              // no live value before this block
     std::vector<std::uint64_t> values_;  // block b: values_[64 b] to values_[64 b + counts_[b] - 1]
     std::vector<std::uint32_t> counts_;  // live values of each block (not a char type, which aliases everything)
@@ -178,9 +176,7 @@ public:
     std::uint64_t live(std::uint8_t pool) const { return pools_[pool - 1].live(); }
     METATF_INLINE void end_record() {
         if (referred_.size() == 1) {
-            ReadPool& p = pools_[referred_[0].pool - 1];
-            p.remove(referred_[0].value);
-            p.tidy();
+            pools_[referred_[0].pool - 1].remove(referred_[0].value);
         } else if (referred_.size() != 0) {
             remove_referred();
         }
