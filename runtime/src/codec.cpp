@@ -34,15 +34,18 @@ struct FreeD {
 }  // namespace
 
 std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out) {
-    const std::unique_ptr<ZSTD_DCtx, FreeD> d(ZSTD_createDCtx());
+    // One context per thread, reused: a chunk is decoded in one call.
+    thread_local const std::unique_ptr<ZSTD_DCtx, FreeD> d(ZSTD_createDCtx());
     if (!d) throw std::bad_alloc();
+    ZSTD_DCtx_reset(d.get(), ZSTD_reset_session_only);
     // One byte past the declared size is room enough to see that a chunk expands to more.
     const std::uint64_t limit = decoded + 1;
     ZSTD_inBuffer input{in.data(), in.size(), 0};
-    out.clear();
+    // Room for all of it at once lets zstd decode straight into `out`, in
+    // one pass, rather than through a window of its own and a copy.
+    out.resize(static_cast<std::size_t>(limit));
     std::size_t have = 0;
     for (;;) {
-        if (have == out.size()) out.resize(static_cast<std::size_t>(std::min<std::uint64_t>(limit, std::max<std::size_t>(have * 2, 1 << 16))));
         ZSTD_outBuffer output{out.data(), out.size(), have};
         const std::size_t r = ZSTD_decompressStream(d.get(), &output, &input);
         if (ZSTD_isError(r)) return std::string("a zstd chunk does not decode: ") + ZSTD_getErrorName(r);

@@ -51,9 +51,9 @@ private:
 
 // Decodes a zstd chunk whose frame entry declares `decoded` bytes into
 // `out`, or says why it cannot: it is not one whole zstd frame, or it
-// expands to more or fewer bytes than declared. `out` grows with the bytes
-// that come out, not to the size declared, so a chunk that lies about its
-// size costs no more memory than it really expands to (at most decoded + 1).
+// expands to more or fewer bytes than declared. `out` takes decoded + 1
+// bytes, which the container has already bounded by max_decoded() of the
+// chunk's stored size.
 std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out);
 
 }  // namespace metatf::rt
