@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <deque>
+#include <future>
 #include <map>
 
 #include "metatf/codec.hpp"
@@ -33,6 +34,14 @@ std::vector<std::byte> read_arriving(InputFile& in, std::uint64_t size, const ch
 
 }  // namespace
 
+// A zstd chunk decompressed ahead of its use, on a thread of its own; its
+// error, if any, is raised when the chunk is reached, so that it names the
+// record reached as if it had been decoded then.
+struct Decoded {
+    std::vector<std::byte> bytes;
+    std::optional<std::string> problem;
+};
+
 // One section's bytes as the reader walks through them, chunk by chunk.
 struct TraceReader::Stream {
     enum class Mode { unused, records, values } mode = Mode::unused;
@@ -48,6 +57,7 @@ struct TraceReader::Stream {
     std::uint64_t whole_start = 0;
     bool whole_loaded = false;               // a file: loaded once, whole
     bool table = false;                      // a pipe: every chunk is also appended to `whole`
+    std::future<Decoded> ahead;              // a file: chunks[next_chunk], being decompressed
 };
 
 struct TraceReader::Saved {
@@ -236,6 +246,23 @@ void TraceReader::decode_chunk(const Chunk& c, std::span<const std::byte> stored
     if (auto problem = decompress_chunk(stored, c.decoded, out)) throw TraceError(ErrorKind::bad_section, *problem, c.start, c.section, record_index_);
 }
 
+// Starts decompressing the stream's next chunk, if it is a zstd chunk, while
+// the records of this one are read: zstd then costs a second core, not time.
+// Its stored bytes are read here, so that the file is only read from one
+// thread; the reader then holds two chunks of the stream.
+void TraceReader::decompress_ahead(Stream& s, std::vector<std::byte> room) {
+    if (s.next_chunk == s.chunks.size()) return;
+    const Chunk& c = header_.chunks[s.chunks[s.next_chunk]];
+    if (c.codec == 0) return;
+    std::vector<std::byte> stored(c.size);
+    file_.read_at(c.start, stored.data(), c.size);
+    s.ahead = std::async(std::launch::async, [stored = std::move(stored), decoded = c.decoded, room = std::move(room)]() mutable {
+        Decoded d{std::move(room), {}};
+        d.problem = decompress_chunk(stored, decoded, d.bytes);
+        return d;
+    });
+}
+
 bool TraceReader::load_next_chunk(Stream& s) {
     if (streaming_) {
         while (s.pending.empty()) {
@@ -252,8 +279,17 @@ bool TraceReader::load_next_chunk(Stream& s) {
         const Chunk& c = header_.chunks[s.chunks[s.next_chunk++]];
         check_segment_start(c, s);
         s.buffer_stream_offset += s.buffer.size();
-        load_chunk(c, s.buffer);
-        s.buffer_file_offset = c.start;
+        if (s.ahead.valid()) {
+            Decoded d = s.ahead.get();
+            if (d.problem) throw TraceError(ErrorKind::bad_section, *d.problem, c.start, c.section, record_index_);
+            d.bytes.swap(s.buffer);  // d.bytes: the last chunk's room, used again
+            s.buffer_file_offset = c.start;
+            decompress_ahead(s, std::move(d.bytes));
+        } else {
+            load_chunk(c, s.buffer);
+            s.buffer_file_offset = c.start;
+            decompress_ahead(s, {});
+        }
     }
     bytes_loaded_ += s.buffer.size();
     s.read = 0;

@@ -753,6 +753,8 @@ TEST_CASE("a zstd chunk's decoded size that disagrees with its bytes, or is too 
         TempTrace t("v2-zstd-sizes");
         const Layout l = layout_of(t, f, write_zstd);
         const unsigned w = l.w;
+        // The second chunk: a file's reader decompresses it ahead, while the
+        // first is read, and must still name the record it reached.
         const Layout::Entry& c = l.segments[1].chunks[0];
         const std::uint64_t first = l.segments[1].first_record;
         const std::uint64_t decoded = TraceBytes::load(t.path()).get(c.at + 4 + w, w);

@@ -195,6 +195,7 @@ private:
     void attach(const DtdDesc& dtd);
     void check_dtd(const DtdDesc& dtd) const;
     bool load_next_chunk(Stream& s);
+    void decompress_ahead(Stream& s, std::vector<std::byte> room);
     void load_chunk(const Chunk& c, std::vector<std::byte>& out);
     void decode_chunk(const Chunk& c, std::span<const std::byte> stored, std::vector<std::byte>& out) const;
     bool pull_segment();
