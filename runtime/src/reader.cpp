@@ -6,6 +6,7 @@
 #include <deque>
 #include <future>
 #include <map>
+#include <system_error>
 
 #include "metatf/codec.hpp"
 
@@ -256,11 +257,15 @@ void TraceReader::decompress_ahead(Stream& s, std::vector<std::byte> room) {
     if (c.codec == 0) return;
     std::vector<std::byte> stored(c.size);
     file_.read_at(c.start, stored.data(), c.size);
-    s.ahead = std::async(std::launch::async, [stored = std::move(stored), decoded = c.decoded, room = std::move(room)]() mutable {
-        Decoded d{std::move(room), {}};
-        d.problem = decompress_chunk(stored, decoded, d.bytes);
-        return d;
-    });
+    try {
+        s.ahead = std::async(std::launch::async, [stored = std::move(stored), decoded = c.decoded, room = std::move(room)]() mutable {
+            Decoded d{std::move(room), {}};
+            d.problem = decompress_chunk(stored, decoded, d.bytes);
+            return d;
+        });
+    } catch (const std::system_error&) {
+        // No thread to be had: the chunk is decompressed when it is reached.
+    }
 }
 
 bool TraceReader::load_next_chunk(Stream& s) {
