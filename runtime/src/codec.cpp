@@ -31,13 +31,7 @@ struct FreeD {
     void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
 };
 
-}  // namespace
-
-std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out) {
-    // One context per thread, reused: a chunk is decoded in one call.
-    thread_local const std::unique_ptr<ZSTD_DCtx, FreeD> d(ZSTD_createDCtx());
-    if (!d) throw std::bad_alloc();
-    ZSTD_DCtx_reset(d.get(), ZSTD_reset_session_only);
+std::optional<std::string> decode_frame(ZSTD_DCtx* d, std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out) {
     // One byte past the declared size is room enough to see that a chunk expands to more.
     const std::uint64_t limit = decoded + 1;
     ZSTD_inBuffer input{in.data(), in.size(), 0};
@@ -47,7 +41,7 @@ std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::
     std::size_t have = 0;
     for (;;) {
         ZSTD_outBuffer output{out.data(), out.size(), have};
-        const std::size_t r = ZSTD_decompressStream(d.get(), &output, &input);
+        const std::size_t r = ZSTD_decompressStream(d, &output, &input);
         if (ZSTD_isError(r)) return std::string("a zstd chunk does not decode: ") + ZSTD_getErrorName(r);
         have = output.pos;
         if (have > decoded) return "a zstd chunk expands to more than the " + std::to_string(decoded) + " bytes its entry declares";
@@ -60,6 +54,21 @@ std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::
     }
     out.resize(have);
     return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out) {
+    // One context per thread, reused: a chunk is decoded in one call.
+    thread_local std::unique_ptr<ZSTD_DCtx, FreeD> d;
+    if (!d) d.reset(ZSTD_createDCtx());
+    if (!d) throw std::bad_alloc();
+    ZSTD_DCtx_reset(d.get(), ZSTD_reset_session_only);
+    auto problem = decode_frame(d.get(), in, decoded, out);
+    // A frame that missed the one-pass path (no content size, or a wrong one)
+    // made zstd take a window of its own: not kept for the thread's lifetime.
+    if (ZSTD_sizeof_DCtx(d.get()) > (std::size_t(1) << 20)) d.reset();
+    return problem;
 }
 
 }  // namespace metatf::rt

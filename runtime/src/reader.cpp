@@ -6,7 +6,6 @@
 #include <deque>
 #include <future>
 #include <map>
-#include <system_error>
 
 #include "metatf/codec.hpp"
 
@@ -255,16 +254,17 @@ void TraceReader::decompress_ahead(Stream& s, std::vector<std::byte> room) {
     if (s.next_chunk == s.chunks.size()) return;
     const Chunk& c = header_.chunks[s.chunks[s.next_chunk]];
     if (c.codec == 0) return;
-    std::vector<std::byte> stored(c.size);
-    file_.read_at(c.start, stored.data(), c.size);
     try {
+        std::vector<std::byte> stored(c.size);
+        file_.read_at(c.start, stored.data(), c.size);
         s.ahead = std::async(std::launch::async, [stored = std::move(stored), decoded = c.decoded, room = std::move(room)]() mutable {
             Decoded d{std::move(room), {}};
             d.problem = decompress_chunk(stored, decoded, d.bytes);
             return d;
         });
-    } catch (const std::system_error&) {
-        // No thread to be had: the chunk is decompressed when it is reached.
+    } catch (...) {
+        // No thread, no memory or the read failed: the chunk is loaded when
+        // it is reached, which raises any error there, with its position.
     }
 }
 
