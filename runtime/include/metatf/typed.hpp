@@ -652,44 +652,53 @@ private:
         }
     }
 
-    // Whether the record at run.pos, of type Record, can be read with its plan:
-    // for a tag below 64 one mask test, else the plan and the room for it
-    // and the slack of its wide loads.
-    // A plan with pools also needs counts its pools answer.
+    // Whether the record at run.pos, of type Record, has a plan to be read
+    // with: for a tag below 64 one mask test, else the plan and the room for
+    // it and the slack of its wide loads.
     template <typename Record>
-    METATF_INLINE bool planned_at(const TraceReader::Run& run, std::uint64_t tag, const Record& record) {
+    METATF_INLINE bool planned_at(const TraceReader::Run& run, std::uint64_t tag) const {
         using D = detail::Desc<Codec, Record>;
-        const RecordPlan& plan = r_.plan(D::slot);
         if constexpr (Record::tag < 64) {
-            if (!run.planned(Record::tag)) return false;
+            return run.planned(Record::tag);
         } else {
-            if (run.slot_of(tag) != D::slot || !plan.usable || static_cast<std::size_t>(run.end - run.pos) < tag_width + plan.size + 8) {
-                return false;
-            }
+            const RecordPlan& plan = r_.plan(D::slot);
+            return run.slot_of(tag) == D::slot && plan.usable &&
+                   static_cast<std::size_t>(run.end - run.pos) >= tag_width + plan.size + 8;
         }
-        if (!plan.pools) [[likely]] return true;
-        detail::PlanPoolsAnswer<D> answer{plan.live, r_.states(D::slot), run.pos + tag_width, r_.pools()};
-        detail::members(record, answer);
-        return answer.ok;
     }
 
-    // Reads the record whose tag is at `pos` with its plan; returns where the next begins.
+    // Reads the record whose tag is at `pos` with its plan; returns where
+    // the next begins, or null for a record with pools whose counts do not
+    // all name live values (read field by field). Records with pools go out
+    // of line: their pool work outweighs a call, and inlined they would
+    // weigh on every record's path.
     template <typename Record>
     METATF_INLINE const std::byte* read_planned(Record& record, const std::byte* pos) {
         using D = detail::Desc<Codec, Record>;
         const RecordPlan& plan = r_.plan(D::slot);
+        if (plan.pools) [[unlikely]] return read_pooled(record, pos);
         const std::byte* p = pos + tag_width;
-        if (plan.pools) {
-            if (plan.immediate) {
-                visit_fields(record, detail::PlanLoadPools<D, true>{plan, r_.states(D::slot), p, r_.pools()});
-            } else {
-                visit_fields(record, detail::PlanLoadPools<D, false>{plan, r_.states(D::slot), p, r_.pools()});
-                r_.pools().end_record();
-            }
-        } else if (plan.plain) {
+        if (plan.plain) {
             visit_fields(record, detail::PlanLoad<D, true>{plan.varying, r_.states(D::slot), p});
         } else {
             visit_fields(record, detail::PlanLoad<D, false>{plan.varying, r_.states(D::slot), p});
+        }
+        return p + plan.size;
+    }
+
+    template <typename Record>
+    [[gnu::noinline]] const std::byte* read_pooled(Record& record, const std::byte* pos) {
+        using D = detail::Desc<Codec, Record>;
+        const RecordPlan& plan = r_.plan(D::slot);
+        const std::byte* p = pos + tag_width;
+        detail::PlanPoolsAnswer<D> answer{plan.live, r_.states(D::slot), p, r_.pools()};
+        detail::members(record, answer);
+        if (!answer.ok) return nullptr;
+        if (plan.immediate) {
+            visit_fields(record, detail::PlanLoadPools<D, true>{plan, r_.states(D::slot), p, r_.pools()});
+        } else {
+            visit_fields(record, detail::PlanLoadPools<D, false>{plan, r_.states(D::slot), p, r_.pools()});
+            r_.pools().end_record();
         }
         return p + plan.size;
     }
@@ -723,9 +732,11 @@ private:
             }
         }
         if constexpr (D::plannable) {
-            if (planned_at<Record>(run, tag, record)) {
-                r_.advance(read_planned(record, run.pos), 1);
-                return deliver(record, then);
+            if (planned_at<Record>(run, tag)) {
+                if (const std::byte* next = read_planned(record, run.pos)) [[likely]] {
+                    r_.advance(next, 1);
+                    return deliver(record, then);
+                }
             }
         }
         if (run.slot_of(tag) != D::slot) return false;
@@ -815,11 +826,13 @@ private:
         }
         Record& record = std::get<Record>(records_);
         if constexpr (D::plannable) {
-            if (planned_at<Record>(run, tag, record)) {
-                run.pos = read_planned(record, run.pos);
-                ++records;
-                v(record);
-                return true;
+            if (planned_at<Record>(run, tag)) {
+                if (const std::byte* next = read_planned(record, run.pos)) [[likely]] {
+                    run.pos = next;
+                    ++records;
+                    v(record);
+                    return true;
+                }
             }
         }
         if (run.slot_of(tag) != D::slot) return false;
