@@ -12,8 +12,9 @@ namespace metatf::rt {
 
 enum class ByteOrder : std::uint8_t { little = 1, big = 2 };
 
-// Forces inlining where the per-field cost is the whole cost.
-#if defined(__GNUC__)
+// Forces inlining where the per-field cost is the whole cost. Without
+// optimization it would only slow the build and stepping through.
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
 #define METATF_INLINE inline __attribute__((always_inline))
 #else
 #define METATF_INLINE inline

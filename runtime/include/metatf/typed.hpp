@@ -61,7 +61,7 @@ struct Metadata {
 
 namespace detail {
 
-#if defined(__GNUC__)
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
 #define METATF_LAMBDA_INLINE __attribute__((always_inline))
 #else
 #define METATF_LAMBDA_INLINE
