@@ -206,13 +206,21 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
         for (std::size_t i = e.first; i < e.first + e.count; ++i) fields[values_[i].field].push_back(values_[i].integer);
     }
     // The best encoding of each field that may change, then which of them are cheaper as references.
+    // A split stream's field keeps it, at the fewest bytes its elements need.
     std::map<detail::FieldKey, Candidate> best;
+    std::vector<Change> elements;
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
         if (!may_change(dtd, slot)) continue;
         for (std::uint32_t f = 0; f < columns[slot].size(); ++f) {
             const FieldState& now = writer_.states(slot)[f];
             const std::vector<std::uint64_t>& values = columns[slot][f];
-            if (values.empty() || !is_integer(now) || now.kind == Interp::section_offset || now.kind == Interp::section_stride) continue;
+            if (values.empty() || !is_integer(now) || now.kind == Interp::section_offset) continue;
+            if (now.kind == Interp::section_stride) {
+                std::uint32_t need = 1;
+                for (std::uint64_t v : values) need = std::max(need, fit_value(now, v, 0).width);
+                if (need != now.restore) elements.push_back({slot, f, MetaOp::width, need, 0});
+                continue;
+            }
             best.emplace(detail::field_key(slot, f), FieldPlanner(now, values, dtd, word, cctx.get()).best());
         }
     }
@@ -222,7 +230,7 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
             writer_, records, cctx.get(), [&](detail::FieldKey k) { return best.count(k) != 0; },
             [&](detail::FieldKey k) { return best.at(k).cost; });
     }
-    std::vector<Change> changes;
+    std::vector<Change> changes = std::move(elements);
     for (const auto& [key, c] : best) {
         const auto slot = static_cast<std::uint32_t>(key >> 32), f = static_cast<std::uint32_t>(key);
         const FieldState& now = writer_.states(slot)[f];

@@ -88,7 +88,7 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
 
 FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous) {
     const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
-    if (!integer || s.kind == Interp::section_stride || s.kind == Interp::live || s.desc->width_from != no_field) return {};
+    if (!integer || s.kind == Interp::live || s.desc->width_from != no_field) return {};
     FieldFit fit{.sized = true};
     Interp kind = s.kind;
     if (kind == Interp::default_value || kind == Interp::stride) {

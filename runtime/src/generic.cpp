@@ -89,7 +89,9 @@ void fit_encodings(TraceWriter& writer, const GenericRecord& record) {
     for (std::uint32_t i = 0; i < count; ++i) {
         const FieldFit need = needs[i].fit;
         if (need.to_none) writer.metadata(record.slot, i, MetaOp::none);
-        if (need.sized && stores_bytes(states[i].kind) && need.width > states[i].width) writer.metadata(record.slot, i, MetaOp::width, need.width);
+        if (need.sized && states[i].sized_by_width() && need.width > states[i].stored_width()) {
+            writer.metadata(record.slot, i, MetaOp::width, need.width);
+        }
         if (widths[i] && *widths[i] != states[i].width && *widths[i] <= 65535) writer.metadata(record.slot, i, MetaOp::width, *widths[i]);
     }
 }

@@ -32,6 +32,11 @@ std::vector<std::byte> read_arriving(InputFile& in, std::uint64_t size, const ch
     return out;
 }
 
+// A zstd chunk that did not decode: an error at the chunk, naming the record reached.
+void raise_chunk_problem(const Chunk& c, const std::optional<std::string>& problem, std::uint64_t record) {
+    if (problem) throw TraceError(ErrorKind::bad_section, *problem, c.start, c.section, record);
+}
+
 }  // namespace
 
 // A zstd chunk decompressed ahead of its use, on a thread of its own; its
@@ -94,8 +99,13 @@ void TraceReader::check_dtd(const DtdDesc& dtd) const {
     }
 }
 
-void TraceReader::attach(const DtdDesc& dtd) {
-    dtd_ = &dtd;
+void TraceReader::attach(const DtdDesc& own) {
+    // Split streams a writer chose: sections its embedded DTD adds to this one.
+    const std::uint64_t text_at = header_.name_offset() + header_.dtd_name.size();
+    const EmbeddedDtd embedded = split_embedded_dtd(header_.dtd_text, text_at);
+    if (!embedded.added.empty()) split_dtd_ = std::make_unique<DtdWithSections>(own, embedded.added, text_at);
+    dtd_ = split_dtd_ ? &split_dtd_->desc() : &own;
+    const DtdDesc& dtd = *dtd_;
     states_.resize(dtd.record_count);
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
         const RecordDesc& r = dtd.records[i];
@@ -243,7 +253,7 @@ void TraceReader::load_chunk(const Chunk& c, std::vector<std::byte>& out) {
 }
 
 void TraceReader::decode_chunk(const Chunk& c, std::span<const std::byte> stored, std::vector<std::byte>& out) const {
-    if (auto problem = decompress_chunk(stored, c.decoded, out)) throw TraceError(ErrorKind::bad_section, *problem, c.start, c.section, record_index_);
+    raise_chunk_problem(c, decompress_chunk(stored, c.decoded, out), record_index_);
 }
 
 // Starts decompressing the stream's next chunk, if it is a zstd chunk, while
@@ -284,17 +294,17 @@ bool TraceReader::load_next_chunk(Stream& s) {
         const Chunk& c = header_.chunks[s.chunks[s.next_chunk++]];
         check_segment_start(c, s);
         s.buffer_stream_offset += s.buffer.size();
+        std::vector<std::byte> room;  // the last chunk's buffer, used again
         if (s.ahead.valid()) {
             Decoded d = s.ahead.get();
-            if (d.problem) throw TraceError(ErrorKind::bad_section, *d.problem, c.start, c.section, record_index_);
-            d.bytes.swap(s.buffer);  // d.bytes: the last chunk's room, used again
-            s.buffer_file_offset = c.start;
-            decompress_ahead(s, std::move(d.bytes));
+            raise_chunk_problem(c, d.problem, record_index_);
+            d.bytes.swap(s.buffer);
+            room = std::move(d.bytes);
         } else {
             load_chunk(c, s.buffer);
-            s.buffer_file_offset = c.start;
-            decompress_ahead(s, {});
         }
+        s.buffer_file_offset = c.start;
+        decompress_ahead(s, std::move(room));
     }
     bytes_loaded_ += s.buffer.size();
     s.read = 0;

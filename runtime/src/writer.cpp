@@ -38,34 +38,38 @@ void ByteBuffer::resize(std::size_t n, std::byte fill) {
 }
 
 TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOptions options)
-    : dtd_(dtd), options_(options) {
-    header_.cls = options.cls;
-    header_.order = options.order;
-    header_.version = options.version;
+    : splits_(split_fields(dtd, options.split)),
+      split_dtd_(splits_.empty() ? nullptr : std::make_unique<DtdWithSections>(dtd, sections_of(splits_), 0)),
+      dtd_(split_dtd_ ? split_dtd_->desc() : dtd),
+      options_(std::move(options)) {
+    header_.cls = options_.cls;
+    header_.order = options_.order;
+    header_.version = options_.version;
     header_.dtd_name = dtd.name;
     header_.dtd_text = dtd.text;
-    header_.dtd_fingerprint = fingerprint(dtd);
+    if (!splits_.empty()) header_.dtd_text += added_sections_text(sections_of(splits_));
+    header_.dtd_fingerprint = fingerprint(dtd);  // the DTD's own: its readers read the trace
     if (header_.dtd_name.size() > 255) throw TraceError(ErrorKind::usage, "the DTD name is longer than 255 bytes", 0, -1, 0);
-    if (options.version != 1 && options.version != 2) {
-        throw TraceError(ErrorKind::usage, "container version " + std::to_string(options.version) + " cannot be written", 0, -1, 0);
+    if (options_.version != 1 && options_.version != 2) {
+        throw TraceError(ErrorKind::usage, "container version " + std::to_string(options_.version) + " cannot be written", 0, -1, 0);
     }
-    if (options.compress < 0 || options.compress > max_compress_level) {
-        throw TraceError(ErrorKind::usage, "compression level " + std::to_string(options.compress) + " is not 0-" +
+    if (options_.compress < 0 || options_.compress > max_compress_level) {
+        throw TraceError(ErrorKind::usage, "compression level " + std::to_string(options_.compress) + " is not 0-" +
                                                std::to_string(max_compress_level), 0, -1, 0);
     }
-    if (options.compress != 0 && options.version == 1) {
+    if (options_.compress != 0 && options_.version == 1) {
         throw TraceError(ErrorKind::usage, "a version-1 trace cannot hold compressed chunks", 0, -1, 0);
     }
-    if (options.auto_window != 0 && table_section(dtd, -1)) {
+    if (options_.auto_window != 0 && table_section(dtd, -1)) {
         throw TraceError(ErrorKind::usage, "auto_window holds records back, so write() cannot return the offsets that this DTD's sectionOffset fields need");
     }
-    if (options.compress != 0) compressor_ = std::make_unique<Compressor>(options.compress);
+    if (options_.compress != 0) compressor_ = std::make_unique<Compressor>(options_.compress);
     try {
-        out_ = std::make_unique<OutputFile>(path, options.output);
+        out_ = std::make_unique<OutputFile>(path, options_.output);
     } catch (const OutputError& e) {
         throw TraceError(ErrorKind::output, e.what(), 0, -1, 0);
     }
-    if (options.version == 1 && out_->streaming()) {
+    if (options_.version == 1 && out_->streaming()) {
         throw TraceError(ErrorKind::usage, "a version-1 trace is finished by rewriting its start; write it to a file", 0, -1, 0);
     }
     const auto prologue = encode_prologue(header_);  // version 1: counts are patched in close()
@@ -77,14 +81,19 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
         states_.emplace_back();
         for (std::uint32_t f = 0; f < r.field_count; ++f) states_.back().push_back(FieldState::initial(r.fields[f]));
     }
-    const bool native = (options.order == ByteOrder::little) == (std::endian::native == std::endian::little);
+    const bool native = (options_.order == ByteOrder::little) == (std::endian::native == std::endian::little);
     initial_.assign(dtd.record_count, native);
-    for (std::uint32_t i = 0; i < dtd.record_count; ++i) plans_.push_back(make_plan(dtd.records[i], states_[i].data(), options.order == ByteOrder::little));
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) plans_.push_back(make_plan(dtd.records[i], states_[i].data(), options_.order == ByteOrder::little));
     sections_.resize(256);
     sections_[0] = std::make_unique<SectionOut>();
-    for (std::uint32_t i = 0; i < dtd.section_count; ++i) sections_[dtd.sections[i].number] = std::make_unique<SectionOut>();
+    for (std::uint32_t i = 0; i < dtd_.section_count; ++i) sections_[dtd_.sections[i].number] = std::make_unique<SectionOut>();
     sections_[0]->mode = SectionOut::Mode::records;
     buffer_ = &sections_[0]->buffer;
+    for (const SplitField& f : splits_) {
+        // An element is as wide as the field's restore width, which a field that stores nothing may lack.
+        if (states_[f.slot][f.field].restore == 0) metadata(f.slot, f.field, MetaOp::width, 8);
+        metadata(f.slot, f.field, MetaOp::section_stride, f.section, 1);
+    }
 }
 
 TraceWriter::~TraceWriter() = default;  // the OutputFile removes its temporary unless committed

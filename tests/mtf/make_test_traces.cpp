@@ -4,7 +4,8 @@
 //     the seed corpus of fuzz_mtf_trace: random traces (records, metadata of
 //     every sort, sections, comments) of the shipped DTDs and the feature and
 //     paper-count fixtures, in both classes, both byte orders, small chunks
-//     and container version 1, each read back through its generated reader;
+//     and container version 1 (and for HATF and SPC split streams), each read
+//     back through its generated reader;
 //     and a small repeat bomb (below) as a regression case.
 //   make_test_traces spc-bomb OUT [RECORDS [COUNT]]
 //     the repeat bomb: an SPC trace whose metadata makes every field of the
@@ -23,6 +24,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <charisma.hpp>
 #include <features.hpp>
@@ -67,18 +69,33 @@ void write_spc_bomb(const std::string& path, std::uint64_t records, std::uint64_
     w.close();
 }
 
+// `split`: fields for a further trace with split streams, in small chunks.
 template <typename RoundTrip>
-void write_random(const fs::path& dir, const char* name, const rt::DtdDesc& dtd, std::uint64_t& seed) {
+void write_random(const fs::path& dir, const char* name, const rt::DtdDesc& dtd, std::uint64_t& seed,
+                  std::vector<std::string> split = {}) {
     struct Shape {
         const char* suffix;
         rt::WriterOptions options;
     };
-    const Shape shapes[] = {
-        {"64le", {rt::Class::bits64, rt::ByteOrder::little, std::size_t(1) << 20, {true, {}}, 2}},
-        {"32be-chunks", {rt::Class::bits32, rt::ByteOrder::big, 64, {true, {}}, 2}},
-        {"64le-v1", {rt::Class::bits64, rt::ByteOrder::little, std::size_t(1) << 20, {true, {}}, 1}},
-        {"64le-zstd", {rt::Class::bits64, rt::ByteOrder::little, 512, {true, {}}, 2}},
+    const auto options = [](rt::Class cls, rt::ByteOrder order, std::size_t chunk_bytes, std::uint8_t version) {
+        rt::WriterOptions o;
+        o.cls = cls;
+        o.order = order;
+        o.chunk_bytes = chunk_bytes;
+        o.output.replace = true;
+        o.version = version;
+        return o;
     };
+    std::vector<Shape> shapes = {
+        {"64le", options(rt::Class::bits64, rt::ByteOrder::little, std::size_t(1) << 20, 2)},
+        {"32be-chunks", options(rt::Class::bits32, rt::ByteOrder::big, 64, 2)},
+        {"64le-v1", options(rt::Class::bits64, rt::ByteOrder::little, std::size_t(1) << 20, 1)},
+        {"64le-zstd", options(rt::Class::bits64, rt::ByteOrder::little, 512, 2)},
+    };
+    if (!split.empty()) {
+        shapes.push_back({"64le-split", options(rt::Class::bits64, rt::ByteOrder::little, 256, 2)});
+        shapes.back().options.split = std::move(split);
+    }
     for (const Shape& s : shapes) {
         metatf::test::TraceShape shape;
         shape.options = s.options;
@@ -90,15 +107,15 @@ void write_random(const fs::path& dir, const char* name, const rt::DtdDesc& dtd,
     }
 }
 
-#define METATF_RANDOM(ns, name, seed)                                                                           \
+#define METATF_RANDOM(ns, name, seed, ...)                                                                      \
     write_random<metatf::test::RoundTrip<ns::Records, ns::Writer, ns::Reader, ns::RecordType, ns::Comment,       \
-                                         ns::Section, ns::Metadata>>(dir, name, ns::dtd, seed)
+                                         ns::Section, ns::Metadata>>(dir, name, ns::dtd, seed __VA_OPT__(, ) __VA_ARGS__)
 
 void write_seeds(const fs::path& dir) {
     fs::create_directories(dir);
     std::uint64_t seed = 1;
-    METATF_RANDOM(hatf10, "hatf10", seed);
-    METATF_RANDOM(spc, "spc", seed);
+    METATF_RANDOM(hatf10, "hatf10", seed, {"alloc.address", "free.address+alloc.size"});
+    METATF_RANDOM(spc, "spc", seed, {"spc.lba", "spc.asu+spc.timestamp"});
     METATF_RANDOM(ptf, "ptf", seed);
     METATF_RANDOM(laplace, "laplace", seed);
     METATF_RANDOM(charisma, "charisma", seed);

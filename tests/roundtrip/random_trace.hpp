@@ -156,6 +156,12 @@ public:
     void run(const std::string& path) {
         {
             Writer w(path, shape_.options);
+            // Split streams: the writer routes each field before the first record.
+            for (const rt::SplitField& f : rt::split_fields(dtd_, shape_.options.split)) {
+                REQUIRE(dtd_.records[f.slot].fields[f.field].initial.restore != 0);
+                written_.push_back(Any(std::in_place_type<Metadata>, Metadata{static_cast<RecordType>(f.slot), f.field,
+                                                                              rt::MetaOp::section_stride, f.section, 1}));
+            }
             for (int i = 0; i < shape_.steps; ++i) step(w);
             w.close();
         }

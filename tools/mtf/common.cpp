@@ -134,7 +134,8 @@ Trace::Trace(const std::string& path, const std::optional<std::string>& dtd_file
 
 const rt::DtdDesc& Trace::make_dtd(const rt::Header& h, const std::optional<std::string>& dtd_file) {
     const metatf::Compilation c =
-        dtd_file ? metatf::compile_file(*dtd_file) : metatf::compile(h.dtd_name + ".dtd", h.dtd_text);
+        dtd_file ? metatf::compile_file(*dtd_file)
+                 : metatf::compile(h.dtd_name + ".dtd", std::string(rt::split_embedded_dtd(h.dtd_text, h.name_offset() + h.dtd_name.size()).own));
     const std::string which = dtd_file ? "the DTD " + *dtd_file : "the trace's embedded DTD";
     if (!c.schema) throw InputError(name_ + ": " + which + " has errors: " + first_error(c));
     dtd_ = std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
@@ -239,6 +240,20 @@ std::size_t chunk_size(const Options& o, std::size_t fallback) {
     return n;
 }
 
+// --split REC.FIELD[,REC.FIELD...]: the fields given streams of their own.
+std::vector<std::string> split_streams(const Options& o) {
+    std::vector<std::string> fields;
+    if (!o.has("--split")) return fields;
+    const std::string list = o.get("--split", "");
+    for (std::size_t start = 0; start <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        fields.push_back(list.substr(start, comma - start));
+        if (fields.back().empty()) throw UsageError("--split takes record.field names separated by commas, not '" + list + "'");
+        start = comma + 1;
+    }
+    return fields;
+}
+
 }  // namespace
 
 std::uint32_t metadata_target(const rt::DtdDesc& dtd, const ReadRecord& r) {
@@ -251,11 +266,11 @@ std::uint32_t metadata_target(const rt::DtdDesc& dtd, const ReadRecord& r) {
 }
 
 std::vector<OptionSpec> with_trace_output(std::vector<OptionSpec> specs) {
-    specs.insert(specs.end(), {{"--compress", true, false, true}, {"--chunk-size", true}, {"--class", true}, {"--byte-order", true}});
+    specs.insert(specs.end(), {{"--compress", true, false, true}, {"--chunk-size", true}, {"--split", true}, {"--class", true}, {"--byte-order", true}});
     return specs;
 }
 
-rt::WriterOptions writer_options(const Options& o, const std::string& input) {
+rt::WriterOptions writer_options(const Options& o, const std::string& input, const rt::DtdDesc& dtd) {
     rt::WriterOptions w;
     w.output = output_options(o, {input});
     const std::string cls = o.get("--class", "64"), order = o.get("--byte-order", "little");
@@ -266,6 +281,12 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input) {
     w.strict = o.has("--strict");
     w.compress = compress_level(o);
     w.chunk_bytes = chunk_size(o, w.chunk_bytes);
+    w.split = split_streams(o);
+    try {
+        rt::split_fields(dtd, w.split);  // a name it does not know is a mistake on the command line
+    } catch (const rt::TraceError& e) {
+        throw UsageError(e.message);
+    }
     return w;
 }
 

@@ -86,7 +86,10 @@ public:
 
     rt::TraceReader& reader() { return *reader_; }
     const rt::Header& header() const { return reader_->header(); }
+    // The DTD, as a writer of traces of it takes it.
     const rt::DtdDesc& dtd() const { return dtd_->desc(); }
+    // The DTD as this trace is read: with the sections its writer added for split streams.
+    const rt::DtdDesc& read_dtd() const { return reader_->dtd(); }
     // The trace's bytes; from a pipe, those read so far.
     std::uint64_t file_size() const { return reader_->input_bytes(); }
     const std::string& name() const { return name_; }  // for messages: the path, or "stdin"
@@ -163,10 +166,10 @@ private:
 // -f/--force, and the files the output must not be.
 rt::OutputOptions output_options(const Options& o, std::vector<std::string> inputs);
 
-// A command's options, and those of writing a trace: --compress[=LEVEL], --chunk-size, --class, --byte-order.
+// A command's options, and those of writing a trace: --compress[=LEVEL], --chunk-size, --split, --class, --byte-order.
 std::vector<OptionSpec> with_trace_output(std::vector<OptionSpec> specs);
-// What they ask for (and --strict, -f), for a trace written from `input`.
-rt::WriterOptions writer_options(const Options& o, const std::string& input);
+// What they ask for (and --strict, -f), for a trace of `dtd` written from `input`.
+rt::WriterOptions writer_options(const Options& o, const std::string& input, const rt::DtdDesc& dtd);
 
 // --encoding: how the encodings of a trace being written are chosen.
 enum class Encoding { automatic, initial, keep };

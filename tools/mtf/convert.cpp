@@ -73,7 +73,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
         rt::TextReader reader = naming_file(name, [&] { return rt::TextReader(in, desc, options); });
         std::uint64_t kept = 0;
         naming_file(output, [&] {
-            rt::TraceWriter writer(output, desc, writer_options(o, input));
+            rt::TraceWriter writer(output, desc, writer_options(o, input, desc));
             std::optional<rt::AutoEncoder> chosen;
             if (encoding == Encoding::automatic) chosen.emplace(writer, rt::AutoEncoder::default_window, live);
             std::uint8_t current = 0;
@@ -217,6 +217,10 @@ Options:
                       it is written (4K-64M, K or M for KiB or MiB; default
                       1M). Larger chunks compress better and cost readers
                       as much memory each (docs/compactness.md)
+  --split REC.FIELD[,REC.FIELD...]
+                      trace output: each field named stores its values in
+                      a section of its own (a split stream, compressed
+                      apart; docs/trace-format.md, 5.2)
   --class 32|64       trace output: the header's word size (default 64)
   --byte-order little|big
                       trace output: the byte order (default little)

@@ -20,9 +20,10 @@ std::string header_table(const Trace& trace) {
                         "ll");
 }
 
-// Every section of the DTD, the global part (0) first, with its chunks in the file.
+// Every section of the DTD and those its writer added, the global part (0)
+// first, with its chunks in the file.
 std::string section_table(const Trace& trace) {
-    const rt::DtdDesc& dtd = trace.dtd();
+    const rt::DtdDesc& dtd = trace.read_dtd();
     std::vector<std::uint8_t> numbers{0};
     for (std::uint32_t i = 0; i < dtd.section_count; ++i) numbers.push_back(dtd.sections[i].number);
     std::vector<std::vector<std::string>> rows{{"section", "name", "chunks", "bytes"}};

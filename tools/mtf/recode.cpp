@@ -62,7 +62,7 @@ int run(const std::vector<std::string>& args) {
     return on_trace(input, [&] {
         Trace trace(input, o.find("--dtd"));
         naming_file(output, [&] {
-            rt::TraceWriter w(output, trace.dtd(), writer_options(o, input));
+            rt::TraceWriter w(output, trace.dtd(), writer_options(o, input, trace.dtd()));
             Sink sink(w, encoding, live);
             for_each_record("recode", trace, [&](const ReadRecord& r) { sink.write(trace.dtd(), r); });
             sink.close();
@@ -120,6 +120,11 @@ Options:
                       (4K-64M, K or M for KiB or MiB; default 1M). Larger
                       chunks compress better and cost readers as much
                       memory each (docs/compactness.md)
+  --split REC.FIELD[,REC.FIELD...]
+                      each field named stores its values in a section of
+                      its own (a split stream, compressed apart;
+                      docs/trace-format.md, 5.2); not with --encoding keep
+                      of a trace that has split streams
   --class 32|64       the header's word size (default 64)
   --byte-order little|big
                       the byte order (default little)

@@ -32,6 +32,11 @@ struct FieldState : Encoding, FieldPlan {
     static FieldState initial(const FieldDesc& d);
     // Sets the FieldPlan part from the encoding.
     void derive();
+    // Whether a width metadata record changes how values are stored: the
+    // field's bytes in the record, or under sectionStride the section's
+    // elements that follow. stored_width(): that width now.
+    bool sized_by_width() const { return stores_bytes(kind) || kind == Interp::section_stride; }
+    std::uint32_t stored_width() const { return kind == Interp::section_stride ? restore : width; }
 };
 
 // A record type whose fields all have a fixed width now (no repetition, no
@@ -87,10 +92,11 @@ METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t stored) {
 // to none (a default the value differs from, a stride it breaks), and the
 // fewest bytes, 0 to 8, the value takes under the interpretation it then has
 // (none, baseOffset, delta: value - base - previous; sectionOffset). Writers
-// that do not refuse values (WriterOptions::strict) follow it. `sized` is
-// false where no width helps: a field that is not an integer, or under
-// sectionStride, or whose width is another field's value, or under live
-// (which holds any value: see live_escape()).
+// that do not refuse values (WriterOptions::strict) follow it; a width
+// metadata record widens a field, or under sectionStride the elements that
+// follow (stored_width()). `sized` is false where no width helps: a field
+// that is not an integer, or whose width is another field's value, or
+// under live (which holds any value: see live_escape()).
 struct FieldFit {
     bool sized = false;
     bool to_none = false;

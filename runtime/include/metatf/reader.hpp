@@ -19,6 +19,7 @@
 #include "field_state.hpp"
 #include "live_pool.hpp"
 #include "predefined.hpp"
+#include "split.hpp"
 
 namespace metatf::rt {
 
@@ -230,6 +231,7 @@ private:
     std::uint64_t pending_bytes_ = 0;     // a pipe: bytes of chunks queued in streams
     ReaderLimits limits_;
     std::uint64_t bytes_loaded_ = 0, elements_ = 0;  // the work budget (see ReaderLimits)
+    std::unique_ptr<DtdWithSections> split_dtd_;  // the DTD and the sections its trace's writer added
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot
     ReadPools pools_;

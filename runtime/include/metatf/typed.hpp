@@ -954,8 +954,8 @@ private:
         for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
             const FieldFit fit = need.need[f].fit;
             if (fit.to_none) w_.metadata(D::slot, f, MetaOp::none);
-            if (!fit.sized || !stores_bytes(s[f].kind)) continue;
-            const std::uint32_t current = s[f].width;
+            if (!fit.sized || !s[f].sized_by_width()) continue;
+            const std::uint32_t current = s[f].stored_width();
             if (fit.width > current) w_.metadata(D::slot, f, MetaOp::width, fit.width);
             // Never to width 0: a field that stores nothing only says its value repeats.
             if (!runs_.empty()) narrow(D::slot, f, std::max(fit.width, 1u), current);

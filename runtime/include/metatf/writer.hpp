@@ -19,6 +19,7 @@
 #include "live_pool.hpp"
 #include "predefined.hpp"
 #include "output.hpp"
+#include "split.hpp"
 
 namespace metatf::rt {
 
@@ -55,6 +56,13 @@ struct WriterOptions {
     // it is where that would not make it smaller. 0 (the default): chunks
     // are stored. Needs version 2.
     int compress = 0;
+    // Split streams: each field named "record.field" (its path, as in the
+    // DTD) stores its values in a value section of its own, which the writer
+    // adds to the embedded DTD; a sectionStride metadata record before the
+    // first record routes the field there (docs/trace-format.md, 5.2). An
+    // entry "a.x+b.y" gives its fields one section. The trace keeps the
+    // DTD's fingerprint, so the DTD's readers read it.
+    std::vector<std::string> split{};
 };
 
 // A growable byte buffer that, unlike std::vector, hands out uninitialized
@@ -212,6 +220,8 @@ private:
     std::vector<Segment> segments_;                      // version 2: the segments written
     std::uint64_t segment_first_record_ = 0;             // version 2: the first record not yet in a segment
     std::uint8_t segment_section_ = 0;                   // version 2: the section current at that record
+    std::vector<SplitField> splits_;                     // WriterOptions::split, resolved
+    std::unique_ptr<DtdWithSections> split_dtd_;         // with splits: the DTD and its added sections
     const DtdDesc& dtd_;
     WriterOptions options_;
     Header header_;

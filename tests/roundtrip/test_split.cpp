@@ -1,0 +1,184 @@
+// Split streams chosen when a trace is written (WriterOptions::split): the
+// fields named store their values in sections the writer adds to the
+// embedded DTD, and the DTD's own generated reader reads the trace.
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include <features.hpp>
+#include <hatf10.hpp>
+
+#include "auto_recode.hpp"
+
+namespace fs = std::filesystem;
+namespace rt = metatf::rt;
+
+namespace {
+
+std::string fresh_path(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / "metatf-split";
+    fs::create_directories(dir);
+    fs::remove(dir / name);
+    return (dir / name).string();
+}
+
+struct Read {
+    std::vector<hatf10::Alloc> allocs;
+    std::vector<hatf10::Free> frees;
+    std::vector<hatf10::Metadata> metadata;
+};
+
+Read read_all(const std::string& path) {
+    Read out;
+    hatf10::Reader r(path);
+    while (r.next()) {
+        if (r.type() == hatf10::RecordType::Alloc) out.allocs.push_back(r.get<hatf10::Alloc>());
+        if (r.type() == hatf10::RecordType::Free) out.frees.push_back(r.get<hatf10::Free>());
+        if (r.type() == hatf10::RecordType::Metadata) out.metadata.push_back(r.get<hatf10::Metadata>());
+    }
+    return out;
+}
+
+std::uint64_t section_bytes(const rt::Header& h, std::uint8_t section) {
+    std::uint64_t n = 0;
+    for (const rt::Chunk& c : h.chunks) n += c.section == section ? c.decoded : 0;
+    return n;
+}
+
+// The message of the TraceError `f` throws, or "" when it throws none.
+template <typename F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const rt::TraceError& e) {
+        return e.message;
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("split streams: fields go to sections of their own, and the DTD's reader reads them") {
+    const std::string path = fresh_path("split.mtf");
+    std::vector<hatf10::Alloc> allocs;
+    std::vector<hatf10::Free> frees;
+    for (std::uint64_t i = 0; i < 3000; ++i) {
+        // 64-bit addresses: the DTD's 4-byte elements widen to 6 bytes.
+        allocs.push_back({.size = 16 + i % 48, .address = 0x5565'4a9e'0000 + 64 * i, .time = i});
+        frees.push_back({.address = 0x5565'4a9e'0000 + 32 * i, .time = i});
+    }
+    rt::WriterOptions options;
+    options.split = {"alloc.address", "free.address+alloc.size"};
+    options.chunk_bytes = 4096;
+    {
+        hatf10::Writer w(path, options);
+        for (std::size_t i = 0; i < allocs.size(); ++i) {
+            w.write(allocs[i]);
+            w.write(frees[i]);
+        }
+        w.close();
+    }
+    const Read got = read_all(path);
+    REQUIRE(got.allocs.size() == allocs.size());
+    REQUIRE(got.frees.size() == frees.size());
+    for (std::size_t i = 0; i < allocs.size(); ++i) {
+        CHECK(got.allocs[i].address == allocs[i].address);
+        CHECK(got.allocs[i].size == allocs[i].size);
+        CHECK(got.frees[i].address == frees[i].address);
+        CHECK(got.frees[i].time == frees[i].time);
+    }
+    // The routing, then each first 64-bit address widening its field's elements.
+    using T = hatf10::RecordType;
+    struct Meta {
+        T record;
+        std::uint32_t field;
+        rt::MetaOp op;
+        std::uint64_t a, b;
+        bool operator==(const Meta&) const = default;
+    };
+    std::vector<Meta> metadata;
+    for (const hatf10::Metadata& m : got.metadata) metadata.push_back({m.record, m.field, m.op, m.a, m.b});
+    const std::vector<Meta> want = {{T::Alloc, hatf10::Alloc::address_field, rt::MetaOp::section_stride, 1, 1},
+                                    {T::Free, hatf10::Free::address_field, rt::MetaOp::section_stride, 2, 1},
+                                    {T::Alloc, hatf10::Alloc::size_field, rt::MetaOp::section_stride, 2, 1},
+                                    {T::Alloc, hatf10::Alloc::address_field, rt::MetaOp::width, 6, 0},
+                                    {T::Free, hatf10::Free::address_field, rt::MetaOp::width, 6, 0},
+                                    // The DTD's time is the default 0, which these times leave.
+                                    {T::Alloc, hatf10::Alloc::time_field, rt::MetaOp::none, 0, 0},
+                                    {T::Free, hatf10::Free::time_field, rt::MetaOp::none, 0, 0}};
+    CHECK(metadata == want);
+    // The DTD's fingerprint, its text and the added sections, which hold the values.
+    const rt::TraceReader reader(path, hatf10::dtd);
+    CHECK(reader.header().dtd_fingerprint == rt::fingerprint(hatf10::dtd));
+    CHECK(reader.header().dtd_text == std::string(hatf10::dtd.text) +
+                                          "\n// Value sections added by the writer for split streams:\n"
+                                          "section split_1 1 { }\nsection split_2 2 { }\n");
+    CHECK(section_bytes(reader.header(), 1) == 6 * allocs.size());
+    CHECK(section_bytes(reader.header(), 2) == (6 + 4) * allocs.size());  // free.address and alloc.size, 4 bytes
+}
+
+TEST_CASE("split streams under the auto encoder: elements as wide as each window needs, in compressed chunks") {
+    std::vector<metatf::test::OwnedRecord> records;
+    const auto slot = static_cast<std::uint32_t>(hatf10::RecordType::Alloc);
+    for (std::uint64_t i = 0; i < 5000; ++i) {
+        metatf::test::OwnedRecord r{slot, {}};
+        const std::uint64_t address = i < 2500 ? 0x100 + i : 0x7f3c'6000'0000 + 16 * i;  // 2 bytes, then 6
+        const std::uint64_t values[] = {16, address, 1, 0, 1000 + 25 * i};
+        for (std::uint32_t f = 0; f < 5; ++f) r.values.emplace_back(f + 1, values[f], 0, std::vector<std::byte>{});
+        r.values.emplace_back(hatf10::Alloc::attributes_attributesLength_field, 0, 0, std::vector<std::byte>{});
+        r.values.emplace_back(hatf10::Alloc::attributes_attributesData_field, 0, 0, std::vector<std::byte>{});
+        records.push_back(std::move(r));
+    }
+    rt::WriterOptions options;
+    options.split = {"alloc.address"};
+    options.compress = 3;
+    const std::string path = fresh_path("split-auto.mtf");
+    metatf::test::write_auto(records, path, hatf10::dtd, options, 2500);
+    CHECK(metatf::test::read_owned(path, hatf10::dtd) == records);
+    std::vector<std::uint64_t> widths;
+    for (const hatf10::Metadata& m : read_all(path).metadata) {
+        if (m.record == hatf10::RecordType::Alloc && m.field == hatf10::Alloc::address_field && m.op == rt::MetaOp::width) widths.push_back(m.a);
+    }
+    CHECK(widths == std::vector<std::uint64_t>{2, 6});
+}
+
+TEST_CASE("split streams: a name that is not an integer field of one record is refused, naming it") {
+    const std::string path = fresh_path("split-bad.mtf");
+    const auto refusal = [&](std::vector<std::string> split) {
+        rt::WriterOptions options;
+        options.split = std::move(split);
+        return error_of([&] { rt::TraceWriter w(path, hatf10::dtd, options); });
+    };
+    CHECK(refusal({"alloc"}) == "split streams: 'alloc' is not record.field");
+    CHECK(refusal({"malloc.size"}) == "split streams: the DTD has no record 'malloc'");
+    CHECK(refusal({"alloc.sizes"}) == "split streams: record 'alloc' has no field 'sizes'");
+    CHECK(refusal({"alloc.attributes.attributesData"}) == "split streams: field 'attributes.attributesData' of record 'alloc' is not an integer");
+    CHECK(refusal({"alloc.size", "free.address+alloc.size"}) == "split streams: 'alloc.size' is named twice");
+    CHECK(refusal({"metadata.field"}) == "split streams: 'metadata' is a record of the trace's own");
+    CHECK_FALSE(fs::exists(path));
+}
+
+TEST_CASE("a reader refuses added sections it cannot take, at the embedded DTD") {
+    const auto refusal = [](const rt::DtdDesc& dtd, const std::string& added, const char* name) {
+        const std::string text = std::string(dtd.text) + added;
+        rt::DtdDesc with = dtd;
+        with.text = text.c_str();  // the text is not in the fingerprint
+        const std::string path = fresh_path(name);
+        {
+            rt::TraceWriter w(path, with);
+            w.close();
+        }
+        return error_of([&] { rt::TraceReader r(path, dtd); });
+    };
+    const std::string marker = "\n// Value sections added by the writer for split streams:\n";
+    CHECK(refusal(hatf10::dtd, marker + "section split_1 1 {}\n", "form.mtf") ==
+          "the embedded DTD's added sections: 'section split_1 1 {}' is not a line 'section split_N N { }'");
+    CHECK(refusal(hatf10::dtd, marker + "section split_1 1 { }", "end.mtf") ==
+          "the embedded DTD's added sections: 'section split_1 1 { }' is not a line 'section split_N N { }'");
+    CHECK(refusal(hatf10::dtd, marker + "section split_3 3 { }\nsection split_3 3 { }\n", "twice.mtf") ==
+          "the embedded DTD's added sections: section 3 is added twice");
+    CHECK(refusal(features::dtd, marker + "section split_2 2 { }\n", "own.mtf") ==
+          "the embedded DTD's added sections: section 2 is the DTD's own");
+    // Without added sections, the same text reads as it always did.
+    CHECK(refusal(hatf10::dtd, "\n// a comment\n", "plain.mtf").empty());
+}
