@@ -23,3 +23,6 @@ run auto
 run auto-zstd19 --compress=19
 run auto-no-live-zstd19 --no-live --compress=19
 run auto-no-live-zstd19-16M --no-live --compress=19 --chunk-size=16M
+run split-zstd19 --no-live --compress=19 --split load.address,store.address,modify.address
+run split-zstd19-16M --no-live --compress=19 --chunk-size=16M --split load.address,store.address,modify.address
+run split-size-zstd22-16M --no-live --compress=22 --chunk-size=16M --split load.address+load.size,store.address+store.size

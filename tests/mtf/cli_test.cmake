@@ -126,14 +126,14 @@ run(0 dump --format jsonl "${WORK_DIR}/loose.mtf")
 string(REGEX MATCHALL "\"record\":\"metadata\"" widened "${out}")
 list(LENGTH widened n)
 expect_equal("metadata records that widen asu, lba and size" "${n}" "3")
-# --compress: zstd chunks that read back to the same text; levels outside 1-19 are refused.
+# --compress: zstd chunks that read back to the same text; levels outside 1-22 are refused.
 run(0 convert --compress --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/packed.mtf")
 run(0 convert "${WORK_DIR}/packed.mtf" -)
 expect_equal("SPC text -> compressed Meta-TF -> text" "${out}" "${want}")
 run(0 convert --compress=1 --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/packed1.mtf")
 run(0 check "${WORK_DIR}/packed1.mtf")
-fails(2 "mtf: convert: --compress takes a level from 1 to 19, not '20' (see 'mtf convert --help')" convert --compress=20 --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/packed2.mtf")
-fails(2 "mtf: convert: --compress takes a level from 1 to 19, not 'x' (see 'mtf convert --help')" convert --compress=x --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/packed2.mtf")
+fails(2 "mtf: convert: --compress takes a level from 1 to 22, not '23' (see 'mtf convert --help')" convert --compress=23 --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/packed2.mtf")
+fails(2 "mtf: convert: --compress takes a level from 1 to 22, not 'x' (see 'mtf convert --help')" convert --compress=x --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/packed2.mtf")
 # --chunk-size: 3000 SPC lines (over 12 KiB of records) in 4 KiB chunks read back whole.
 set(many "")
 foreach(i RANGE 1 3000)
@@ -149,7 +149,8 @@ endif()
 run(0 convert "${WORK_DIR}/many.mtf" -)
 expect_equal("SPC text -> Meta-TF in 4 KiB chunks -> text" "${out}" "${many}")
 # --split: the fields named go to sections of their own, which mtf info
-# lists, and the text comes back whole, through convert and recode alike.
+# lists, and the text comes back whole, through convert and recode alike
+# (recode at zstd's highest level).
 run(0 convert --split spc.lba,spc.asu+spc.size --chunk-size=4K --dtd dtds/spc.dtd "${WORK_DIR}/many.spc" "${WORK_DIR}/split.mtf")
 run(0 info "${WORK_DIR}/split.mtf")
 if(NOT out MATCHES "\n +1 +split_1 +[1-9][0-9]* +[1-9]" OR NOT out MATCHES "\n +2 +split_2 +[1-9]")
@@ -157,7 +158,7 @@ if(NOT out MATCHES "\n +1 +split_1 +[1-9][0-9]* +[1-9]" OR NOT out MATCHES "\n +
 endif()
 run(0 convert "${WORK_DIR}/split.mtf" -)
 expect_equal("SPC text -> Meta-TF with split streams -> text" "${out}" "${many}")
-run(0 recode --compress --split spc.timestamp "${WORK_DIR}/split.mtf" "${WORK_DIR}/resplit.mtf")
+run(0 recode --compress=22 --split spc.timestamp "${WORK_DIR}/split.mtf" "${WORK_DIR}/resplit.mtf")
 run(0 convert "${WORK_DIR}/resplit.mtf" -)
 expect_equal("SPC with split streams -> recoded with others -> text" "${out}" "${many}")
 fails(2 "mtf: recode: split streams: record 'spc' has no field 'block' (see 'mtf recode --help')" recode --split spc.block "${WORK_DIR}/split.mtf" "${WORK_DIR}/split2.mtf")

@@ -780,6 +780,43 @@ TEST_CASE("a chunk a pipe's frame claims is read as its bytes arrive, not alloca
     CHECK(memory_kib("VmHWM") - before < 16 * 1024);  // it was 256 MiB
 }
 
+TEST_CASE("a compressed trace ten times longer is read in no more memory") {
+    // Allocations with 64-bit addresses, times and sizes that vary, in zstd
+    // chunks of 256 KiB: the reader holds a chunk and the next, whatever the length.
+    const auto write = [](const std::string& path, std::uint64_t records) {
+        rt::WriterOptions options;
+        options.compress = 1;
+        options.chunk_bytes = std::size_t(1) << 18;
+        Writer w(path, options);
+        for (std::uint64_t i = 0; i < records; ++i) {
+            w.write(Alloc{.size = 16 + i * 7919 % 4096, .address = 0x5565'4a9e'0000 + i * 48, .time = i * 3});
+        }
+        w.close();
+    };
+    // The peak of this process's memory while `path` is read, above what it held before, in KiB.
+    const auto read_peak = [](const std::string& path) {
+        std::ofstream("/proc/self/clear_refs") << "5";
+        const std::uint64_t before = memory_kib("VmRSS");
+        std::uint64_t sum = 0, n = 0;
+        for (Reader r(path); r.next(); ++n) {
+            if (r.type() == RecordType::Alloc) sum += r.get<Alloc>().address;
+        }
+        CHECK(sum != 0);
+        return std::pair{memory_kib("VmHWM") - before, n};
+    };
+    TempTrace short_trace("rss-short"), long_trace("rss-long");
+    write(short_trace.path(), 100'000);
+    write(long_trace.path(), 1'000'000);
+    REQUIRE(fs::file_size(long_trace.path()) > 8 * fs::file_size(short_trace.path()));
+    read_peak(short_trace.path());  // a first read makes what every read keeps (a thread, a zstd context)
+    const auto [short_kib, short_records] = read_peak(short_trace.path());
+    const auto [long_kib, long_records] = read_peak(long_trace.path());
+    CHECK(short_records > 100'000);
+    CHECK(long_records > 1'000'000);
+    INFO("peak above the start: " << short_kib << " KiB for the short trace, " << long_kib << " KiB for the long one");
+    CHECK(long_kib <= short_kib + 2048);
+}
+
 }  // TEST_SUITE
 
 TEST_SUITE("writer errors") {

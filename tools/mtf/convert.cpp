@@ -211,8 +211,9 @@ Options:
                       value that does not fit its field's current encoding
                       an error, not a metadata record
   --compress[=LEVEL]  trace output: compress each chunk with zstd at LEVEL
-                      (1-19, default 9); chunks it would not shrink stay
-                      stored. Readers decompress on their own
+                      (1-22, default 9; 20-22 are slow to write, not to
+                      read); chunks it would not shrink stay stored.
+                      Readers decompress on their own
   --chunk-size SIZE   trace output: bytes of records a chunk holds before
                       it is written (4K-64M, K or M for KiB or MiB; default
                       1M). Larger chunks compress better and cost readers

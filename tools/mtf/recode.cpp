@@ -114,8 +114,9 @@ Options:
                       how OUTPUT's encodings are chosen (above; default auto)
   --no-live           auto: no references to live values, for traces read
                       more often than stored (docs/compactness.md)
-  --compress[=LEVEL]  compress each chunk with zstd at LEVEL (1-19, default
-                      9); chunks it would not shrink stay stored
+  --compress[=LEVEL]  compress each chunk with zstd at LEVEL (1-22, default
+                      9; 20-22 are slow to write, not to read); chunks it
+                      would not shrink stay stored
   --chunk-size SIZE   bytes of records a chunk holds before it is written
                       (4K-64M, K or M for KiB or MiB; default 1M). Larger
                       chunks compress better and cost readers as much

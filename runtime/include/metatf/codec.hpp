@@ -27,7 +27,7 @@ constexpr std::uint64_t max_decoded(std::uint64_t stored) {
 }
 
 // The zstd levels a writer takes (WriterOptions::compress); 0 stores chunks as they are.
-inline constexpr int max_compress_level = 19;
+inline constexpr int max_compress_level = 22;
 
 // Compresses chunks at one zstd level, each as one zstd frame with its
 // content size and checksum, reusing zstd's context between them.

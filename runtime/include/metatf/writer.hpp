@@ -52,7 +52,7 @@ struct WriterOptions {
     // (sectionOffset fields, which need the offsets) is refused. 0: off.
     // Not with strict.
     std::size_t auto_window = 0;
-    // 1-19: every chunk is compressed with zstd at this level, and stored as
+    // 1-22: every chunk is compressed with zstd at this level, and stored as
     // it is where that would not make it smaller. 0 (the default): chunks
     // are stored. Needs version 2.
     int compress = 0;
