@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <metatf/generic.hpp>
@@ -251,7 +252,8 @@ std::uint32_t metadata_target(const rt::DtdDesc& dtd, const ReadRecord& r);
 // The top-level keys emit_record() gives for a record type, in order.
 std::vector<std::string> record_keys(const rt::RecordDesc& r);
 
-// Reads every record, calling `each(const ReadRecord&)`; shows progress on a terminal.
+// Reads every record, calling `each(const ReadRecord&)`, or until `each`
+// returns false if it returns bool; shows progress on a terminal.
 template <typename Each>
 void for_each_record(const char* command, Trace& trace, Each&& each) {
     rt::TraceReader& reader = trace.reader();
@@ -261,7 +263,11 @@ void for_each_record(const char* command, Trace& trace, Each&& each) {
         r.index = reader.record_index();
         r.section = reader.current_section();
         rt::decode_generic(reader, r.record);
-        each(static_cast<const ReadRecord&>(r));
+        if constexpr (std::is_same_v<decltype(each(static_cast<const ReadRecord&>(r))), bool>) {
+            if (!each(static_cast<const ReadRecord&>(r))) return;  // the caller has what it wants
+        } else {
+            each(static_cast<const ReadRecord&>(r));
+        }
         progress.tick(r.index + 1);
     }
 }

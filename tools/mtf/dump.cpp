@@ -1,4 +1,5 @@
 // mtf dump: every record as a line of text, a JSON object, or a CSV row.
+#include <charconv>
 #include <filesystem>
 #include <set>
 
@@ -183,11 +184,50 @@ private:
     int depth_ = 0;
 };
 
+// Which records are shown: by type (--record, --no-meta), by index
+// (--range FIRST:END) and at most `limit` of them (--limit).
+struct Selection {
+    std::vector<bool> shown;  // per slot
+    std::uint64_t first = 0, end = ~std::uint64_t(0), limit = ~std::uint64_t(0);
+    std::uint64_t taken = 0;
+
+    // Whether to show `r`; `more` turns false once no later record can be shown.
+    bool take(const ReadRecord& r, bool& more) {
+        more = r.index + 1 < end && taken < limit;
+        if (!shown[r.record.slot] || r.index < first || r.index >= end || taken >= limit) return false;
+        more = r.index + 1 < end && ++taken < limit;
+        return true;
+    }
+};
+
 struct DumpOptions {
     std::string format, output;
-    std::vector<bool> shown;  // per slot
+    Selection select;
     rt::OutputOptions files;  // -f, and the trace the output may not be
 };
+
+// A record count or index for `option`: decimal digits.
+std::uint64_t count_of(const std::string& option, const std::string& text) {
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
+        throw UsageError(option + " takes a record index or count (decimal digits), not '" + text + "'");
+    }
+    return n;
+}
+
+// --range FIRST:END (record indices from 0, END excluded; either may be left
+// out) and --limit N.
+void select_indices(const Options& o, Selection& s) {
+    if (o.has("--range")) {
+        const std::string range = o.get("--range", "");
+        const std::size_t colon = range.find(':');
+        if (colon == std::string::npos) throw UsageError("--range takes FIRST:END (record indices, END excluded), not '" + range + "'");
+        if (colon > 0) s.first = count_of("--range", range.substr(0, colon));
+        if (colon + 1 < range.size()) s.end = count_of("--range", range.substr(colon + 1));
+    }
+    if (o.has("--limit")) s.limit = count_of("--limit", o.get("--limit", ""));
+}
 
 // The record types to show: those given with --record (all without it), less the predefined ones with --no-meta.
 std::vector<bool> shown_slots(const rt::DtdDesc& dtd, const Options& o) {
@@ -213,8 +253,10 @@ void dump_lines(Trace& trace, const DumpOptions& d) {
     TextSink text(line);
     JsonSink json(line);
     const bool as_json = d.format == "jsonl";
+    Selection select = d.select;
     for_each_record("dump", trace, [&](const ReadRecord& r) {
-        if (!d.shown[r.record.slot]) return;
+        bool more = true;
+        if (!select.take(r, more)) return more;
         const char* name = trace.dtd().records[r.record.slot].name;
         line.clear();
         if (as_json) {
@@ -230,6 +272,7 @@ void dump_lines(Trace& trace, const DumpOptions& d) {
             line += '\n';
         }
         out.write(line);
+        return more;
     });
     out.close();
 }
@@ -243,7 +286,7 @@ std::vector<std::unique_ptr<Output>> open_csv(const rt::DtdDesc& dtd, const Dump
         if (ec) throw InputError("cannot create the directory '" + d.output + "': " + ec.message());
     }
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
-        if (!d.shown[i]) continue;
+        if (!d.select.shown[i]) continue;
         const std::string path = d.output == "-" ? "-" : (std::filesystem::path(d.output) / dtd.records[i].name).string() + ".csv";
         files[i] = std::make_unique<Output>(path, d.files);
         std::string header;
@@ -256,12 +299,14 @@ std::vector<std::unique_ptr<Output>> open_csv(const rt::DtdDesc& dtd, const Dump
 void dump_csv(Trace& trace, const DumpOptions& d) {
     auto files = open_csv(trace.dtd(), d);
     CsvSink sink;
+    Selection select = d.select;
     for_each_record("dump", trace, [&](const ReadRecord& r) {
-        Output* out = files[r.record.slot].get();
-        if (!out) return;
+        bool more = true;
+        if (!select.take(r, more)) return more;
         sink.start();
         emit_record(trace.dtd(), r, sink);
-        out->write(sink.row());
+        files[r.record.slot]->write(sink.row());
+        return more;
     });
     for (auto& f : files) {
         if (f) f->close();
@@ -271,10 +316,12 @@ void dump_csv(Trace& trace, const DumpOptions& d) {
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
         args, "dump",
-        {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--no-meta", false}, {"-f", false}, {"--force", false}},
+        {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--no-meta", false}, {"--range", true}, {"--limit", true},
+         {"-f", false}, {"--force", false}},
         {"TRACE"});
     const std::string& path = o.positional[0];
     DumpOptions d{o.get("--format", "text"), o.get("-o", "-"), {}, output_options(o, {path})};
+    select_indices(o, d.select);
     if (d.format != "text" && d.format != "jsonl" && d.format != "csv") {
         throw UsageError("unknown format '" + d.format + "' (text, jsonl or csv)");
     }
@@ -284,7 +331,7 @@ int run(const std::vector<std::string>& args) {
     }
     return on_trace(path, [&] {
         Trace trace(path, o.find("--dtd"));
-        d.shown = shown_slots(trace.dtd(), o);
+        d.select.shown = shown_slots(trace.dtd(), o);
         if (d.format == "csv") {
             dump_csv(trace, d);
         } else {
@@ -317,6 +364,12 @@ Options:
   --record NAME   only records of type NAME; repeat it for several types
   --no-meta       leave out the predefined comment, section and metadata
                   records
+  --range FIRST:END
+                  only records whose index (from 0, as jsonl's "index") is
+                  at least FIRST and below END; either may be left out
+                  (--range 1000: or --range :50)
+  --limit N       at most N records (of those the options above select);
+                  reading stops once no more can be shown
   --dtd FILE      read the trace with FILE instead of its embedded DTD; the
                   two must lay out records alike (the trace's fingerprint)
   -h, --help      show this help
