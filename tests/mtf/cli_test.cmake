@@ -111,6 +111,15 @@ run(0 convert "${WORK_DIR}/example.mtf" "${WORK_DIR}/example.spc")
 file(READ "${SOURCE_DIR}/${spc}" want)
 file(READ "${WORK_DIR}/example.spc" got)
 expect_equal("SPC text -> Meta-TF -> text" "${got}" "${want}")
+# dump writes values as the DTD's text form does, in every format: SPC's opcode as W, its time stamps in fixed point.
+run(0 dump --no-meta --limit 1 "${WORK_DIR}/example.mtf")
+expect_equal("dump of SPC as text" "${out}"
+  "spc asu=0 lba=20941264 size=8192 opcode=W timestamp=0.551706 optionalCount=1 optionalCount*=[{optional.optionalLength=8 optional.optionalText=\"Alpha/NT\"}]\n")
+run(0 dump --format jsonl --no-meta --limit 1 "${WORK_DIR}/example.mtf")
+expect_equal("dump of SPC as JSON Lines" "${out}"
+  "{\"record\":\"spc\",\"index\":1,\"section\":0,\"fields\":{\"asu\":0,\"lba\":20941264,\"size\":8192,\"opcode\":\"W\",\"timestamp\":0.551706,\"optionalCount\":1,\"optionalCount*\":[{\"optional.optionalLength\":8,\"optional.optionalText\":\"Alpha/NT\"}]}}\n")
+run(0 dump --format csv --record spc --range 2:3 "${WORK_DIR}/example.mtf")
+expect_equal("dump of SPC as CSV" "${out}" "asu,lba,size,opcode,timestamp,optionalCount,optionalCount*\n0,20939840,8192,W,0.554041,0,[]\n")
 # A header that borrows a shipped DTD's name for another layout: a warning from info and check.
 execute_process(COMMAND perl -0777 -pe "s/spc/ptf/" "${WORK_DIR}/example.mtf" OUTPUT_FILE "${WORK_DIR}/relabelled.mtf")
 run(0 check "${WORK_DIR}/relabelled.mtf")

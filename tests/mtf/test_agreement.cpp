@@ -2,7 +2,9 @@
 // the DTD a trace carries, must give exactly the records the generated reader
 // reads: random traces of every shipped DTD and of the feature and paper-count
 // fixtures, compared record by record, field by field.
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -46,13 +48,33 @@ std::string latin1_to_utf8(std::span<const std::byte> bytes) {
     return out;
 }
 
+// An integer as mtf dump should write it in JSON, worked out here on its
+// own: a string where the DTD's text form spells it as hex digits or a
+// character, a fixed-point number where it has a scale, else the integer.
+json expected_integer(std::uint64_t magnitude, bool negative, const rt::FieldDesc& f, const rt::TextFieldDesc* text) {
+    if (text && text->format == rt::TextFormat::hex) {
+        char buf[20];
+        std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(magnitude));
+        return buf;
+    }
+    if (text && text->format == rt::TextFormat::chars && magnitude < std::strlen(text->chars)) return std::string(1, text->chars[magnitude]);
+    if (f.scale == 0) return negative ? json(-static_cast<std::int64_t>(magnitude)) : json(magnitude);
+    std::string digits = std::to_string(magnitude);
+    if (digits.size() <= f.scale) digits.insert(0, f.scale + 1 - digits.size(), '0');
+    digits.insert(digits.size() - f.scale, ".");
+    return json::parse((negative ? "-" : "") + digits);
+}
+
 // Builds the JSON of a generated record struct through visit_fields().
 class ToJson {
 public:
-    ToJson(const rt::RecordDesc& r, json& fields) : record_(r), stack_{&fields} {}
+    ToJson(const rt::RecordDesc& r, const rt::TextFieldDesc* text, json& fields) : record_(r), text_(text), stack_{&fields} {}
 
-    void field(std::uint32_t i, std::uint64_t v) { put(i, v); }
-    void field(std::uint32_t i, std::int64_t v) { put(i, v); }
+    void field(std::uint32_t i, std::uint64_t v) { put(i, expected_integer(v, false, record_.fields[i], text_ ? &text_[i] : nullptr)); }
+    void field(std::uint32_t i, std::int64_t v) {
+        const std::uint64_t magnitude = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+        put(i, expected_integer(magnitude, v < 0, record_.fields[i], text_ ? &text_[i] : nullptr));
+    }
     void field(std::uint32_t i, double v) { put(i, v); }
     void field(std::uint32_t i, std::span<const std::byte> v) { put(i, latin1_to_utf8(v)); }
     template <typename Vector, typename Body>
@@ -73,6 +95,7 @@ public:
 private:
     void put(std::uint32_t i, json v) { (*stack_.back())[record_.fields[i].path] = std::move(v); }
     const rt::RecordDesc& record_;
+    const rt::TextFieldDesc* text_;  // the record's text form, or nullptr
     std::vector<json*> stack_;
 };
 
@@ -98,7 +121,9 @@ struct Expect {
     template <typename T>
     json fields(const T& record) const {
         json out = json::object();
-        ToJson v(dtd.records[static_cast<std::uint32_t>(T::type)], out);
+        const auto slot = static_cast<std::uint32_t>(T::type);
+        const bool text = dtd.text_form && dtd.text_form->records[slot].mnemonic;
+        ToJson v(dtd.records[slot], text ? dtd.text_form->records[slot].fields : nullptr, out);
         visit_fields(const_cast<T&>(record), v);
         return out;
     }

@@ -444,10 +444,23 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows, std:
 namespace {
 
 // Sends a record's values, which decode_generic gives in layout order, as the layout groups them.
+// An integer as the DTD's text form spells it where that is a word rather
+// than a number: lower-case hex digits, or the character a chars field names.
+std::optional<std::string> text_spelling(std::uint64_t v, const rt::TextFieldDesc& t) {
+    if (t.format == rt::TextFormat::hex) {
+        char buf[17];
+        return std::string(buf, std::to_chars(buf, buf + sizeof buf, v, 16).ptr);
+    }
+    const std::string_view chars = t.chars;
+    if (t.format == rt::TextFormat::chars && v < chars.size()) return std::string(1, chars[v]);
+    return std::nullopt;  // decimal (fixed point when scaled), or a value no character stands for
+}
+
 struct Emitter {
     const rt::RecordDesc& record;
     const std::vector<rt::GenericValue>& values;
     Sink& sink;
+    const rt::TextFieldDesc* text;  // the record's text form, per field, or nullptr
     std::vector<std::uint64_t> last = std::vector<std::uint64_t>(record.field_count);  // counts of repeats
     std::size_t next = 0;
 
@@ -468,7 +481,13 @@ struct Emitter {
         last[v.field] = v.integer;
         switch (d.type) {
             case rt::Type::unsigned_int:
-            case rt::Type::signed_int: sink.integer(d.path, v.integer, d); break;
+            case rt::Type::signed_int:
+                if (auto word = text ? text_spelling(v.integer, text[v.field]) : std::nullopt) {
+                    sink.name(d.path, *word);
+                } else {
+                    sink.integer(d.path, v.integer, d);
+                }
+                break;
             case rt::Type::floating: sink.real(d.path, v.real); break;
             case rt::Type::bytes: sink.bytes(d.path, v.bytes); break;
         }
@@ -506,7 +525,8 @@ void emit_metadata(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink) {
 void emit_record(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink) {
     const rt::RecordDesc& d = dtd.records[r.record.slot];
     if (d.predefined == rt::Predefined::metadata) return emit_metadata(dtd, r, sink);
-    Emitter e{d, r.record.values, sink};
+    const rt::TextFieldDesc* text = dtd.text_form ? dtd.text_form->records[r.record.slot].fields : nullptr;
+    Emitter e{d, r.record.values, sink, dtd.text_form && dtd.text_form->records[r.record.slot].mnemonic ? text : nullptr};
     rt::walk_layout(d, e);
 }
 

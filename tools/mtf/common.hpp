@@ -242,7 +242,9 @@ public:
 std::string group_key(const rt::RecordDesc& r, std::uint32_t step);
 
 // Sends a record's values to `sink`. A metadata record gives names for its
-// record, field and property, and a list of its values.
+// record, field and property, and a list of its values. An integer its DTD's
+// text form writes as hex digits or as a character goes as a name() in that
+// spelling.
 void emit_record(const rt::DtdDesc& dtd, const ReadRecord& r, Sink& sink);
 
 // The slot of the record type that metadata record `r` (as decode_generic()

@@ -90,7 +90,7 @@ private:
     char element_separator() const override { return ' '; }
 };
 
-// JSON values: integers as stored (the scale not applied), bytes as strings of U+0000-U+00FF.
+// JSON values: integers as numbers (fixed point when scaled), bytes as strings of U+0000-U+00FF.
 class JsonSink : public LineSink {
 public:
     using LineSink::LineSink;
@@ -104,7 +104,7 @@ public:
 
     void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d) override {
         item(k);
-        out_ += format_integer(v, d.type == rt::Type::signed_int, 0);
+        out_ += format_integer(v, d.type == rt::Type::signed_int, d.scale);
     }
     void real(const char* k, double v) override {
         item(k);
@@ -377,9 +377,10 @@ Options:
 --record may be repeated; any other option given twice is a mistake.
 
 A repeated group is a list under its count field's name and a star (n*);
-in CSV it is one cell holding the group as JSON. Scaled integers are fixed
-point in text and CSV and the stored integer in JSON. docs/mtf.md describes
-every format in full.
+in CSV it is one cell holding the group as JSON. Values are written as the
+DTD's text form writes them, in every format: scaled integers in fixed
+point (numbers in JSON), hex fields as hex digits and chars fields as their
+character (strings in JSON). docs/mtf.md describes every format in full.
 
 Exit status: 0 on success, 1 for an unreadable or malformed trace or an
 unwritable output, 2 for a command-line mistake.
