@@ -294,8 +294,6 @@ fails(2 "mtf: no command given (see 'mtf --help')")
 fails(2 "mtf: unknown command 'frob' (see 'mtf --help')" frob)
 fails(2 "mtf: dump: unknown option '--bogus' (see 'mtf dump --help')" dump --bogus ${trace})
 fails(2 "mtf: dump: unknown format 'xml' (text, jsonl or csv) (see 'mtf dump --help')" dump --format xml ${trace})
-fails(2 "mtf: dump: csv on standard output needs one --record NAME; give -o DIR for a file per record type (see 'mtf dump --help')"
-      dump --format csv ${trace})
 fails(2 "mtf: dump: the DTD 'hatf10' has no record type 'nope' (see 'mtf dump --help')" dump --record nope ${trace})
 fails(2 "mtf: stats: option '--dtd' needs a value (see 'mtf stats --help')" stats ${trace} --dtd)
 # A wrong number of arguments says which are missing, or the first extra one, in the command's terms.
@@ -333,8 +331,19 @@ expect_equal("files of dump --format csv --record alloc --record free" "${csv_fi
 file(READ "${WORK_DIR}/two-csv/alloc.csv" alloc_csv)
 file(READ "${golden}/alloc.csv" want)
 expect_equal("two-csv/alloc.csv" "${alloc_csv}" "${want}")
-fails(2 "mtf: dump: csv on standard output needs one --record NAME; give -o DIR for a file per record type (see 'mtf dump --help')"
-      dump --format csv --record alloc --record free ${trace})
+# CSV on standard output of several record types: one table in trace order, with index and record columns.
+run(0 dump --format csv --record alloc --record free ${trace})
+string(REGEX MATCH "^[^\n]*" header "${out}")
+expect_equal("header of the one table" "${header}"
+  "index,record,size,address,thread,heap,time,attributes.attributesLength,attributes.attributesData")
+string(REGEX MATCHALL "\n[0-9]+,[a-z]+," rows "${out}")
+expect_equal("rows of the one table" "${rows}" "\n1,alloc,;\n2,alloc,;\n5,alloc,;\n6,alloc,;\n8,free,")
+string(REGEX MATCH "\n8,free,[^\n]*" free_row "${out}")
+expect_equal("a free's row, its cells under its own fields' columns" "${free_row}" "\n8,free,,65536,7,0,0,0,")
+run(0 dump --format csv --limit 4 ${trace})
+string(REGEX MATCH "^[^\n]*" header "${out}")
+expect_equal("header of the one table with metadata"
+  "${header}" "index,record,length,data,number,metadata.record,field,property,value,size,address,thread,heap,time,attributes.attributesLength,attributes.attributesData,oldAddress,newAddress")
 
 # ---- help and version: on stdout, nothing on stderr, exit 0
 function(same_output what)

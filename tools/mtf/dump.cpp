@@ -1,4 +1,5 @@
 // mtf dump: every record as a line of text, a JSON object, or a CSV row.
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <set>
@@ -142,6 +143,7 @@ std::string csv_cell(const std::string& s) {
 class CsvSink : public Sink {
 public:
     void start() { cells_.clear(); }
+    const std::vector<std::string>& cells() const { return cells_; }
     std::string row() const {
         std::string out;
         for (std::size_t i = 0; i < cells_.size(); ++i) out += (i ? "," : "") + csv_cell(cells_[i]);
@@ -313,6 +315,48 @@ void dump_csv(Trace& trace, const DumpOptions& d) {
     }
 }
 
+// One table for every record type shown, in the order of the trace: the
+// columns `index` and `record`, then the union of the types' keys in slot
+// order, a cell empty where a type has no such field. A key that is itself
+// `index` or `record` (metadata's) is prefixed with its type's name.
+void dump_table(Trace& trace, const DumpOptions& d) {
+    const rt::DtdDesc& dtd = trace.dtd();
+    std::vector<std::string> columns{"index", "record"};
+    std::vector<std::vector<std::size_t>> column_of(dtd.record_count);  // per slot, per key
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+        if (!d.select.shown[i]) continue;
+        for (std::string key : record_keys(dtd.records[i])) {
+            if (key == "index" || key == "record") key = std::string(dtd.records[i].name) + "." + key;
+            const auto at = std::find(columns.begin(), columns.end(), key);
+            column_of[i].push_back(static_cast<std::size_t>(at - columns.begin()));
+            if (at == columns.end()) columns.push_back(key);
+        }
+    }
+    Output out(d.output, d.files);
+    std::string header;
+    for (const std::string& c : columns) header += (header.empty() ? "" : ",") + csv_cell(c);
+    out.write(header + "\n");
+    CsvSink sink;
+    Selection select = d.select;
+    std::vector<std::string> row(columns.size());
+    for_each_record("dump", trace, [&](const ReadRecord& r) {
+        bool more = true;
+        if (!select.take(r, more)) return more;
+        sink.start();
+        emit_record(dtd, r, sink);
+        std::fill(row.begin(), row.end(), std::string());
+        row[0] = std::to_string(r.index);
+        row[1] = dtd.records[r.record.slot].name;
+        const std::vector<std::string>& cells = sink.cells();
+        for (std::size_t k = 0; k < cells.size(); ++k) row[column_of[r.record.slot].at(k)] = cells[k];
+        std::string line;
+        for (std::size_t k = 0; k < row.size(); ++k) line += (k ? "," : "") + csv_cell(row[k]);
+        out.write(line + "\n");
+        return more;
+    });
+    out.close();
+}
+
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
         args, "dump",
@@ -326,13 +370,14 @@ int run(const std::vector<std::string>& args) {
         throw UsageError("unknown format '" + d.format + "' (text, jsonl or csv)");
     }
     const std::vector<std::string>& records = o.all("--record");
-    if (d.format == "csv" && d.output == "-" && std::set(records.begin(), records.end()).size() != 1) {
-        throw UsageError("csv on standard output needs one --record NAME; give -o DIR for a file per record type");
-    }
+    // To standard output, one record type gets its own file's columns; any other selection, the one table.
+    const bool table = d.format == "csv" && d.output == "-" && std::set(records.begin(), records.end()).size() != 1;
     return on_trace(path, [&] {
         Trace trace(path, o.find("--dtd"));
         d.select.shown = shown_slots(trace.dtd(), o);
-        if (d.format == "csv") {
+        if (table) {
+            dump_table(trace, d);
+        } else if (d.format == "csv") {
             dump_csv(trace, d);
         } else {
             dump_lines(trace, d);
@@ -356,9 +401,12 @@ Options:
   --format text   one line per record: NAME FIELD=VALUE ... (the default)
   --format jsonl  one JSON object per line:
                   {"record":NAME,"index":N,"section":S,"fields":{...}}
-  --format csv    one CSV file per record type, with a header row of field
-                  names: -o DIR writes DIR/RECORD.csv (DIR is created);
-                  with one --record NAME, -o - (the default) prints that one
+  --format csv    to standard output (-o -, the default), one table of
+                  every record shown, in trace order: columns index and
+                  record, then every field name of the types shown (empty
+                  where a type has none); with one --record NAME, that
+                  type's fields alone. -o DIR writes one file per record
+                  type instead, DIR/RECORD.csv (DIR is created)
   -o OUT          write to OUT instead of standard output ('-')
   -f, --force     replace existing output files
   --record NAME   only records of type NAME; repeat it for several types
