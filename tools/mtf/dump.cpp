@@ -202,11 +202,86 @@ struct Selection {
     }
 };
 
+// Passes on the values whose top-level key `fields` holds (all when it is
+// empty), a list whole or not at all.
+class FieldFilter : public Sink {
+public:
+    FieldFilter(Sink& to, const std::set<std::string>& fields) : to_(to), fields_(fields) {}
+
+    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d) override {
+        if (keep(k)) to_.integer(k, v, d);
+    }
+    void real(const char* k, double v) override {
+        if (keep(k)) to_.real(k, v);
+    }
+    void bytes(const char* k, std::span<const std::byte> v) override {
+        if (keep(k)) to_.bytes(k, v);
+    }
+    void name(const char* k, std::string_view v) override {
+        if (keep(k)) to_.name(k, v);
+    }
+    void number(std::uint64_t v, bool is_signed) override {
+        if (!dropping_) to_.number(v, is_signed);
+    }
+    void begin_list(const std::string& key) override {
+        if (depth_++ == 0) dropping_ = !fields_.empty() && !fields_.count(key);
+        if (!dropping_) to_.begin_list(key);
+    }
+    void end_list() override {
+        if (!dropping_) to_.end_list();
+        if (--depth_ == 0) dropping_ = false;
+    }
+    void begin_element() override {
+        if (!dropping_) to_.begin_element();
+    }
+    void end_element() override {
+        if (!dropping_) to_.end_element();
+    }
+
+private:
+    bool keep(const char* k) const { return depth_ > 0 ? !dropping_ : fields_.empty() || fields_.count(k) != 0; }
+
+    Sink& to_;
+    const std::set<std::string>& fields_;
+    int depth_ = 0;
+    bool dropping_ = false;
+};
+
 struct DumpOptions {
     std::string format, output;
     Selection select;
-    rt::OutputOptions files;  // -f, and the trace the output may not be
+    rt::OutputOptions files;     // -f, and the trace the output may not be
+    std::set<std::string> fields;  // --fields: the keys shown, or all when empty
+
+    // The keys of record type `r` that are shown.
+    std::vector<std::string> keys(const rt::RecordDesc& r) const {
+        std::vector<std::string> out;
+        for (std::string& k : record_keys(r)) {
+            if (fields.empty() || fields.count(k)) out.push_back(std::move(k));
+        }
+        return out;
+    }
 };
+
+// --fields NAME[,NAME...]: each must be a key of some record type shown.
+std::set<std::string> chosen_fields(const Options& o, const rt::DtdDesc& dtd, const std::vector<bool>& shown) {
+    std::set<std::string> fields;
+    if (!o.has("--fields")) return fields;
+    const std::string list = o.get("--fields", "");
+    for (std::size_t start = 0; start <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        const std::string name = list.substr(start, comma - start);
+        bool found = false;
+        for (std::uint32_t i = 0; i < dtd.record_count && !found; ++i) {
+            const std::vector<std::string> keys = record_keys(dtd.records[i]);
+            found = shown[i] && std::find(keys.begin(), keys.end(), name) != keys.end();
+        }
+        if (!found) throw UsageError("--fields: no record type shown has a field '" + name + "'");
+        fields.insert(name);
+        start = comma + 1;
+    }
+    return fields;
+}
 
 // A record count or index for `option`: decimal digits.
 std::uint64_t count_of(const std::string& option, const std::string& text) {
@@ -254,6 +329,7 @@ void dump_lines(Trace& trace, const DumpOptions& d) {
     std::string line;
     TextSink text(line);
     JsonSink json(line);
+    FieldFilter to_text(text, d.fields), to_json(json, d.fields);
     const bool as_json = d.format == "jsonl";
     Selection select = d.select;
     for_each_record("dump", trace, [&](const ReadRecord& r) {
@@ -265,12 +341,12 @@ void dump_lines(Trace& trace, const DumpOptions& d) {
             line += "{\"record\":" + json_string(name) + ",\"index\":" + std::to_string(r.index) +
                     ",\"section\":" + std::to_string(r.section) + ",\"fields\":{";
             json.start();
-            emit_record(trace.dtd(), r, json);
+            emit_record(trace.dtd(), r, to_json);
             line += "}}\n";
         } else {
             line += name;
             text.start();
-            emit_record(trace.dtd(), r, text);
+            emit_record(trace.dtd(), r, to_text);
             line += '\n';
         }
         out.write(line);
@@ -292,7 +368,7 @@ std::vector<std::unique_ptr<Output>> open_csv(const rt::DtdDesc& dtd, const Dump
         const std::string path = d.output == "-" ? "-" : (std::filesystem::path(d.output) / dtd.records[i].name).string() + ".csv";
         files[i] = std::make_unique<Output>(path, d.files);
         std::string header;
-        for (const std::string& key : record_keys(dtd.records[i])) header += (header.empty() ? "" : ",") + csv_cell(key);
+        for (const std::string& key : d.keys(dtd.records[i])) header += (header.empty() ? "" : ",") + csv_cell(key);
         files[i]->write(header + "\n");
     }
     return files;
@@ -300,14 +376,15 @@ std::vector<std::unique_ptr<Output>> open_csv(const rt::DtdDesc& dtd, const Dump
 
 void dump_csv(Trace& trace, const DumpOptions& d) {
     auto files = open_csv(trace.dtd(), d);
-    CsvSink sink;
+    CsvSink csv;
+    FieldFilter sink(csv, d.fields);
     Selection select = d.select;
     for_each_record("dump", trace, [&](const ReadRecord& r) {
         bool more = true;
         if (!select.take(r, more)) return more;
-        sink.start();
+        csv.start();
         emit_record(trace.dtd(), r, sink);
-        files[r.record.slot]->write(sink.row());
+        files[r.record.slot]->write(csv.row());
         return more;
     });
     for (auto& f : files) {
@@ -325,7 +402,7 @@ void dump_table(Trace& trace, const DumpOptions& d) {
     std::vector<std::vector<std::size_t>> column_of(dtd.record_count);  // per slot, per key
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
         if (!d.select.shown[i]) continue;
-        for (std::string key : record_keys(dtd.records[i])) {
+        for (std::string key : d.keys(dtd.records[i])) {
             if (key == "index" || key == "record") key = std::string(dtd.records[i].name) + "." + key;
             const auto at = std::find(columns.begin(), columns.end(), key);
             column_of[i].push_back(static_cast<std::size_t>(at - columns.begin()));
@@ -336,18 +413,19 @@ void dump_table(Trace& trace, const DumpOptions& d) {
     std::string header;
     for (const std::string& c : columns) header += (header.empty() ? "" : ",") + csv_cell(c);
     out.write(header + "\n");
-    CsvSink sink;
+    CsvSink csv;
+    FieldFilter sink(csv, d.fields);
     Selection select = d.select;
     std::vector<std::string> row(columns.size());
     for_each_record("dump", trace, [&](const ReadRecord& r) {
         bool more = true;
         if (!select.take(r, more)) return more;
-        sink.start();
+        csv.start();
         emit_record(dtd, r, sink);
         std::fill(row.begin(), row.end(), std::string());
         row[0] = std::to_string(r.index);
         row[1] = dtd.records[r.record.slot].name;
-        const std::vector<std::string>& cells = sink.cells();
+        const std::vector<std::string>& cells = csv.cells();
         for (std::size_t k = 0; k < cells.size(); ++k) row[column_of[r.record.slot].at(k)] = cells[k];
         std::string line;
         for (std::size_t k = 0; k < row.size(); ++k) line += (k ? "," : "") + csv_cell(row[k]);
@@ -360,7 +438,7 @@ void dump_table(Trace& trace, const DumpOptions& d) {
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
         args, "dump",
-        {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--no-meta", false}, {"--range", true}, {"--limit", true},
+        {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--no-meta", false}, {"--range", true}, {"--limit", true}, {"--fields", true},
          {"-f", false}, {"--force", false}},
         {"TRACE"});
     const std::string& path = o.positional[0];
@@ -375,6 +453,7 @@ int run(const std::vector<std::string>& args) {
     return on_trace(path, [&] {
         Trace trace(path, o.find("--dtd"));
         d.select.shown = shown_slots(trace.dtd(), o);
+        d.fields = chosen_fields(o, trace.dtd(), d.select.shown);
         if (table) {
             dump_table(trace, d);
         } else if (d.format == "csv") {
@@ -418,6 +497,9 @@ Options:
                   (--range 1000: or --range :50)
   --limit N       at most N records (of those the options above select);
                   reading stops once no more can be shown
+  --fields NAME[,NAME...]
+                  only these fields (top-level names, as in the CSV header:
+                  a repeated group is COUNT*), in each record's own order
   --dtd FILE      read the trace with FILE instead of its embedded DTD; the
                   two must lay out records alike (the trace's fingerprint)
   -h, --help      show this help
