@@ -75,6 +75,13 @@ expect_equal("dump --fields" "${out}" "alloc size=24 address=65536\nalloc size=4
 run(0 dump --format csv --record alloc --record free --fields time,address --range :9 ${trace})
 expect_equal("dump --fields as one table" "${out}" "index,record,address,time\n1,alloc,65536,0\n2,alloc,131072,0\n5,alloc,131088,0\n6,alloc,131056,0\n8,free,65536,0\n")
 fails(2 "mtf: dump: --fields: no record type shown has a field 'size' (see 'mtf dump --help')" dump --record free --fields size ${trace})
+# --where: records whose field compares so; several must all hold; values in the field's spelling.
+run(0 dump --where "size>100" --fields size ${trace})
+expect_equal("dump --where size>100" "${out}" "alloc size=4096\nalloc size=200\n")
+run(0 dump --where address=0x10000 --fields address ${trace})
+expect_equal("dump --where address=0x10000" "${out}" "alloc address=65536\nfree address=65536\n")
+fails(2 "mtf: dump: --where takes FIELD OP VALUE (OP one of = != < <= > >=), not 'size' (see 'mtf dump --help')" dump --where size ${trace})
+fails(2 "mtf: dump: --where: no record type shown has an integer field 'nope' (see 'mtf dump --help')" dump --where nope=1 ${trace})
 fails(2 "mtf: dump: --range takes FIRST:END (record indices, END excluded), not '5' (see 'mtf dump --help')" dump --range 5 ${trace})
 fails(2 "mtf: dump: --limit takes a record index or count (decimal digits), not '-1' (see 'mtf dump --help')" dump --limit -1 ${trace})
 run(0 dump --format csv --no-meta -o "${WORK_DIR}/csv" ${trace})
@@ -126,6 +133,9 @@ expect_equal("dump of SPC as JSON Lines" "${out}"
   "{\"record\":\"spc\",\"index\":1,\"section\":0,\"fields\":{\"asu\":0,\"lba\":20941264,\"size\":8192,\"opcode\":\"W\",\"timestamp\":0.551706,\"optionalCount\":1,\"optionalCount*\":[{\"optional.optionalLength\":8,\"optional.optionalText\":\"Alpha/NT\"}]}}\n")
 run(0 dump --format csv --record spc --range 2:3 "${WORK_DIR}/example.mtf")
 expect_equal("dump of SPC as CSV" "${out}" "asu,lba,size,opcode,timestamp,optionalCount,optionalCount*\n0,20939840,8192,W,0.554041,0,[]\n")
+run(0 dump --no-meta --where opcode=R --where "timestamp<2.4" --fields lba,timestamp "${WORK_DIR}/example.mtf")
+expect_equal("dump --where on a chars field and a scaled one" "${out}" "spc lba=7695360 timestamp=2.346628\n")
+fails(2 "mtf: dump: --where: '0.5600001' is not a value of field 'timestamp' (see 'mtf dump --help')" dump --where "timestamp<0.5600001" "${WORK_DIR}/example.mtf")
 # A header that borrows a shipped DTD's name for another layout: a warning from info and check.
 execute_process(COMMAND perl -0777 -pe "s/spc/ptf/" "${WORK_DIR}/example.mtf" OUTPUT_FILE "${WORK_DIR}/relabelled.mtf")
 run(0 check "${WORK_DIR}/relabelled.mtf")

@@ -188,18 +188,22 @@ private:
 
 // Which records are shown: by type (--record, --no-meta), by index
 // (--range FIRST:END) and at most `limit` of them (--limit).
+struct Condition;
 struct Selection {
     std::vector<bool> shown;  // per slot
+    std::vector<Condition> where;  // --where, all of them
+    const rt::DtdDesc* dtd = nullptr;
     std::uint64_t first = 0, end = ~std::uint64_t(0), limit = ~std::uint64_t(0);
     std::uint64_t taken = 0;
 
     // Whether to show `r`; `more` turns false once no later record can be shown.
     bool take(const ReadRecord& r, bool& more) {
         more = r.index + 1 < end && taken < limit;
-        if (!shown[r.record.slot] || r.index < first || r.index >= end || taken >= limit) return false;
+        if (!shown[r.record.slot] || r.index < first || r.index >= end || taken >= limit || !matches(r)) return false;
         more = r.index + 1 < end && ++taken < limit;
         return true;
     }
+    bool matches(const ReadRecord& r) const;
 };
 
 // Passes on the values whose top-level key `fields` holds (all when it is
@@ -246,6 +250,98 @@ private:
     int depth_ = 0;
     bool dropping_ = false;
 };
+
+// --where FIELD OP VALUE: a record matches when it has the top-level
+// integer field FIELD and its value compares so (signed fields as signed).
+struct Condition {
+    std::string field, op;
+    std::vector<std::int32_t> index;   // per slot: the field's index, or -1
+    std::vector<std::uint64_t> value;  // per slot: VALUE in the field's stored units
+
+    bool holds(const rt::DtdDesc& dtd, const ReadRecord& r) const {
+        const std::int32_t f = index[r.record.slot];
+        if (f < 0) return false;
+        for (const rt::GenericValue& v : r.record.values) {
+            if (v.field != static_cast<std::uint32_t>(f)) continue;
+            const bool is_signed = dtd.records[r.record.slot].fields[f].type == rt::Type::signed_int;
+            const std::uint64_t want = value[r.record.slot];
+            const int c = is_signed ? compare(static_cast<std::int64_t>(v.integer), static_cast<std::int64_t>(want)) : compare(v.integer, want);
+            return op == "=" ? c == 0 : op == "!=" ? c != 0 : op == "<" ? c < 0 : op == "<=" ? c <= 0 : op == ">" ? c > 0 : c >= 0;
+        }
+        return false;
+    }
+    template <typename T>
+    static int compare(T a, T b) { return a < b ? -1 : a > b ? 1 : 0; }
+};
+
+// The stored integer VALUE stands for in field `f`: decimal (a fraction up
+// to the field's scale), 0x hex, or a character of a chars field.
+std::optional<std::uint64_t> stored_value(const std::string& text, const rt::FieldDesc& f, const rt::TextFieldDesc* t) {
+    if (t && t->format == rt::TextFormat::chars && text.size() == 1) {
+        const std::string_view chars = t->chars;
+        if (const std::size_t at = chars.find(text[0]); at != std::string_view::npos) return at;
+    }
+    std::string digits = text;
+    const bool negative = !digits.empty() && digits[0] == '-';
+    if (negative) digits.erase(0, 1);
+    int base = 10;
+    if (digits.starts_with("0x")) {
+        digits.erase(0, 2);
+        base = 16;
+    }
+    std::size_t point = digits.find('.');
+    if (point != std::string::npos && base == 10) {
+        const std::size_t fraction = digits.size() - point - 1;
+        if (fraction > f.scale) return std::nullopt;
+        digits.erase(point, 1);
+        digits.append(f.scale - fraction, '0');
+        point = std::string::npos;
+    } else if (base == 10) {
+        digits.append(f.scale, '0');
+    }
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
+    if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size() || point != std::string::npos) return std::nullopt;
+    return negative ? 0 - v : v;
+}
+
+bool Selection::matches(const ReadRecord& r) const {
+    return std::all_of(where.begin(), where.end(), [&](const Condition& c) { return c.holds(*dtd, r); });
+}
+
+std::vector<Condition> conditions(const Options& o, const rt::DtdDesc& dtd, const std::vector<bool>& shown) {
+    std::vector<Condition> out;
+    for (const std::string& text : o.all("--where")) {
+        const std::size_t at = text.find_first_of("<>!=");
+        const std::size_t value_at = text.find_first_not_of("<>!=", at);
+        Condition c{text.substr(0, std::min(at, text.size())), at == std::string::npos ? "" : text.substr(at, value_at - at), {}, {}};
+        if (c.field.empty() || (c.op != "=" && c.op != "!=" && c.op != "<" && c.op != "<=" && c.op != ">" && c.op != ">=") ||
+            value_at == std::string::npos) {
+            throw UsageError("--where takes FIELD OP VALUE (OP one of = != < <= > >=), not '" + text + "'");
+        }
+        const std::string value = text.substr(value_at);
+        bool any = false;
+        c.index.assign(dtd.record_count, -1);
+        c.value.assign(dtd.record_count, 0);
+        for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+            const rt::RecordDesc& r = dtd.records[i];
+            if (!shown[i] || r.predefined != rt::Predefined::none) continue;
+            for (std::uint32_t f = 1; f < r.field_count; ++f) {
+                const rt::FieldDesc& d = r.fields[f];
+                if (d.path != c.field || (d.type != rt::Type::unsigned_int && d.type != rt::Type::signed_int)) continue;
+                const rt::TextFieldDesc* t = dtd.text_form && dtd.text_form->records[i].mnemonic ? &dtd.text_form->records[i].fields[f] : nullptr;
+                const auto v = stored_value(value, d, t);
+                if (!v) throw UsageError("--where: '" + value + "' is not a value of field '" + c.field + "'");
+                c.value[i] = *v;
+                c.index[i] = static_cast<std::int32_t>(f);
+                any = true;
+            }
+        }
+        if (!any) throw UsageError("--where: no record type shown has an integer field '" + c.field + "'");
+        out.push_back(std::move(c));
+    }
+    return out;
+}
 
 struct DumpOptions {
     std::string format, output;
@@ -438,7 +534,7 @@ void dump_table(Trace& trace, const DumpOptions& d) {
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
         args, "dump",
-        {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--no-meta", false}, {"--range", true}, {"--limit", true}, {"--fields", true},
+        {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--no-meta", false}, {"--range", true}, {"--limit", true}, {"--fields", true}, {"--where", true, true},
          {"-f", false}, {"--force", false}},
         {"TRACE"});
     const std::string& path = o.positional[0];
@@ -454,6 +550,8 @@ int run(const std::vector<std::string>& args) {
         Trace trace(path, o.find("--dtd"));
         d.select.shown = shown_slots(trace.dtd(), o);
         d.fields = chosen_fields(o, trace.dtd(), d.select.shown);
+        d.select.where = conditions(o, trace.dtd(), d.select.shown);
+        d.select.dtd = &trace.dtd();
         if (table) {
             dump_table(trace, d);
         } else if (d.format == "csv") {
@@ -497,6 +595,12 @@ Options:
                   (--range 1000: or --range :50)
   --limit N       at most N records (of those the options above select);
                   reading stops once no more can be shown
+  --where FIELD OP VALUE
+                  only records with an integer field FIELD (at the top
+                  level) whose value compares so: OP is = != < <= > >=;
+                  VALUE is decimal (fixed point for a scaled field), 0x
+                  hex, or the character of a chars field ('opcode=W');
+                  repeat it for records that meet every condition
   --fields NAME[,NAME...]
                   only these fields (top-level names, as in the CSV header:
                   a repeated group is COUNT*), in each record's own order
