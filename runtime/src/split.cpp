@@ -80,7 +80,13 @@ std::uint32_t record_named(const DtdDesc& dtd, std::string_view name) {
         found = i;
     }
     if (!found) bad_split("the DTD has no record '" + std::string(name) + "'");
-    if (dtd.records[*found].predefined != Predefined::none) bad_split("'" + std::string(name) + "' is a record of the trace's own");
+    const RecordDesc& r = dtd.records[*found];
+    if (r.predefined != Predefined::none) bad_split("'" + std::string(name) + "' is a record of the trace's own");
+    // Its metadata goes before the first record, in section 0.
+    if (r.section != 0) {
+        bad_split("record '" + std::string(name) + "' belongs to section " + std::to_string(r.section) +
+                  "; only the fields of global records can be split");
+    }
     return *found;
 }
 

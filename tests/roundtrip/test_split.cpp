@@ -155,6 +155,10 @@ TEST_CASE("split streams: a name that is not an integer field of one record is r
     CHECK(refusal({"alloc.attributes.attributesData"}) == "split streams: field 'attributes.attributesData' of record 'alloc' is not an integer");
     CHECK(refusal({"alloc.size", "free.address+alloc.size"}) == "split streams: 'alloc.size' is named twice");
     CHECK(refusal({"metadata.field"}) == "split streams: 'metadata' is a record of the trace's own");
+    rt::WriterOptions options;
+    options.split = {"mark.id"};
+    CHECK(error_of([&] { rt::TraceWriter w(path, features::dtd, options); }) ==
+          "split streams: record 'mark' belongs to section 3; only the fields of global records can be split");
     CHECK_FALSE(fs::exists(path));
 }
 

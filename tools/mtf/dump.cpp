@@ -347,7 +347,7 @@ struct DumpOptions {
     std::string format, output;
     Selection select;
     rt::OutputOptions files;     // -f, and the trace the output may not be
-    std::set<std::string> fields;  // --fields: the keys shown, or all when empty
+    std::set<std::string> fields{};  // --fields: the keys shown, or all when empty
 
     // The keys of record type `r` that are shown.
     std::vector<std::string> keys(const rt::RecordDesc& r) const {

@@ -55,8 +55,8 @@ struct SplitField {
 // "record.field", or several joined by '+' that share one section (their
 // values interleave there in the order they are written). Each name takes
 // the lowest section number the DTD leaves free, in order. A field that is
-// not an integer field of one record, or more names than free numbers, is
-// a usage TraceError.
+// not an integer field of one global record, or more names than free
+// numbers, is a usage TraceError.
 std::vector<SplitField> split_fields(const DtdDesc& dtd, std::span<const std::string> names);
 // Their sections, each once.
 std::vector<std::uint8_t> sections_of(std::span<const SplitField> fields);
