@@ -753,6 +753,18 @@ TEST_CASE("a bad segment frame met in a pipe names the record reached") {
     }
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool address_sanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool address_sanitizer = true;
+#else
+constexpr bool address_sanitizer = false;
+#endif
+#else
+constexpr bool address_sanitizer = false;
+#endif
+
 // VmRSS, or VmHWM (its peak), of this process in KiB.
 std::uint64_t memory_kib(const std::string& key) {
     std::ifstream status("/proc/self/status");
@@ -814,7 +826,9 @@ TEST_CASE("a compressed trace ten times longer is read in no more memory") {
     CHECK(short_records > 100'000);
     CHECK(long_records > 1'000'000);
     INFO("peak above the start: " << short_kib << " KiB for the short trace, " << long_kib << " KiB for the long one");
-    CHECK(long_kib <= short_kib + 2048);
+    // AddressSanitizer holds freed memory back (its quarantine), so each chunk read
+    // adds to the peak there; the other builds check the reader's own memory.
+    if (!address_sanitizer) CHECK(long_kib <= short_kib + 2048);
 }
 
 }  // TEST_SUITE
