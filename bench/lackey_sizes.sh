@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The lackey figures of docs/compactness.md: a memory-reference trace of a
 # command made by valgrind --tool=lackey, its text under xz -9 and zstd -19,
-# and Meta-TF (bench/lackey.dtd) recoded by mtf. Run from the source tree.
+# and Meta-TF (dtds/lackey.dtd) recoded by mtf. Run from the source tree.
 # Usage: bench/lackey_sizes.sh BUILD_DIR OUT_DIR [COMMAND...]   (default: ls /usr)
 set -euo pipefail
 build=$1 out=$2; shift 2
@@ -11,12 +11,10 @@ mkdir -p "$out"
 valgrind --tool=lackey --trace-mem=yes --log-file="$out/lackey.log" "$@" > /dev/null
 # lackey's own lines, without valgrind's "==PID==" messages
 grep -v '^==' "$out/lackey.log" > "$out/lackey.txt"
-# the same lines with the address and size as tokens of their own: "I 0401ab70 3"
-sed -nE 's/^ ?([ILSM]) +([0-9a-f]+),([0-9]+)$/\1 \2 \3/p' "$out/lackey.txt" > "$out/lackey.sp"
 echo "references             $(wc -l < "$out/lackey.txt")"
 echo "text + xz -9           $(xz -9 -T1 -c "$out/lackey.txt" | wc -c)"
 echo "text + zstd -19        $(zstd -19 -q -c < "$out/lackey.txt" | wc -c)"
-"$mtf" convert -f --encoding initial --dtd bench/lackey.dtd "$out/lackey.sp" "$out/lackey.mtf"
+"$mtf" convert -f --encoding initial --dtd dtds/lackey.dtd "$out/lackey.txt" "$out/lackey.mtf"
 run() { local name=$1; shift; "$mtf" recode -f "$@" "$out/lackey.mtf" "$out/lackey.$name.mtf"; echo "$name $(stat -c %s "$out/lackey.$name.mtf")"; }
 run initial --encoding initial
 run auto

@@ -807,89 +807,89 @@ inline constexpr char text[] =
 
 // The native text form: how each field is written in a line.
 inline constexpr rt::TextFieldDesc fo_3_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // formatId
-    {rt::TextFormat::decimal, false, ""},  // superFormatId
-    {rt::TextFormat::decimal, false, ""},  // numberOfPointers
-    {rt::TextFormat::decimal, false, ""},  // numberOfDataMembers
-    {rt::TextFormat::decimal, false, ""},  // numberOfArrayMembers
-    {rt::TextFormat::decimal, false, ""},  // lengthOfClassName
-    {rt::TextFormat::decimal, false, ""},  // dataMemberFormatId
-    {rt::TextFormat::decimal, false, ""},  // arrayDataMemberFormatId
-    {rt::TextFormat::decimal, false, ""},  // numberOfElements
-    {rt::TextFormat::string, false, ""},  // className
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // superFormatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // numberOfPointers
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // numberOfDataMembers
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // numberOfArrayMembers
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // lengthOfClassName
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // dataMemberFormatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // arrayDataMemberFormatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // numberOfElements
+    {rt::TextFormat::string, false, "", 0, false, nullptr, ""},  // className
 };
 inline constexpr rt::TextFieldDesc co_4_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // formatId
-    {rt::TextFormat::decimal, false, ""},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
 };
 inline constexpr rt::TextFieldDesc cao_5_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // formatId
-    {rt::TextFormat::decimal, false, ""},  // oid
-    {rt::TextFormat::decimal, false, ""},  // containerOid
-    {rt::TextFormat::decimal, false, ""},  // numberOfElements
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // containerOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // numberOfElements
 };
 inline constexpr rt::TextFieldDesc do__6_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // formatId
-    {rt::TextFormat::decimal, false, ""},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
 };
 inline constexpr rt::TextFieldDesc sr_7_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // formatId
-    {rt::TextFormat::decimal, false, ""},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
 };
 inline constexpr rt::TextFieldDesc gr_8_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
 };
 inline constexpr rt::TextFieldDesc dr_9_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // formatId
-    {rt::TextFormat::decimal, false, ""},  // oid
-    {rt::TextFormat::decimal, false, ""},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // offset
 };
 inline constexpr rt::TextFieldDesc dw_10_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // formatId
-    {rt::TextFormat::decimal, false, ""},  // oid
-    {rt::TextFormat::decimal, false, ""},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // offset
 };
 inline constexpr rt::TextFieldDesc adr_11_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // formatId
-    {rt::TextFormat::decimal, false, ""},  // oid
-    {rt::TextFormat::decimal, false, ""},  // offset
-    {rt::TextFormat::decimal, false, ""},  // index
-    {rt::TextFormat::decimal, false, ""},  // length
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // index
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // length
 };
 inline constexpr rt::TextFieldDesc adw_12_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // formatId
-    {rt::TextFormat::decimal, false, ""},  // oid
-    {rt::TextFormat::decimal, false, ""},  // offset
-    {rt::TextFormat::decimal, false, ""},  // index
-    {rt::TextFormat::decimal, false, ""},  // length
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // index
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // length
 };
 inline constexpr rt::TextFieldDesc er_13_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // formatId
-    {rt::TextFormat::decimal, false, ""},  // fromOid
-    {rt::TextFormat::decimal, false, ""},  // edge
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // fromOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // edge
 };
 inline constexpr rt::TextFieldDesc ew_14_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // formatId
-    {rt::TextFormat::decimal, false, ""},  // fromOid
-    {rt::TextFormat::decimal, false, ""},  // edge
-    {rt::TextFormat::decimal, false, ""},  // toOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // fromOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // edge
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // toOid
 };
 inline constexpr rt::TextFieldDesc ts_15_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
 };
 inline constexpr rt::TextFieldDesc te_16_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
 };
 inline constexpr rt::TextRecordDesc text_records[] = {
     {nullptr, nullptr},  // comment: no text form

@@ -216,15 +216,15 @@ inline constexpr char text[] =
 
 // The native text form: how each field is written in a line.
 inline constexpr rt::TextFieldDesc spc_3_text[] = {
-    {rt::TextFormat::decimal, false, ""},  // tag
-    {rt::TextFormat::decimal, false, ""},  // asu
-    {rt::TextFormat::decimal, false, ""},  // lba
-    {rt::TextFormat::decimal, false, ""},  // size
-    {rt::TextFormat::chars, true, "RW"},  // opcode
-    {rt::TextFormat::decimal, false, ""},  // timestamp
-    {rt::TextFormat::omit, false, ""},  // optionalCount
-    {rt::TextFormat::omit, false, ""},  // optional.optionalLength
-    {rt::TextFormat::string, false, ""},  // optional.optionalText
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // asu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // lba
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // size
+    {rt::TextFormat::chars, true, "RW", 0, false, nullptr, ""},  // opcode
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // timestamp
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, ""},  // optionalCount
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, ""},  // optional.optionalLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, ""},  // optional.optionalText
 };
 inline constexpr rt::TextRecordDesc text_records[] = {
     {nullptr, nullptr},  // comment: no text form

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Meta-TF builds with, if any is missing.
 # clang and libclang-rt-14-dev are for the fuzzer (libFuzzer), libbenchmark-dev
-# for the benchmarks.
+# for the benchmarks, valgrind for the Lackey test (a real program's memory trace).
 set -euo pipefail
 
-packages=(g++ make cmake tao-pegtl-dev nlohmann-json3-dev libzstd-dev doctest-dev libbenchmark-dev clang libclang-rt-14-dev)
+packages=(g++ make cmake tao-pegtl-dev nlohmann-json3-dev libzstd-dev doctest-dev libbenchmark-dev clang libclang-rt-14-dev valgrind)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -103,7 +103,8 @@ void emit_text_fields(std::ostream& o, const rt::RecordDesc& r, const rt::TextRe
     for (std::uint32_t i = 0; i < r.field_count; ++i) {
         const rt::TextFieldDesc& f = t.fields[i];
         o << "    {" << cpp_enum(format_enums, f.format) << ", " << (f.ignore_case ? "true" : "false") << ", "
-          << literal(f.chars) << "},  // " << r.fields[i].path << "\n";
+          << literal(f.chars) << ", " << unsigned(f.digits) << ", " << (f.upper ? "true" : "false") << ", "
+          << (f.before ? literal(f.before) : "nullptr") << ", " << literal(f.after) << "},  // " << r.fields[i].path << "\n";
     }
     o << "};\n";
 }

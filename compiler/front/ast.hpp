@@ -59,13 +59,16 @@ struct String {
     Location where;
 };
 
-// A field's text format: `decimal`, `hex`, `chars "RW" ignoreCase`, `string`, `line` or `omit`.
+// A field's text format: `decimal`, `hex`, `chars "RW" ignoreCase`, `string`, `line` or `omit`,
+// with `digits N` (decimal, hex) and `upper` (hex).
 using TextFormatKind = rt::TextFormat;
 struct TextFormat {
     TextFormatKind kind = TextFormatKind::decimal;
     Location where;
     String chars;  // chars only
     bool ignore_case = false;
+    std::optional<Integer> digits;
+    bool upper = false;
 };
 
 // An interpretation is held by pointer: it is three times the size of any other

@@ -62,8 +62,11 @@ struct type_name : sor<TAO_PEGTL_KEYWORD("unsigned"), TAO_PEGTL_KEYWORD("signed"
 struct ignore_case : TAO_PEGTL_KEYWORD("ignoreCase") {};
 struct chars_arg : string_literal {};
 struct text_chars : seq<TAO_PEGTL_KEYWORD("chars"), sep, must<chars_arg>, opt<sep, ignore_case>> {};
-struct text_decimal : TAO_PEGTL_KEYWORD("decimal") {};
-struct text_hex : TAO_PEGTL_KEYWORD("hex") {};
+struct digits_arg : integer {};
+struct text_digits : seq<TAO_PEGTL_KEYWORD("digits"), sep, must<digits_arg>> {};
+struct text_upper : TAO_PEGTL_KEYWORD("upper") {};
+struct text_decimal : seq<TAO_PEGTL_KEYWORD("decimal"), opt<sep, text_digits>> {};
+struct text_hex : seq<TAO_PEGTL_KEYWORD("hex"), opt<sep, text_digits>, opt<sep, text_upper>> {};
 struct text_string : TAO_PEGTL_KEYWORD("string") {};
 struct text_line : TAO_PEGTL_KEYWORD("line") {};
 struct text_omit : TAO_PEGTL_KEYWORD("omit") {};
@@ -150,6 +153,7 @@ template <> inline constexpr const char* errors::message<hex_byte> = "expected t
 template <> inline constexpr const char* errors::message<escape_code> =
     "unknown escape in a string: the escapes are \\\", \\\\, \\n, \\t and \\xHH";
 template <> inline constexpr const char* errors::message<string_close> = "unterminated string: expected '\"' before the end of the line";
+template <> inline constexpr const char* errors::message<digits_arg> = "expected the number of digits after 'digits', as in 'hex digits 8'";
 template <> inline constexpr const char* errors::message<chars_arg> = "expected the characters as a string after 'chars', as in 'chars \"RW\"'";
 template <> inline constexpr const char* errors::message<value> =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation "

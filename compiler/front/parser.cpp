@@ -27,7 +27,7 @@ using selector = pegtl::parse_tree::selector<
         g::interp_stride, g::interp_section_offset, g::interp_section_stride, g::interp_live, g::pool_arg, g::type_name, g::property_def,
         g::block_item, g::field_name, g::composite, g::repeat_tail, g::nested_tail, g::named_field, g::record_name,
         g::record_def, g::section_name, g::section_number, g::section_def, g::string_literal, g::ignore_case,
-        g::text_chars, g::text_decimal, g::text_hex, g::text_string, g::text_line, g::text_omit, g::text_def,
+        g::text_chars, g::text_decimal, g::text_hex, g::digits_arg, g::text_upper, g::text_string, g::text_line, g::text_omit, g::text_def,
         g::text_setting_name, g::text_item, g::chars_arg, g::text_setting_value>>;
 
 // Counts how deeply fields nest and refuses to go past the limit.
@@ -148,7 +148,7 @@ private:
         return out;
     }
 
-    ast::TextFormat text_format(const Node& n) const {
+    ast::TextFormat text_format(const Node& n) {
         using K = ast::TextFormatKind;
         ast::TextFormat out;
         out.where = where(n);
@@ -157,6 +157,10 @@ private:
             out.chars = string(*n.children.front());
             out.ignore_case = n.children.size() > 1;
         } else {
+            for (const auto& c : n.children) {
+                if (c->is_type<g::digits_arg>()) out.digits = integer(*c);
+                out.upper = out.upper || c->is_type<g::text_upper>();
+            }
             out.kind = n.is_type<g::text_decimal>() ? K::decimal
                        : n.is_type<g::text_hex>()   ? K::hex
                        : n.is_type<g::text_string>() ? K::string

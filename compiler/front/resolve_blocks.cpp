@@ -64,7 +64,9 @@ private:
         }
         const std::string& prop = p.property.text;
         const bool names_tag = p.target.size() == 1 && p.target[0].text == "tag";
-        if (names_tag && prop == "mnemonic") return set_mnemonic(ctx, p);
+        if (names_tag && prop == "mnemonic") return set_tag_text(ctx, p, out_.mnemonic);
+        if (names_tag && prop == "before") return set_tag_text(ctx, p, out_.tag_before);
+        if (names_tag && prop == "after") return set_tag_text(ctx, p, out_.tag_after);
         if (prop == "mnemonic") {
             error(report_errors, p.property.where, mnemonic_error());
             return false;
@@ -88,20 +90,20 @@ private:
         return true;
     }
 
-    // A definition used as a field may give the record its mnemonic, unless the
-    // record gives one too: that depends on the record, so it is found at each use
-    // and reported at the first.
-    bool set_mnemonic(const DefContext& ctx, const ast::Property& p) {
-        if (!out_.mnemonic) {
-            out_.mnemonic = &p;
+    // A definition used as a field may give the record its mnemonic (or the
+    // text around it), unless the record gives one too: that depends on the
+    // record, so it is found at each use and reported at the first.
+    bool set_tag_text(const DefContext& ctx, const ast::Property& p, const ast::Property*& slot) {
+        if (!slot) {
+            slot = &p;
             return true;
         }
         if (report_.first_at({&p, Finding::mnemonic})) {
-            Reporter::note(&report_.error(p.target.front().where,
-                                          "'tag.mnemonic' is already set in record " + quote(ctx.def->name.text)),
-                           out_.mnemonic->target.front().where, "it is first set here");
+            Reporter::note(&report_.error(p.target.front().where, quote("tag." + p.property.text) + " is already set in record " +
+                                                                      quote(ctx.def->name.text)),
+                           slot->target.front().where, "it is first set here");
         }
-        out_.mnemonic = &p;
+        slot = &p;
         return false;
     }
 

@@ -364,8 +364,13 @@ private:
 
     // ---- text
 
-    // The field's text format: its `text` property, or decimal (numbers) / string (bytes).
+    // The field's text form: its `text` property, or decimal (numbers) /
+    // string (bytes), and the texts its `before` and `after` properties set.
     bool resolve_text(const Node* leaf, ir::Field& f) {
+        return resolve_text_format(leaf, f) && resolve_surround(leaf, f, "before") && resolve_surround(leaf, f, "after");
+    }
+
+    bool resolve_text_format(const Node* leaf, ir::Field& f) {
         f.text.format = f.type == ir::Type::bytes ? ir::TextFormat::string : ir::TextFormat::decimal;
         const Source src = find_property(leaf, "text");
         out_.text_at[f.index] = src.property ? where_of(src.property->value) : leaf->where;
@@ -377,6 +382,20 @@ private:
         }
         if (auto problem = text_format_problem(*t, f, describe(f))) return field_error(t->where, *problem);
         f.text = field_text(*t);
+        return true;
+    }
+
+    bool resolve_surround(const Node* leaf, ir::Field& f, const std::string& prop) {
+        const Source src = find_property(leaf, prop);
+        if (!src.property) return true;
+        const auto* s = std::get_if<ast::String>(&src.property->value);
+        if (!s) return value_error(*src.property, where_of(src.property->value), quote(prop) + " takes a string, as in '" + f.kind + "." + prop + " = \",\";'");
+        if (auto problem = surround_problem(prop, s->value, f, describe(f))) return field_error(s->where, *problem);
+        if (prop == "before") {
+            f.text.before = s->value;
+        } else {
+            f.text.after = s->value;
+        }
         return true;
     }
 

@@ -38,8 +38,8 @@ constexpr std::size_t max_record_nodes = 4096;
 constexpr std::uint32_t max_bytes_width = 65535;
 constexpr std::uint32_t max_scale = 19;
 
-inline constexpr std::array<std::string_view, 8> property_names = {"width", "interpretation", "value", "type",
-                                                                   "scale", "feed",           "text",  "mnemonic"};
+inline constexpr std::array<std::string_view, 10> property_names = {"width", "interpretation", "value",  "type",   "scale",
+                                                                    "feed",  "text",           "mnemonic", "before", "after"};
 
 // ---- reporting ------------------------------------------------------------------
 
@@ -233,6 +233,8 @@ void mark_names_used(const Expansion& x, const Node* leaf);
 struct Blocks {
     const ast::Property* tag_value = nullptr;
     const ast::Property* mnemonic = nullptr;
+    const ast::Property* tag_before = nullptr;  // the text before the mnemonic
+    const ast::Property* tag_after = nullptr;   // the text after it
 };
 
 // The definitions whose own text (their members, their block) has been

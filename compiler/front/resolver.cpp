@@ -89,10 +89,36 @@ private:
             }
             record.mnemonic = m->value;
             sites.mnemonic = m->where;
+            if (!tag_text(blocks.tag_before, record.fields[0], record.name) || !tag_text(blocks.tag_after, record.fields[0], record.name)) return;
+        }
+        for (const ast::Property* p : {blocks.tag_before, blocks.tag_after}) {
+            if (p && !record.mnemonic && report_.first_at({p, Finding::value})) {
+                report_.error(p->target.front().where, quote("tag." + p->property.text) + " places text around the mnemonic, and record " +
+                                                           quote(record.name) + " has none ('tag.mnemonic = \"...\";')");
+            }
         }
         if (scope.predefined) record.predefined = rt::from_name<rt::Predefined>(def.name.text).value();
         text_sites_.push_back(std::move(sites));
         schema_.records.push_back(std::move(record));
+    }
+
+    // `tag.before` or `tag.after`: text around the mnemonic. False when it is wrong.
+    bool tag_text(const ast::Property* p, ir::Field& tag, const std::string& record) {
+        if (!p) return true;
+        const auto* s = std::get_if<ast::String>(&p->value);
+        const std::string prop = p->property.text;
+        std::optional<std::string> problem = s ? surround_problem(prop, s->value, tag, "the tag")
+                                               : quote("tag." + prop) + " takes a string, as in 'tag." + prop + " = \" \";'";
+        if (problem) {
+            if (report_.first_at({p, Finding::value})) report_.error(where_of(p->value), *problem + " (record " + quote(record) + ")");
+            return false;
+        }
+        if (prop == "before") {
+            tag.text.before = s->value;
+        } else {
+            tag.text.after = s->value;
+        }
+        return true;
     }
 
     // A table is read in the middle of the record that refers to it, which

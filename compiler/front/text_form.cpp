@@ -47,6 +47,7 @@ public:
     void run() {
         check_mnemonic();
         for (const ir::Field& f : r_.fields) {
+            check_after(f);
             if (f.index == 0) continue;
             if (f.text.format == ir::TextFormat::line) check_line(f);
             if (f.text.format == ir::TextFormat::omit) check_omit(f);
@@ -66,6 +67,16 @@ private:
             diags_.error(*sites_.mnemonic, "the mnemonic of record " + quote(r_.name) +
                                                " cannot contain a blank, a line break or the separator " +
                                                quote(form_.separator));
+        }
+    }
+
+    // A reader drops the blanks that end a line when the separator is a blank.
+    void check_after(const ir::Field& f) {
+        const std::string& a = f.text.after;
+        if (form_.separator == " " && !a.empty() && (a.back() == ' ' || a.back() == '\t')) {
+            diags_.error(f.index == 0 ? *sites_.mnemonic : sites_.field_text[f.index],
+                         "the text after " + (f.index == 0 ? "the mnemonic of record " + quote(r_.name) : describe(f)) +
+                             " ends in a blank, which a reader drops at the end of a line when the separator is \" \"");
         }
     }
 
@@ -220,6 +231,11 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
     using K = ast::TextFormatKind;
     const std::string name = quote(format_name(format.kind));
     const std::string is = "; " + what + " is " + quote(rt::name(field.type));
+    if (format.digits) {
+        const ast::Integer& d = *format.digits;
+        if (d.negative || d.magnitude < 1 || d.magnitude > 64) return "'digits' takes a number from 1 to 64, not " + d.text;
+        if (field.type == ir::Type::floating || field.scale != 0) return "'digits' applies to integers without a scale; " + what + " is not one";
+    }
     switch (format.kind) {
         case K::decimal:
             if (field.type == ir::Type::bytes) return name + " applies to numbers" + is;
@@ -255,7 +271,24 @@ ir::FieldText field_text(const ast::TextFormat& format) {
         out.chars = format.chars.value;
         out.ignore_case = format.ignore_case;
     }
+    if (format.digits) out.digits = static_cast<std::uint8_t>(format.digits->magnitude);
+    out.upper = format.upper;
     return out;
+}
+
+std::optional<std::string> surround_problem(std::string_view prop, const std::string& text, const ir::Field& field,
+                                            const std::string& what) {
+    const std::string name = quote(prop);
+    if (contains_any(text, "\r\n")) return name + " cannot contain a line break";
+    if (prop == "before" && text.empty()) {
+        return "'before' cannot be empty: a value needs text between it and the one before it (without 'before', the "
+               "separator goes there)";
+    }
+    if (field.index != 0 && field.text.format == ir::TextFormat::omit) return name + " has no effect on " + what + ", which is omitted";
+    if (prop == "after" && field.text.format == ir::TextFormat::line) {
+        return "'after' cannot follow " + what + ": 'line' takes the rest of the line";
+    }
+    return std::nullopt;
 }
 
 void resolve_text_form(const ast::Dtd& dtd, ir::Schema& schema, const std::vector<RecordTextSites>& sites,

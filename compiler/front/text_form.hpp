@@ -26,6 +26,11 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
 
 ir::FieldText field_text(const ast::TextFormat& format);
 
+// Why `prop` ("before" or "after") cannot be `text` for `field` (its text
+// format resolved), if it cannot; `what` names the field in the message.
+std::optional<std::string> surround_problem(std::string_view prop, const std::string& text, const ir::Field& field,
+                                            const std::string& what);
+
 // Resolves the `text` block into schema.text and checks the text form as a
 // whole: mnemonics, and where `omit` and `line` may be used. `sites` runs
 // parallel to schema.records.

@@ -29,13 +29,22 @@ json interpretation(const Field& f) {
     return {{"kind", "none"}};
 }
 
+// The texts before and after a value, where the DTD sets them.
+json surround(const FieldText& t, json out = json::object()) {
+    if (t.before) out["before"] = *t.before;
+    if (!t.after.empty()) out["after"] = t.after;
+    return out;
+}
+
 json field_text(const FieldText& t) {
     json out = {{"format", name(t.format)}};
     if (t.format == TextFormat::chars) {
         out["chars"] = t.chars;
         out["ignoreCase"] = t.ignore_case;
     }
-    return out;
+    if (t.digits != 0) out["digits"] = t.digits;
+    if (t.upper) out["upper"] = true;
+    return surround(t, std::move(out));
 }
 
 json field(const Record& r, const Field& f) {
@@ -50,6 +59,7 @@ json field(const Record& r, const Field& f) {
     out["interpretation"] = interpretation(f);
     if (f.feed != 0) out["feed"] = f.feed;
     if (r.mnemonic && f.index != 0) out["text"] = field_text(f.text);
+    if (r.mnemonic && f.index == 0 && (f.text.before || !f.text.after.empty())) out["text"] = surround(f.text);
     return out;
 }
 

@@ -41,6 +41,10 @@ struct FieldText {
     TextFormat format = TextFormat::decimal;
     std::string chars;         // chars: the characters, value 0 first
     bool ignore_case = false;  // chars: either case accepted on input
+    std::uint8_t digits = 0;   // decimal, hex: the fewest digits written, zeros in front (0: no padding)
+    bool upper = false;        // hex: upper-case digits
+    std::optional<std::string> before;  // written before the value instead of the separator
+    std::string after;                  // written after the value
 
     bool operator==(const FieldText&) const = default;
 };

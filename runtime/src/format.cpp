@@ -1,5 +1,6 @@
 #include "metatf/format.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cstring>
 
@@ -20,6 +21,17 @@ void append_fixed(std::string& out, std::uint64_t v, bool is_signed, unsigned sc
     if (scale == 0) return;
     out += '.';
     out.append(buf + length - scale, scale);
+}
+
+void append_digits(std::string& out, std::uint64_t v, unsigned base, unsigned digits, bool upper) {
+    char buf[24];
+    char* end = std::to_chars(buf, buf + sizeof buf, v, static_cast<int>(base)).ptr;
+    const auto n = static_cast<std::size_t>(end - buf);
+    if (n < digits) out.append(digits - n, '0');
+    if (upper) {
+        for (char* c = buf; c != end; ++c) *c = static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
+    }
+    out.append(buf, n);
 }
 
 }  // namespace metatf::rt

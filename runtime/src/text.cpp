@@ -20,6 +20,21 @@ constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
+// A text of a field's text form that may be unset.
+std::string_view text_of(const char* s) { return s ? s : ""; }
+
+// The texts a record sets before and after its fields: each ends the token
+// before it, as the separator does.
+std::vector<std::string> stops_of(const RecordDesc& r, const TextRecordDesc& t) {
+    std::vector<std::string> out;
+    for (std::uint32_t i = 1; i < r.field_count; ++i) {
+        for (std::string_view s : {text_of(t.fields[i].before), text_of(t.fields[i].after)}) {
+            if (!s.empty()) out.emplace_back(s);
+        }
+    }
+    return out;
+}
+
 // Shows a piece of a line in a message, cut short.
 std::string excerpt(std::string_view s) { return quote(s.size() > 20 ? std::string(s.substr(0, 20)) + "..." : s); }
 
@@ -41,12 +56,15 @@ public:
           last_(last),
           pending_(pending) {}
 
-    void parse(const RecordDesc& r, const TextRecordDesc& text, std::size_t start, GenericRecord& out) {
+    // `start`: where the fields start, past the mnemonic and the text around it.
+    void parse(const RecordDesc& r, const TextRecordDesc& text, const std::vector<std::string>& stops, std::size_t start,
+               GenericRecord& out) {
         record_ = &r;
         text_ = &text;
+        stops_ = &stops;
         out_ = &out.values;
         pos_ = start;
-        first_ = start == 0;
+        first_ = *text.mnemonic == '\0';
         last_.assign(r.field_count, 0);
         pending_.assign(r.field_count, none);
         walk_layout(r, *this);
@@ -94,7 +112,7 @@ public:
                 out_->push_back(v);
                 return;
             case TextFormat::decimal:
-                separator(index, true);
+                before(index, true);
                 if (f.type == Type::floating) {
                     v.real = real(index);
                 } else {
@@ -102,23 +120,24 @@ public:
                 }
                 break;
             case TextFormat::hex:
-                separator(index, true);
+                before(index, true);
                 v.integer = hex(index);
                 break;
             case TextFormat::chars:
-                separator(index, true);
+                before(index, true);
                 v.integer = character(index, t);
                 break;
             case TextFormat::string:
-                separator(index, false);
+                before(index, false);
                 v.bytes = as_bytes(string(index));
                 break;
             case TextFormat::line:
-                separator(index, false);
+                before(index, false);
                 v.bytes = as_bytes(line_.substr(pos_));
                 pos_ = line_.size();
                 break;
         }
+        literal(text_of(t.after), "after", index);
         if (f.type == Type::bytes && f.width_from != no_field && pending_[static_cast<std::uint32_t>(f.width_from)] != none) {
             const auto length = static_cast<std::uint32_t>(f.width_from);
             (*out_)[pending_[length]].integer = v.bytes.size();
@@ -134,8 +153,26 @@ private:
         return "field " + quote(record_->fields[index].path) + " of record " + quote(record_->name);
     }
 
-    // Moves past the separator before field `index`. Blanks after it are
-    // accepted before a number or a character; a blank separator is any run of blanks.
+    // Moves past the text before field `index`: its own `before` text, or the
+    // separator. Blanks after either are accepted before a number or a character.
+    void before(std::uint32_t index, bool skip_blanks) {
+        const char* own = text_->fields[index].before;
+        if (!own) return separator(index, skip_blanks);
+        first_ = false;
+        literal(own, "before", index);
+        if (skip_blanks) {
+            while (pos_ < line_.size() && is_blank(line_[pos_])) ++pos_;
+        }
+    }
+
+    void literal(std::string_view text, const char* where, std::uint32_t index) {
+        if (text.empty()) return;
+        if (pos_ == line_.size() && where == std::string_view("before")) fail(pos_, "the line ends before " + describe(index));
+        if (line_.compare(pos_, text.size(), text) != 0) fail(pos_, "expected " + quote(text) + " " + where + " " + describe(index));
+        pos_ += text.size();
+    }
+
+    // Moves past the separator before field `index`; a blank separator is any run of blanks.
     void separator(std::uint32_t index, bool skip_blanks) {
         if (first_) {
             first_ = false;
@@ -156,15 +193,17 @@ private:
         }
     }
 
-    // Where the token starting at `from` ends: at the separator or the end of the line.
+    // Where the token starting at `from` ends: at the separator, a text the
+    // record sets before or after a field, or the end of the line.
     std::size_t token_end(std::size_t from) const {
+        std::size_t end = from;
         if (space_) {
-            std::size_t i = from;
-            while (i < line_.size() && !is_blank(line_[i])) ++i;
-            return i;
+            while (end < line_.size() && !is_blank(line_[end])) ++end;
+        } else {
+            end = std::min(line_.find(form_.separator, from), line_.size());
         }
-        const std::size_t at = line_.find(form_.separator, from);
-        return at == std::string_view::npos ? line_.size() : at;
+        for (const std::string& stop : *stops_) end = std::min(end, line_.substr(0, end).find(stop, from));
+        return end;
     }
 
     // A number or character must fill its token.
@@ -293,10 +332,12 @@ private:
     bool space_;
     const RecordDesc* record_ = nullptr;
     const TextRecordDesc* text_ = nullptr;
+    const std::vector<std::string>* stops_ = &no_stops;
     std::vector<GenericValue>* out_ = nullptr;
     std::size_t pos_ = 0;
     bool first_ = true;
     std::vector<std::uint64_t>& last_;    // per field: its latest value (counts and lengths)
+    static inline const std::vector<std::string> no_stops;
     std::vector<std::size_t>& pending_;   // per field: where its omitted value waits in out_, or none
 };
 
@@ -312,9 +353,14 @@ TextError::TextError(std::uint64_t l, std::uint64_t c, std::string m)
 
 TextReader::TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions options)
     : in_(in), dtd_(dtd), form_(text_form_of(dtd)), options_(options) {
+    prefixes_.resize(dtd.record_count);
+    stops_.resize(dtd.record_count);
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
-        const char* m = form_.records[slot].mnemonic;
-        if (m && *m == '\0') only_slot_ = static_cast<std::int32_t>(slot);
+        const TextRecordDesc& t = form_.records[slot];
+        if (!t.mnemonic) continue;
+        if (*t.mnemonic == '\0') only_slot_ = static_cast<std::int32_t>(slot);
+        prefixes_[slot] = std::string(text_of(t.fields[0].before)) + t.mnemonic + std::string(text_of(t.fields[0].after));
+        stops_[slot] = stops_of(dtd.records[slot], t);
     }
     if (*form_.begin == '\0') return;
     const bool read = read_line();
@@ -409,23 +455,37 @@ bool TextReader::parse(GenericRecord& out) {
     if (line_.empty()) p.fail(0, "empty line");
     // No value may hold one: a writer could not write it back (it would end the line).
     if (const std::size_t cr = line_.find('\r'); cr != std::string::npos) p.fail(cr, "a carriage return (\\r) that does not end the line");
-    std::size_t start = 0;
     if (only_slot_ >= 0) {
         out.slot = static_cast<std::uint32_t>(only_slot_);
+        if (!line_.starts_with(prefixes_[out.slot])) p.fail(0, "expected " + quote(prefixes_[out.slot]) + " at the start of the line");
     } else {
-        const std::string_view m = p.mnemonic();
-        start = m.size();
-        out.slot = dtd_.record_count;
-        for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
-            const char* mn = form_.records[slot].mnemonic;
-            if (mn && m == mn) out.slot = slot;
-        }
+        out.slot = match_record();
         if (out.slot == dtd_.record_count) {
+            const std::string_view m = p.mnemonic();
             p.fail(0, m.empty() ? "expected a record mnemonic at the start of the line" : "unknown record " + excerpt(m));
         }
     }
-    p.parse(dtd_.records[out.slot], form_.records[out.slot], start, out);
+    p.parse(dtd_.records[out.slot], form_.records[out.slot], stops_[out.slot], prefixes_[out.slot].size(), out);
     return true;
+}
+
+// The record whose mnemonic, with the text around it, starts the line and
+// ends where a token may end; the longest if several do. record_count: none.
+std::uint32_t TextReader::match_record() const {
+    const std::string_view line = line_;
+    const std::string_view sep = form_.separator;
+    std::uint32_t best = dtd_.record_count;
+    for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
+        const std::string& prefix = prefixes_[slot];
+        if (!form_.records[slot].mnemonic || !line.starts_with(prefix)) continue;
+        if (best != dtd_.record_count && prefixes_[best].size() >= prefix.size()) continue;
+        const std::string_view rest = line.substr(prefix.size());
+        const bool ends = rest.empty() || !text_of(form_.records[slot].fields[0].after).empty() || rest.starts_with(sep) ||
+                          (sep == " " && is_blank(rest.front())) ||
+                          std::any_of(stops_[slot].begin(), stops_[slot].end(), [&](const std::string& s) { return rest.starts_with(s); });
+        if (ends) best = slot;
+    }
+    return best;
 }
 
 // ---- writing ------------------------------------------------------------------------
@@ -447,7 +507,9 @@ public:
         next_ = 0;
         last_.assign(r.field_count, 0);
         first_ = *text.mnemonic == '\0';
+        out_ += text_of(text.fields[0].before);
         out_ += text.mnemonic;
+        out_ += text_of(text.fields[0].after);
         walk_layout(r, *this);
         if (next_ != values_->size()) refuse("a record's values do not follow its layout");
         out_ += '\n';
@@ -477,9 +539,14 @@ public:
         last_[index] = v.integer;
         const TextFieldDesc& t = text_->fields[index];
         if (t.format == TextFormat::omit) return;
-        if (!first_) out_ += form_.separator;
+        if (t.before) {
+            out_ += t.before;
+        } else if (!first_) {
+            out_ += form_.separator;
+        }
         first_ = false;
         value(record_->fields[index], t, v);
+        out_ += text_of(t.after);
     }
 
 private:
@@ -492,11 +559,15 @@ private:
             case TextFormat::decimal:
                 if (f.type == Type::floating) {
                     number(v.real);
+                } else if (t.digits != 0 && f.scale == 0) {
+                    const bool negative = f.type == Type::signed_int && static_cast<std::int64_t>(v.integer) < 0;
+                    if (negative) out_ += '-';
+                    append_digits(out_, negative ? 0 - v.integer : v.integer, 10, t.digits);
                 } else {
                     append_fixed(out_, v.integer, f.type == Type::signed_int, f.scale);
                 }
                 return;
-            case TextFormat::hex: number(v.integer, 16); return;
+            case TextFormat::hex: append_digits(out_, v.integer, 16, t.digits, t.upper); return;
             case TextFormat::chars:
                 if (v.integer >= std::string_view(t.chars).size()) {
                     refuse(describe(f) + " has value " + std::to_string(v.integer) + ", which names none of the characters \"" + t.chars + "\"");
@@ -509,17 +580,10 @@ private:
         }
     }
 
-    template <typename T>
-    void number(T v, int base = 10) {
+    // The shortest form that reads back to the same double.
+    void number(double v) {
         char buf[64];
-        const auto r = [&] {
-            if constexpr (std::is_floating_point_v<T>) {
-                return std::to_chars(buf, buf + sizeof buf, v);
-            } else {
-                return std::to_chars(buf, buf + sizeof buf, v, base);
-            }
-        }();
-        out_.append(buf, r.ptr);
+        out_.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
     }
 
     void bytes(const FieldDesc& f, const TextFieldDesc& t, std::span<const std::byte> data) {
@@ -538,6 +602,11 @@ private:
         const bool token = t.format == TextFormat::string && f.width_from != no_field && !length_written(f);
         if (token && (space_ ? s.find_first_of(" \t") : s.find(form_.separator)) != std::string_view::npos) {
             refuse(describe(f) + " holds the separator " + quote(form_.separator) + ": " + excerpt(s));
+        }
+        if (token) {
+            for (const std::string& stop : stops_of(*record_, *text_)) {
+                if (s.find(stop) != std::string_view::npos) refuse(describe(f) + " holds " + quote(stop) + ", which ends a token: " + excerpt(s));
+            }
         }
         if (space_ && (s.empty() || is_blank(s.front()) || is_blank(s.back()))) {
             refuse(describe(f) + " is empty or starts or ends with a blank, which a blank separator would lose");

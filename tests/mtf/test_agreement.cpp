@@ -53,8 +53,8 @@ std::string latin1_to_utf8(std::span<const std::byte> bytes) {
 // character, a fixed-point number where it has a scale, else the integer.
 json expected_integer(std::uint64_t magnitude, bool negative, const rt::FieldDesc& f, const rt::TextFieldDesc* text) {
     if (text && text->format == rt::TextFormat::hex) {
-        char buf[20];
-        std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(magnitude));
+        char buf[80];
+        std::snprintf(buf, sizeof buf, text->upper ? "%0*llX" : "%0*llx", int(text->digits), static_cast<unsigned long long>(magnitude));
         return buf;
     }
     if (text && text->format == rt::TextFormat::chars && magnitude < std::strlen(text->chars)) return std::string(1, text->chars[magnitude]);

@@ -29,7 +29,7 @@ namespace {
 // The DTDs, compiled once as mtf compiles a --dtd file (tools/mtf/common.cpp, load_dtd).
 std::vector<metatf::lower::LoweredDtd> compile_dtds() {
     std::vector<metatf::lower::LoweredDtd> out;
-    for (const char* name : {"spc", "ptf", "laplace"}) {
+    for (const char* name : {"spc", "ptf", "laplace", "lackey"}) {
         const std::string path = std::string(METATF_SOURCE_DIR) + "/dtds/" + name + ".dtd";
         const metatf::Compilation c = metatf::compile_file(path);
         if (!c.schema) {

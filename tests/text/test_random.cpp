@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include <lackey.hpp>
 #include <laplace.hpp>
 #include <ptf.hpp>
 #include <spc.hpp>
@@ -159,4 +160,8 @@ TEST_CASE("random PTF records of every type round-trip through the text form") {
 
 TEST_CASE("random Laplace records of every type round-trip through the text form") {
     random_round_trips<laplace::TextReader, laplace::TextWriter>(laplace::dtd);
+}
+
+TEST_CASE("random Lackey records of every type round-trip through the text form") {
+    random_round_trips<lackey::TextReader, lackey::TextWriter>(lackey::dtd);
 }

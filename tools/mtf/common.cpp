@@ -445,11 +445,13 @@ namespace {
 
 // Sends a record's values, which decode_generic gives in layout order, as the layout groups them.
 // An integer as the DTD's text form spells it where that is a word rather
-// than a number: lower-case hex digits, or the character a chars field names.
+// than a number: hex digits (padded and in the case the DTD gives), or the
+// character a chars field names.
 std::optional<std::string> text_spelling(std::uint64_t v, const rt::TextFieldDesc& t) {
     if (t.format == rt::TextFormat::hex) {
-        char buf[17];
-        return std::string(buf, std::to_chars(buf, buf + sizeof buf, v, 16).ptr);
+        std::string out;
+        rt::append_digits(out, v, 16, t.digits, t.upper);
+        return out;
     }
     const std::string_view chars = t.chars;
     if (t.format == rt::TextFormat::chars && v < chars.size()) return std::string(1, chars[v]);

@@ -2,6 +2,7 @@
 // trace whose header borrows one of their names for another layout.
 #include <charisma.hpp>
 #include <hatf10.hpp>
+#include <lackey.hpp>
 #include <laplace.hpp>
 #include <ptf.hpp>
 #include <spc.hpp>
@@ -14,7 +15,7 @@ namespace mtf {
 
 namespace {
 
-const rt::DtdDesc* const shipped[] = {&charisma::dtd, &hatf10::dtd, &laplace::dtd, &ptf::dtd, &spc::dtd};
+const rt::DtdDesc* const shipped[] = {&charisma::dtd, &hatf10::dtd, &lackey::dtd, &laplace::dtd, &ptf::dtd, &spc::dtd};
 
 }  // namespace
 

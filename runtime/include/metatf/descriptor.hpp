@@ -57,13 +57,17 @@ struct SectionDesc {
 
 struct TextFieldDesc {
     TextFormat format;
-    bool ignore_case;   // chars: either case is accepted on input
-    const char* chars;  // chars: the characters, value 0 first; otherwise ""
+    bool ignore_case;     // chars: either case is accepted on input
+    const char* chars;    // chars: the characters, value 0 first; otherwise ""
+    std::uint8_t digits;  // hex, decimal: the fewest digits written (zeros in front), or 0
+    bool upper;           // hex: upper-case digits
+    const char* before;   // the text before the value instead of the separator; nullptr: the separator
+    const char* after;    // the text after the value, or ""
 };
 
 struct TextRecordDesc {
     const char* mnemonic;          // the line's first token; nullptr: the record has no text form
-    const TextFieldDesc* fields;   // per field of the record (the tag's entry is unused)
+    const TextFieldDesc* fields;   // per field of the record; the tag's entry gives the text around the mnemonic
 };
 
 struct TextFormDesc {

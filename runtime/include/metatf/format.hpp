@@ -22,4 +22,8 @@ constexpr std::uint64_t power_of_ten(unsigned scale) {
 // `scale` fraction digits after a point when scaled ("-1.050" for -1050 at scale 3).
 void append_fixed(std::string& out, std::uint64_t v, bool is_signed, unsigned scale);
 
+// Appends `v` in base 10 or 16 with at least `digits` digits, zeros in front,
+// hex letters in upper case when `upper` (a text form's `hex digits 8 upper`).
+void append_digits(std::string& out, std::uint64_t v, unsigned base, unsigned digits = 0, bool upper = false);
+
 }  // namespace metatf::rt

@@ -64,6 +64,7 @@ private:
     void drop_rest_of_line(std::streambuf& in);
     void check_length() const;
     bool parse(GenericRecord& out);
+    std::uint32_t match_record() const;
 
     std::istream& in_;
     const DtdDesc& dtd_;
@@ -79,6 +80,8 @@ private:
     std::vector<std::uint64_t> last_;  // scratch of the line being parsed, kept to save allocations
     std::vector<std::size_t> pending_;
     std::int32_t only_slot_ = -1;  // the record of an empty mnemonic
+    std::vector<std::string> prefixes_;             // per slot: the mnemonic with the text before and after it
+    std::vector<std::vector<std::string>> stops_;  // per slot: the texts around its fields, which end tokens
     bool ended_ = false;
 };
 

@@ -1,0 +1,118 @@
+// Text forms with text of their own around values (docs/dtd-language.md,
+// section 15): `before` and `after` on fields and on the tag, `digits` and
+// `upper`, read and written by the runtime's generic TextReader and TextWriter.
+#include <sstream>
+#include <string>
+
+#include <metatf/text.hpp>
+
+#include "lower/lower.hpp"
+#include "support.hpp"
+
+namespace {
+
+using namespace metatf;
+namespace rt = metatf::rt;
+
+// A call line: "<call>@00FF(007) -005"; a name line: "name foo=1A2B".
+const char* const dtd_text = R"dtd(tag.width = 1;
+a.width = 8;
+a.text = hex digits 4 upper;
+n.width = 2;
+n.text = decimal digits 3;
+s.width = 2;
+s.type = signed;
+s.text = decimal digits 3;
+len.width = 1;
+len.text = omit;
+name.type = bytes;
+name.width = len.value;
+text { separator = " "; }
+call : (tag, a, n, s) {
+    tag.value = 4; tag.mnemonic = "call"; tag.before = "<"; tag.after = ">";
+    a.before = "@"; n.before = "("; n.after = ")";
+}
+named : (tag, len, name, a) { tag.value = 5; tag.mnemonic = "name"; a.before = "="; }
+)dtd";
+
+const lower::LoweredDtd& dtd() {
+    static const lower::LoweredDtd lowered = lower::lower(test::schema_of(dtd_text));
+    return lowered;
+}
+
+// Reads `text` and writes each record back: the canonical form of the text.
+std::string normalized(const std::string& text) {
+    std::istringstream in(text);
+    std::ostringstream out;
+    rt::TextReader reader(in, dtd().desc());
+    rt::TextWriter writer(out, dtd().desc());
+    rt::GenericRecord record;
+    while (reader.next(record)) writer.write(record);
+    writer.close();
+    return out.str();
+}
+
+std::string read_error(const std::string& text) {
+    try {
+        normalized(text);
+    } catch (const rt::TextError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+rt::GenericRecord call(std::uint64_t a, std::uint64_t n, std::int64_t s) {
+    rt::GenericRecord r;
+    r.slot = 3;
+    for (std::uint32_t i = 1; i <= 3; ++i) r.values.push_back({i, 0, 0, {}});
+    r.values[0].integer = a;
+    r.values[1].integer = n;
+    r.values[2].integer = static_cast<std::uint64_t>(s);
+    return r;
+}
+
+std::string written(const rt::GenericRecord& r) {
+    std::ostringstream out;
+    rt::TextWriter writer(out, dtd().desc());
+    writer.write(r);
+    return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("text around values: written as the DTD sets it, with padded digits") {
+    CHECK(written(call(0xff, 7, -5)) == "<call>@00FF(007) -005\n");
+    CHECK(written(call(0x123456789a, 12345, 42)) == "<call>@123456789A(12345) 042\n");
+    const std::string canonical = "<call>@00FF(007) -005\nname foo=1A2B\nname a(b)c@d=0000\n";
+    CHECK(normalized(canonical) == canonical);
+}
+
+TEST_CASE("text around values: lower-case hex, fewer digits and blanks before a number are read") {
+    CHECK(normalized("<call>@ff(7) -5\n") == "<call>@00FF(007) -005\n");
+    CHECK(normalized("<call>@  00fF( 0007)    5\n") == "<call>@00FF(007) 005\n");
+    CHECK(normalized("name x=0\n") == "name x=0000\n");
+}
+
+TEST_CASE("text around values: missing text is an error at its column") {
+    CHECK(read_error("<call>@00FF007) -5\n") == "line 1, column 15: expected '(' before field 'n' of record 'call'");
+    CHECK(read_error("<call>@00FG(007) -5\n") == "line 1, column 11: unexpected 'G' in field 'a' of record 'call'");
+    CHECK(read_error("<call>@00FF(007 -5\n") == "line 1, column 16: expected ')' after field 'n' of record 'call'");
+    CHECK(read_error("<call>00FF(007) -5\n") == "line 1, column 7: expected '@' before field 'a' of record 'call'");
+    CHECK(read_error("<call>@00FF\n") == "line 1, column 12: the line ends before field 'n' of record 'call'");
+    CHECK(read_error("call>@00FF(007) -5\n") == "line 1, column 1: unknown record 'call>@00FF(007)'");
+    CHECK(read_error("<call@00FF(007) -5\n") == "line 1, column 1: unknown record '<call@00FF(007)'");
+    CHECK(read_error("name foo\n") == "line 1, column 9: the line ends before field 'a' of record 'named'");
+}
+
+TEST_CASE("text around values: a token holding a record's text is refused by the writer") {
+    rt::GenericRecord r;
+    r.slot = 4;
+    const std::string name = "x=y";
+    r.values = {{1, 3, 0, {}}, {2, 0, 0, rt::as_bytes(name)}, {3, 1, 0, {}}};
+    try {
+        written(r);
+        FAIL("written");
+    } catch (const rt::TextError& e) {
+        CHECK(std::string(e.what()) == "line 1: field 'name' of record 'named' holds '=', which ends a token: 'x=y'");
+    }
+}
