@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Meta-TF builds with, if any is missing.
 # clang and libclang-rt-14-dev are for the fuzzer (libFuzzer), libbenchmark-dev
-# for the benchmarks, valgrind for the Lackey test (a real program's memory trace).
+# for the benchmarks, valgrind and python3-pandas for the Lackey tests (a real
+# program's memory trace, and its CSV loaded into pandas).
 set -euo pipefail
 
-packages=(g++ make cmake tao-pegtl-dev nlohmann-json3-dev libzstd-dev doctest-dev libbenchmark-dev clang libclang-rt-14-dev valgrind)
+packages=(g++ make cmake tao-pegtl-dev nlohmann-json3-dev libzstd-dev doctest-dev libbenchmark-dev clang libclang-rt-14-dev valgrind python3-pandas)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -136,6 +136,34 @@ expect_equal("dump of SPC as CSV" "${out}" "asu,lba,size,opcode,timestamp,option
 run(0 dump --no-meta --where opcode=R --where "timestamp<2.4" --fields lba,timestamp "${WORK_DIR}/example.mtf")
 expect_equal("dump --where on a chars field and a scaled one" "${out}" "spc lba=7695360 timestamp=2.346628\n")
 fails(2 "mtf: dump: --where: '0.5600001' is not a value of field 'timestamp' (see 'mtf dump --help')" dump --where "timestamp<0.5600001" "${WORK_DIR}/example.mtf")
+# --group: one CSV row per element of a repeated group, with its record's index.
+run(0 dump --format csv --group optionalCount "${WORK_DIR}/example.mtf")
+expect_equal("dump --group" "${out}" "index,record,element,optional.optionalLength,optional.optionalText
+1,spc,0,8,Alpha/NT
+4,spc,0,5,0x123
+4,spc,1,4,5.99
+4,spc,2,4,test
+")
+fails(2 "mtf: dump: --group: no record type shown has a repeated group 'size*' (see 'mtf dump --help')" dump --format csv --group size "${WORK_DIR}/example.mtf")
+fails(2 "mtf: dump: --group takes --format csv, to standard output (see 'mtf dump --help')" dump --group optionalCount "${WORK_DIR}/example.mtf")
+# Several traces in one run: each record names its trace; indices and --limit count within each.
+run(0 dump --no-meta --limit 1 --fields asu,size "${WORK_DIR}/example.mtf" ${trace})
+expect_equal("dump of two traces" "${out}" "${WORK_DIR}/example.mtf: spc asu=0 size=8192
+${trace}: alloc size=24
+")
+run(0 dump --format jsonl --no-meta --limit 1 --fields size "${WORK_DIR}/example.mtf" ${trace})
+expect_equal("dump of two traces as JSON Lines" "${out}" "{\"trace\":\"${WORK_DIR}/example.mtf\",\"record\":\"spc\",\"index\":1,\"section\":0,\"fields\":{\"size\":8192}}
+{\"trace\":\"${trace}\",\"record\":\"alloc\",\"index\":1,\"section\":0,\"fields\":{\"size\":24}}
+")
+run(0 dump --format csv --no-meta --limit 1 --fields size,time "${WORK_DIR}/example.mtf" ${trace})
+expect_equal("dump of two traces as one CSV table" "${out}" "trace,index,record,size,time
+${WORK_DIR}/example.mtf,1,spc,8192,
+${trace},1,alloc,24,0
+")
+fails(2 "mtf: dump: standard input ('-') can be read only once (see 'mtf dump --help')" dump - -)
+fails(2 "mtf: dump: --fields: no record type shown has a field 'bogus' (see 'mtf dump --help')" dump --fields size,bogus "${WORK_DIR}/example.mtf" ${trace})
+fails(2 "mtf: dump: no trace's DTD has a record type 'nosuch' (see 'mtf dump --help')" dump --record spc --record nosuch "${WORK_DIR}/example.mtf" ${trace})
+fails(2 "mtf: dump: several traces go to one CSV table on standard output, not to files in -o ${WORK_DIR}/csv (see 'mtf dump --help')" dump --format csv -o "${WORK_DIR}/csv" ${trace} ${trace})
 # A header that borrows a shipped DTD's name for another layout: a warning from info and check.
 execute_process(COMMAND perl -0777 -pe "s/spc/ptf/" "${WORK_DIR}/example.mtf" OUTPUT_FILE "${WORK_DIR}/relabelled.mtf")
 run(0 check "${WORK_DIR}/relabelled.mtf")

@@ -48,14 +48,16 @@ std::string either(const std::vector<std::string>& names) {
 }
 
 // Says which positional arguments are missing or the first that is extra.
+// A last name ending in "..." (TRACE...) takes one or more arguments.
 void check_positional(const std::vector<std::string>& got, const char* command, const std::vector<std::string>& wanted) {
     std::string usage = std::string("mtf ") + command;
     for (const std::string& w : wanted) usage += " " + w;
+    const bool more = !wanted.empty() && wanted.back().ends_with("...");
     if (got.size() < wanted.size()) {
         throw UsageError("no " + either({wanted.begin() + static_cast<std::ptrdiff_t>(got.size()), wanted.end()}) +
                          " given (" + usage + ")");
     }
-    if (got.size() > wanted.size()) {
+    if (got.size() > wanted.size() && !more) {
         const std::string after = wanted.empty() ? "" : " after " + wanted.back();
         throw UsageError("unexpected argument '" + got[wanted.size()] + "'" + after + " (" + usage + ")");
     }

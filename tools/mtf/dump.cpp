@@ -186,6 +186,75 @@ private:
     int depth_ = 0;
 };
 
+// The keys of the elements of the top-level group `key` (as "n*") of
+// record type `r`: the fields and groups directly inside it. None when `r`
+// has no such group.
+std::optional<std::vector<std::string>> element_keys(const rt::RecordDesc& r, const std::string& key) {
+    int depth = 0;
+    std::optional<std::vector<std::string>> out;
+    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
+        const rt::LayoutStep& s = r.layout[i];
+        if (s.op == rt::LayoutStep::end) {
+            if (--depth == 0 && out) return out;
+            continue;
+        }
+        if (depth == 1 && out) out->push_back(s.op == rt::LayoutStep::field ? std::string(r.fields[s.index].path) : group_key(r, i));
+        if (s.op == rt::LayoutStep::repeat && depth++ == 0 && group_key(r, i) == key) out.emplace();
+    }
+    return out;
+}
+
+// The elements of one top-level group as rows, each as CsvSink gives a
+// record's: scalars as cells, a group nested in an element as JSON.
+class ElementRows : public Sink {
+public:
+    explicit ElementRows(const std::string& key) : key_(key) {}
+    void start() { rows_.clear(); }
+    const std::vector<std::vector<std::string>>& rows() const { return rows_; }
+
+    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d) override {
+        if (inside()) csv_.integer(k, v, d);
+    }
+    void real(const char* k, double v) override {
+        if (inside()) csv_.real(k, v);
+    }
+    void bytes(const char* k, std::span<const std::byte> v) override {
+        if (inside()) csv_.bytes(k, v);
+    }
+    void name(const char* k, std::string_view v) override {
+        if (inside()) csv_.name(k, v);
+    }
+    void number(std::uint64_t v, bool is_signed) override {
+        if (inside()) csv_.number(v, is_signed);
+    }
+    void begin_list(const std::string& key) override {
+        if (depth_ == 0) chosen_ = key == key_;
+        if (inside()) csv_.begin_list(key);
+        ++depth_;
+    }
+    void end_list() override {
+        --depth_;
+        if (inside()) csv_.end_list();
+    }
+    void begin_element() override {
+        if (chosen_ && depth_ == 1) return csv_.start();
+        if (inside()) csv_.begin_element();
+    }
+    void end_element() override {
+        if (chosen_ && depth_ == 1) return rows_.push_back(csv_.cells());
+        if (inside()) csv_.end_element();
+    }
+
+private:
+    bool inside() const { return chosen_ && depth_ >= 1; }
+
+    const std::string& key_;
+    CsvSink csv_;
+    std::vector<std::vector<std::string>> rows_;
+    int depth_ = 0;
+    bool chosen_ = false;
+};
+
 // Which records are shown: by type (--record, --no-meta), by index
 // (--range FIRST:END) and at most `limit` of them (--limit).
 struct Condition;
@@ -309,7 +378,14 @@ bool Selection::matches(const ReadRecord& r) const {
     return std::all_of(where.begin(), where.end(), [&](const Condition& c) { return c.holds(*dtd, r); });
 }
 
-std::vector<Condition> conditions(const Options& o, const rt::DtdDesc& dtd, const std::vector<bool>& shown) {
+// With several traces, a name an option gives need only be in one of them:
+// each trace's options are resolved leniently, noting the names found, and
+// the names no trace has are refused once all are open.
+struct Found {
+    std::set<std::string> records, fields, where, groups;
+};
+
+std::vector<Condition> conditions(const Options& o, const rt::DtdDesc& dtd, const std::vector<bool>& shown, Found* found) {
     std::vector<Condition> out;
     for (const std::string& text : o.all("--where")) {
         const std::size_t at = text.find_first_of("<>!=");
@@ -337,7 +413,8 @@ std::vector<Condition> conditions(const Options& o, const rt::DtdDesc& dtd, cons
                 any = true;
             }
         }
-        if (!any) throw UsageError("--where: no record type shown has an integer field '" + c.field + "'");
+        if (any && found) found->where.insert(c.field);
+        if (!any && !found) throw UsageError("--where: no record type shown has an integer field '" + c.field + "'");
         out.push_back(std::move(c));
     }
     return out;
@@ -348,6 +425,7 @@ struct DumpOptions {
     Selection select;
     rt::OutputOptions files;     // -f, and the trace the output may not be
     std::set<std::string> fields{};  // --fields: the keys shown, or all when empty
+    std::string group{};             // --group: the key of the group whose elements are the rows, or ""
 
     // The keys of record type `r` that are shown.
     std::vector<std::string> keys(const rt::RecordDesc& r) const {
@@ -360,19 +438,20 @@ struct DumpOptions {
 };
 
 // --fields NAME[,NAME...]: each must be a key of some record type shown.
-std::set<std::string> chosen_fields(const Options& o, const rt::DtdDesc& dtd, const std::vector<bool>& shown) {
+std::set<std::string> chosen_fields(const Options& o, const rt::DtdDesc& dtd, const std::vector<bool>& shown, Found* found) {
     std::set<std::string> fields;
     if (!o.has("--fields")) return fields;
     const std::string list = o.get("--fields", "");
     for (std::size_t start = 0; start <= list.size();) {
         const std::size_t comma = std::min(list.find(',', start), list.size());
         const std::string name = list.substr(start, comma - start);
-        bool found = false;
-        for (std::uint32_t i = 0; i < dtd.record_count && !found; ++i) {
+        bool here = false;
+        for (std::uint32_t i = 0; i < dtd.record_count && !here; ++i) {
             const std::vector<std::string> keys = record_keys(dtd.records[i]);
-            found = shown[i] && std::find(keys.begin(), keys.end(), name) != keys.end();
+            here = shown[i] && std::find(keys.begin(), keys.end(), name) != keys.end();
         }
-        if (!found) throw UsageError("--fields: no record type shown has a field '" + name + "'");
+        if (here && found) found->fields.insert(name);
+        if (!here && !found) throw UsageError("--fields: no record type shown has a field '" + name + "'");
         fields.insert(name);
         start = comma + 1;
     }
@@ -403,16 +482,17 @@ void select_indices(const Options& o, Selection& s) {
 }
 
 // The record types to show: those given with --record (all without it), less the predefined ones with --no-meta.
-std::vector<bool> shown_slots(const rt::DtdDesc& dtd, const Options& o) {
+std::vector<bool> shown_slots(const rt::DtdDesc& dtd, const Options& o, Found* found) {
     const std::vector<std::string>& names = o.all("--record");
     std::vector<bool> shown(dtd.record_count, names.empty());
     for (const std::string& name : names) {
-        bool found = false;
+        bool here = false;
         for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
             if (name != dtd.records[i].name) continue;
-            shown[i] = found = true;  // every section's record of the name
+            shown[i] = here = true;  // every section's record of the name
         }
-        if (!found) throw UsageError("the DTD '" + std::string(dtd.name) + "' has no record type '" + name + "'");
+        if (here && found) found->records.insert(name);
+        if (!here && !found) throw UsageError("the DTD '" + std::string(dtd.name) + "' has no record type '" + name + "'");
     }
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
         if (o.has("--no-meta") && dtd.records[i].predefined != rt::Predefined::none) shown[i] = false;
@@ -420,8 +500,8 @@ std::vector<bool> shown_slots(const rt::DtdDesc& dtd, const Options& o) {
     return shown;
 }
 
-void dump_lines(Trace& trace, const DumpOptions& d) {
-    Output out(d.output, d.files);
+// `label`: the trace's name, shown with each record when several traces are dumped; else "".
+void dump_lines(Trace& trace, const DumpOptions& d, Output& out, const std::string& label) {
     std::string line;
     TextSink text(line);
     JsonSink json(line);
@@ -434,12 +514,15 @@ void dump_lines(Trace& trace, const DumpOptions& d) {
         const char* name = trace.dtd().records[r.record.slot].name;
         line.clear();
         if (as_json) {
-            line += "{\"record\":" + json_string(name) + ",\"index\":" + std::to_string(r.index) +
+            line += "{";
+            if (!label.empty()) line += "\"trace\":" + json_string(label) + ",";
+            line += "\"record\":" + json_string(name) + ",\"index\":" + std::to_string(r.index) +
                     ",\"section\":" + std::to_string(r.section) + ",\"fields\":{";
             json.start();
             emit_record(trace.dtd(), r, to_json);
             line += "}}\n";
         } else {
+            if (!label.empty()) line += label + ": ";
             line += name;
             text.start();
             emit_record(trace.dtd(), r, to_text);
@@ -448,7 +531,6 @@ void dump_lines(Trace& trace, const DumpOptions& d) {
         out.write(line);
         return more;
     });
-    out.close();
 }
 
 // Standard output takes one record type; a directory gets DIR/<record>.csv for each.
@@ -488,79 +570,195 @@ void dump_csv(Trace& trace, const DumpOptions& d) {
     }
 }
 
-// One table for every record type shown, in the order of the trace: the
-// columns `index` and `record`, then the union of the types' keys in slot
-// order, a cell empty where a type has no such field. A key that is itself
-// `index` or `record` (metadata's) is prefixed with its type's name.
-void dump_table(Trace& trace, const DumpOptions& d) {
-    const rt::DtdDesc& dtd = trace.dtd();
-    std::vector<std::string> columns{"index", "record"};
-    std::vector<std::vector<std::size_t>> column_of(dtd.record_count);  // per slot, per key
-    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
-        if (!d.select.shown[i]) continue;
-        for (std::string key : d.keys(dtd.records[i])) {
-            if (key == "index" || key == "record") key = std::string(dtd.records[i].name) + "." + key;
-            const auto at = std::find(columns.begin(), columns.end(), key);
-            column_of[i].push_back(static_cast<std::size_t>(at - columns.begin()));
-            if (at == columns.end()) columns.push_back(key);
+// A trace to dump, with the options resolved against its DTD.
+struct Input {
+    std::string path;
+    std::unique_ptr<Trace> trace;
+    DumpOptions options;
+};
+
+// One table for every record type shown, in the order of the traces: the
+// columns `trace` (with several traces), `index` and `record`, then the union
+// of the types' keys in the order first met, a cell empty where a type has no
+// such field. A key that is itself a column's name (metadata's `record`) is
+// prefixed with its type's name. With --group, a row per element of that
+// group instead: after `record`, the column `element` (from 0) and the keys of
+// the elements.
+class Table {
+public:
+    Table(const std::vector<Input>& inputs, const std::string& group, Output& out)
+        : out_(out), group_(group), several_(inputs.size() > 1), rows_(group) {
+        if (several_) columns_.push_back("trace");
+        columns_.insert(columns_.end(), {"index", "record"});
+        if (!group.empty()) columns_.push_back("element");
+        fixed_ = columns_.size();
+        for (const Input& in : inputs) add_columns(in);
+        write(columns_);
+    }
+
+    void dump(const Input& in, std::size_t which) {
+        const rt::DtdDesc& dtd = in.trace->dtd();
+        CsvSink csv;
+        FieldFilter sink(csv, in.options.fields);
+        Selection select = in.options.select;
+        std::vector<std::string> row(columns_.size());
+        for_each_record("dump", *in.trace, [&](const ReadRecord& r) {
+            bool more = true;
+            if (!select.take(r, more)) return more;
+            std::fill(row.begin(), row.end(), std::string());
+            std::size_t at = 0;
+            if (several_) row[at++] = in.path;
+            row[at++] = std::to_string(r.index);
+            row[at++] = dtd.records[r.record.slot].name;
+            const std::vector<std::size_t>& column_of = column_of_[which][r.record.slot];
+            if (group_.empty()) {
+                csv.start();
+                emit_record(dtd, r, sink);
+                place(row, csv.cells(), column_of);
+                write(row);
+                return more;
+            }
+            rows_.start();
+            emit_record(dtd, r, rows_);
+            for (std::size_t e = 0; e < rows_.rows().size(); ++e) {
+                row[at] = std::to_string(e);
+                std::fill(row.begin() + static_cast<std::ptrdiff_t>(fixed_), row.end(), std::string());
+                place(row, rows_.rows()[e], column_of);
+                write(row);
+            }
+            return more;
+        });
+    }
+
+private:
+    void add_columns(const Input& in) {
+        const rt::DtdDesc& dtd = in.trace->dtd();
+        auto& column_of = column_of_.emplace_back(dtd.record_count);  // per slot, per key
+        for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+            if (!in.options.select.shown[i]) continue;
+            const auto keys = group_.empty() ? in.options.keys(dtd.records[i]) : element_keys(dtd.records[i], group_).value_or(std::vector<std::string>{});
+            for (std::string key : keys) {
+                if (std::find(columns_.begin(), columns_.begin() + static_cast<std::ptrdiff_t>(fixed_), key) != columns_.begin() + static_cast<std::ptrdiff_t>(fixed_)) {
+                    key = std::string(dtd.records[i].name) + "." + key;
+                }
+                const auto at = std::find(columns_.begin(), columns_.end(), key);
+                column_of[i].push_back(static_cast<std::size_t>(at - columns_.begin()));
+                if (at == columns_.end()) columns_.push_back(key);
+            }
         }
     }
-    Output out(d.output, d.files);
-    std::string header;
-    for (const std::string& c : columns) header += (header.empty() ? "" : ",") + csv_cell(c);
-    out.write(header + "\n");
-    CsvSink csv;
-    FieldFilter sink(csv, d.fields);
-    Selection select = d.select;
-    std::vector<std::string> row(columns.size());
-    for_each_record("dump", trace, [&](const ReadRecord& r) {
-        bool more = true;
-        if (!select.take(r, more)) return more;
-        csv.start();
-        emit_record(dtd, r, sink);
-        std::fill(row.begin(), row.end(), std::string());
-        row[0] = std::to_string(r.index);
-        row[1] = dtd.records[r.record.slot].name;
-        const std::vector<std::string>& cells = csv.cells();
-        for (std::size_t k = 0; k < cells.size(); ++k) row[column_of[r.record.slot].at(k)] = cells[k];
+
+    static void place(std::vector<std::string>& row, const std::vector<std::string>& cells, const std::vector<std::size_t>& column_of) {
+        for (std::size_t k = 0; k < cells.size(); ++k) row[column_of.at(k)] = cells[k];
+    }
+
+    void write(const std::vector<std::string>& row) {
         std::string line;
         for (std::size_t k = 0; k < row.size(); ++k) line += (k ? "," : "") + csv_cell(row[k]);
-        out.write(line + "\n");
-        return more;
-    });
-    out.close();
+        out_.write(line + "\n");
+    }
+
+    Output& out_;
+    const std::string& group_;
+    bool several_;
+    ElementRows rows_;
+    std::vector<std::string> columns_;
+    std::size_t fixed_ = 0;  // the columns before the fields
+    std::vector<std::vector<std::vector<std::size_t>>> column_of_;  // per input, per slot, per key
+};
+
+// The options that depend on a trace's DTD, resolved against it (leniently
+// when `found` is given: see Found).
+DumpOptions for_trace(const DumpOptions& base, const Options& o, const Trace& trace, Found* found) {
+    DumpOptions d = base;
+    d.select.shown = shown_slots(trace.dtd(), o, found);
+    d.fields = chosen_fields(o, trace.dtd(), d.select.shown, found);
+    d.select.where = conditions(o, trace.dtd(), d.select.shown, found);
+    d.select.dtd = &trace.dtd();
+    if (!d.group.empty()) {
+        bool any = false;
+        for (std::uint32_t i = 0; i < trace.dtd().record_count; ++i) {
+            if (!d.select.shown[i]) continue;
+            if (element_keys(trace.dtd().records[i], d.group)) {
+                any = true;
+            } else {
+                d.select.shown[i] = false;  // a type without the group has no rows
+            }
+        }
+        if (any && found) found->groups.insert(d.group);
+        if (!any && !found) throw UsageError("--group: no record type shown has a repeated group '" + d.group + "'");
+    }
+    return d;
+}
+
+// The names given to options that no trace has.
+void refuse_unfound(const Options& o, const DumpOptions& d, const Found& found) {
+    for (const std::string& name : o.all("--record")) {
+        if (!found.records.count(name)) throw UsageError("no trace's DTD has a record type '" + name + "'");
+    }
+    for (const std::string& name : d.fields) {
+        if (!found.fields.count(name)) throw UsageError("--fields: no record type shown has a field '" + name + "'");
+    }
+    for (const Condition& c : d.select.where) {
+        if (!found.where.count(c.field)) throw UsageError("--where: no record type shown has an integer field '" + c.field + "'");
+    }
+    if (!d.group.empty() && !found.groups.count(d.group)) {
+        throw UsageError("--group: no record type shown has a repeated group '" + d.group + "'");
+    }
 }
 
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
         args, "dump",
         {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--no-meta", false}, {"--range", true}, {"--limit", true}, {"--fields", true}, {"--where", true, true},
-         {"-f", false}, {"--force", false}},
-        {"TRACE"});
-    const std::string& path = o.positional[0];
-    DumpOptions d{o.get("--format", "text"), o.get("-o", "-"), {}, output_options(o, {path})};
+         {"--group", true}, {"-f", false}, {"--force", false}},
+        {"TRACE..."});
+    const std::vector<std::string>& paths = o.positional;
+    DumpOptions d{o.get("--format", "text"), o.get("-o", "-"), {}, output_options(o, paths)};
     select_indices(o, d.select);
     if (d.format != "text" && d.format != "jsonl" && d.format != "csv") {
         throw UsageError("unknown format '" + d.format + "' (text, jsonl or csv)");
     }
+    d.group = o.get("--group", "");
+    if (o.has("--group") && (d.format != "csv" || d.output != "-")) throw UsageError("--group takes --format csv, to standard output");
+    if (o.has("--group") && o.has("--fields")) throw UsageError("--group shows a group's fields; it does not go with --fields");
+    if (o.has("--group") && d.group.find('*') == std::string::npos) d.group += "*";
+    if (std::count(paths.begin(), paths.end(), "-") > 1) throw UsageError("standard input ('-') can be read only once");
+    const bool several = paths.size() > 1;
     const std::vector<std::string>& records = o.all("--record");
     // To standard output, one record type gets its own file's columns; any other selection, the one table.
-    const bool table = d.format == "csv" && d.output == "-" && std::set(records.begin(), records.end()).size() != 1;
-    return on_trace(path, [&] {
-        Trace trace(path, o.find("--dtd"));
-        d.select.shown = shown_slots(trace.dtd(), o);
-        d.fields = chosen_fields(o, trace.dtd(), d.select.shown);
-        d.select.where = conditions(o, trace.dtd(), d.select.shown);
-        d.select.dtd = &trace.dtd();
-        if (table) {
-            dump_table(trace, d);
-        } else if (d.format == "csv") {
-            dump_csv(trace, d);
-        } else {
-            dump_lines(trace, d);
-        }
-        return 0;
-    });
+    const bool table = d.format == "csv" && d.output == "-" &&
+                       (several || !d.group.empty() || std::set(records.begin(), records.end()).size() != 1);
+    if (d.format == "csv" && !table) {
+        if (several) throw UsageError("several traces go to one CSV table on standard output, not to files in -o " + d.output);
+        return on_trace(paths[0], [&] {
+            Trace trace(paths[0], o.find("--dtd"));
+            dump_csv(trace, for_trace(d, o, trace, nullptr));
+            return 0;
+        });
+    }
+    // Every trace is opened first: the CSV header names every trace's columns,
+    // and a name an option gives must be in one of the traces.
+    std::vector<Input> inputs;
+    Found found;
+    for (const std::string& path : paths) {
+        on_trace(path, [&] {
+            auto trace = std::make_unique<Trace>(path, o.find("--dtd"));
+            DumpOptions options = for_trace(d, o, *trace, several ? &found : nullptr);
+            inputs.push_back({path, std::move(trace), std::move(options)});
+            return 0;
+        });
+    }
+    if (several) refuse_unfound(o, inputs.front().options, found);
+    Output out(d.output, d.files);
+    if (table) {
+        Table t(inputs, d.group, out);
+        for (std::size_t i = 0; i < inputs.size(); ++i) on_trace(inputs[i].path, [&] { return t.dump(inputs[i], i), 0; });
+    } else {
+        for (const Input& in : inputs) on_trace(in.path, [&] { return dump_lines(*in.trace, in.options, out, several ? in.path : ""), 0; });
+    }
+    out.close();
+    return 0;
 }
 
 }  // namespace
@@ -569,10 +767,13 @@ namespace commands {
 
 extern const Command dump;  // external linkage, for main's table
 const Command dump{"dump", "print every record as text, JSON lines or CSV",
-                          R"(Usage: mtf dump [OPTIONS] TRACE
+                          R"(Usage: mtf dump [OPTIONS] TRACE...
 
-Prints the records of TRACE ('-' for standard input), decoded with the DTD
-the trace carries.
+Prints the records of each TRACE ('-' for standard input), decoded with the
+DTD the trace carries. With several traces, each record says which trace it
+is from: text lines start with "TRACE: ", JSON objects have "trace":TRACE
+first, and the CSV table (the one form CSV takes then) has a first column
+trace. Indices, --range and --limit count within each trace.
 
 Options:
   --format text   one line per record: NAME FIELD=VALUE ... (the default)
