@@ -161,6 +161,7 @@ ${WORK_DIR}/example.mtf,1,spc,8192,
 ${trace},1,alloc,24,0
 ")
 fails(2 "mtf: dump: standard input ('-') can be read only once (see 'mtf dump --help')" dump - -)
+fails(2 "mtf: dump: --fields takes field names separated by commas, not 'size,,time' (see 'mtf dump --help')" dump --fields size,,time ${trace})
 fails(2 "mtf: dump: --fields: no record type shown has a field 'bogus' (see 'mtf dump --help')" dump --fields size,bogus "${WORK_DIR}/example.mtf" ${trace})
 fails(2 "mtf: dump: no trace's DTD has a record type 'nosuch' (see 'mtf dump --help')" dump --record spc --record nosuch "${WORK_DIR}/example.mtf" ${trace})
 fails(2 "mtf: dump: several traces go to one CSV table on standard output, not to files in -o ${WORK_DIR}/csv (see 'mtf dump --help')" dump --format csv -o "${WORK_DIR}/csv" ${trace} ${trace})

@@ -243,20 +243,20 @@ std::size_t chunk_size(const Options& o, std::size_t fallback) {
 }
 
 // --split REC.FIELD[,REC.FIELD...]: the fields given streams of their own.
-std::vector<std::string> split_streams(const Options& o) {
-    std::vector<std::string> fields;
-    if (!o.has("--split")) return fields;
-    const std::string list = o.get("--split", "");
+}  // namespace
+
+std::vector<std::string> comma_list(const Options& o, const std::string& option, const std::string& what) {
+    std::vector<std::string> names;
+    if (!o.has(option)) return names;
+    const std::string list = o.get(option, "");
     for (std::size_t start = 0; start <= list.size();) {
         const std::size_t comma = std::min(list.find(',', start), list.size());
-        fields.push_back(list.substr(start, comma - start));
-        if (fields.back().empty()) throw UsageError("--split takes record.field names separated by commas, not '" + list + "'");
+        names.push_back(list.substr(start, comma - start));
+        if (names.back().empty()) throw UsageError(option + " takes " + what + " separated by commas, not '" + list + "'");
         start = comma + 1;
     }
-    return fields;
+    return names;
 }
-
-}  // namespace
 
 std::uint32_t metadata_target(const rt::DtdDesc& dtd, const ReadRecord& r) {
     const std::uint64_t tag = r.record.values.at(0).integer;
@@ -283,7 +283,7 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input, con
     w.strict = o.has("--strict");
     w.compress = compress_level(o);
     w.chunk_bytes = chunk_size(o, w.chunk_bytes);
-    w.split = split_streams(o);
+    w.split = comma_list(o, "--split", "record.field names");
     try {
         rt::split_fields(dtd, w.split);  // a name it does not know is a mistake on the command line
     } catch (const rt::TraceError& e) {

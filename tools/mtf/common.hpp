@@ -74,6 +74,10 @@ struct Options {
 Options parse_options(const std::vector<std::string>& args, const char* command, std::vector<OptionSpec> specs,
                       const std::vector<std::string>& positional);
 
+// The names `option` gives as NAME[,NAME...] (none when it is not given); an
+// empty name is a UsageError that says the option takes `what`.
+std::vector<std::string> comma_list(const Options& o, const std::string& option, const std::string& what);
+
 // ---- traces
 
 // A trace open for reading, with the DTD it is read with: the one embedded in

@@ -261,18 +261,17 @@ struct Condition;
 struct Selection {
     std::vector<bool> shown;  // per slot
     std::vector<Condition> where;  // --where, all of them
-    const rt::DtdDesc* dtd = nullptr;
     std::uint64_t first = 0, end = ~std::uint64_t(0), limit = ~std::uint64_t(0);
     std::uint64_t taken = 0;
 
     // Whether to show `r`; `more` turns false once no later record can be shown.
-    bool take(const ReadRecord& r, bool& more) {
+    bool take(const rt::DtdDesc& dtd, const ReadRecord& r, bool& more) {
         more = r.index + 1 < end && taken < limit;
-        if (!shown[r.record.slot] || r.index < first || r.index >= end || taken >= limit || !matches(r)) return false;
+        if (!shown[r.record.slot] || r.index < first || r.index >= end || taken >= limit || !matches(dtd, r)) return false;
         more = r.index + 1 < end && ++taken < limit;
         return true;
     }
-    bool matches(const ReadRecord& r) const;
+    bool matches(const rt::DtdDesc& dtd, const ReadRecord& r) const;
 };
 
 // Passes on the values whose top-level key `fields` holds (all when it is
@@ -374,8 +373,8 @@ std::optional<std::uint64_t> stored_value(const std::string& text, const rt::Fie
     return negative ? 0 - v : v;
 }
 
-bool Selection::matches(const ReadRecord& r) const {
-    return std::all_of(where.begin(), where.end(), [&](const Condition& c) { return c.holds(*dtd, r); });
+bool Selection::matches(const rt::DtdDesc& dtd, const ReadRecord& r) const {
+    return std::all_of(where.begin(), where.end(), [&](const Condition& c) { return c.holds(dtd, r); });
 }
 
 // With several traces, a name an option gives need only be in one of them:
@@ -440,11 +439,7 @@ struct DumpOptions {
 // --fields NAME[,NAME...]: each must be a key of some record type shown.
 std::set<std::string> chosen_fields(const Options& o, const rt::DtdDesc& dtd, const std::vector<bool>& shown, Found* found) {
     std::set<std::string> fields;
-    if (!o.has("--fields")) return fields;
-    const std::string list = o.get("--fields", "");
-    for (std::size_t start = 0; start <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        const std::string name = list.substr(start, comma - start);
+    for (const std::string& name : comma_list(o, "--fields", "field names")) {
         bool here = false;
         for (std::uint32_t i = 0; i < dtd.record_count && !here; ++i) {
             const std::vector<std::string> keys = record_keys(dtd.records[i]);
@@ -453,7 +448,6 @@ std::set<std::string> chosen_fields(const Options& o, const rt::DtdDesc& dtd, co
         if (here && found) found->fields.insert(name);
         if (!here && !found) throw UsageError("--fields: no record type shown has a field '" + name + "'");
         fields.insert(name);
-        start = comma + 1;
     }
     return fields;
 }
@@ -510,7 +504,7 @@ void dump_lines(Trace& trace, const DumpOptions& d, Output& out, const std::stri
     Selection select = d.select;
     for_each_record("dump", trace, [&](const ReadRecord& r) {
         bool more = true;
-        if (!select.take(r, more)) return more;
+        if (!select.take(trace.dtd(), r, more)) return more;
         const char* name = trace.dtd().records[r.record.slot].name;
         line.clear();
         if (as_json) {
@@ -559,7 +553,7 @@ void dump_csv(Trace& trace, const DumpOptions& d) {
     Selection select = d.select;
     for_each_record("dump", trace, [&](const ReadRecord& r) {
         bool more = true;
-        if (!select.take(r, more)) return more;
+        if (!select.take(trace.dtd(), r, more)) return more;
         csv.start();
         emit_record(trace.dtd(), r, sink);
         files[r.record.slot]->write(csv.row());
@@ -604,7 +598,7 @@ public:
         std::vector<std::string> row(columns_.size());
         for_each_record("dump", *in.trace, [&](const ReadRecord& r) {
             bool more = true;
-            if (!select.take(r, more)) return more;
+            if (!select.take(dtd, r, more)) return more;
             std::fill(row.begin(), row.end(), std::string());
             std::size_t at = 0;
             if (several_) row[at++] = in.path;
@@ -674,7 +668,6 @@ DumpOptions for_trace(const DumpOptions& base, const Options& o, const Trace& tr
     d.select.shown = shown_slots(trace.dtd(), o, found);
     d.fields = chosen_fields(o, trace.dtd(), d.select.shown, found);
     d.select.where = conditions(o, trace.dtd(), d.select.shown, found);
-    d.select.dtd = &trace.dtd();
     if (!d.group.empty()) {
         bool any = false;
         for (std::uint32_t i = 0; i < trace.dtd().record_count; ++i) {
