@@ -10,6 +10,7 @@
 #include <hatf10.hpp>
 
 #include "auto_recode.hpp"
+#include "scratch.hpp"
 
 namespace fs = std::filesystem;
 namespace rt = metatf::rt;
@@ -17,12 +18,7 @@ using metatf::test::OwnedRecord;
 
 namespace {
 
-std::string fresh_path(const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / "metatf-auto";
-    fs::create_directories(dir);
-    fs::remove(dir / name);
-    return (dir / name).string();
-}
+std::string fresh_path(const std::string& name) { return metatf::test::fresh_path("metatf-auto", name); }
 
 std::vector<char> contents(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -9,35 +9,16 @@
 #include <hatf10.hpp>
 
 #include "auto_recode.hpp"
+#include "scratch.hpp"
 
 namespace fs = std::filesystem;
 namespace rt = metatf::rt;
 
 namespace {
 
-std::string fresh_path(const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / "metatf-split";
-    fs::create_directories(dir);
-    fs::remove(dir / name);
-    return (dir / name).string();
-}
+std::string fresh_path(const std::string& name) { return metatf::test::fresh_path("metatf-split", name); }
 
-struct Read {
-    std::vector<hatf10::Alloc> allocs;
-    std::vector<hatf10::Free> frees;
-    std::vector<hatf10::Metadata> metadata;
-};
-
-Read read_all(const std::string& path) {
-    Read out;
-    hatf10::Reader r(path);
-    while (r.next()) {
-        if (r.type() == hatf10::RecordType::Alloc) out.allocs.push_back(r.get<hatf10::Alloc>());
-        if (r.type() == hatf10::RecordType::Free) out.frees.push_back(r.get<hatf10::Free>());
-        if (r.type() == hatf10::RecordType::Metadata) out.metadata.push_back(r.get<hatf10::Metadata>());
-    }
-    return out;
-}
+using metatf::test::read_hatf;
 
 std::uint64_t section_bytes(const rt::Header& h, std::uint8_t section) {
     std::uint64_t n = 0;
@@ -78,7 +59,7 @@ TEST_CASE("split streams: fields go to sections of their own, and the DTD's read
         }
         w.close();
     }
-    const Read got = read_all(path);
+    const auto got = read_hatf(path);
     REQUIRE(got.allocs.size() == allocs.size());
     REQUIRE(got.frees.size() == frees.size());
     for (std::size_t i = 0; i < allocs.size(); ++i) {
@@ -136,7 +117,7 @@ TEST_CASE("split streams under the auto encoder: elements as wide as each window
     metatf::test::write_auto(records, path, hatf10::dtd, options, 2500);
     CHECK(metatf::test::read_owned(path, hatf10::dtd) == records);
     std::vector<std::uint64_t> widths;
-    for (const hatf10::Metadata& m : read_all(path).metadata) {
+    for (const hatf10::Metadata& m : read_hatf(path).metadata) {
         if (m.record == hatf10::RecordType::Alloc && m.field == hatf10::Alloc::address_field && m.op == rt::MetaOp::width) widths.push_back(m.a);
     }
     CHECK(widths == std::vector<std::uint64_t>{2, 6});

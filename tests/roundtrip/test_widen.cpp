@@ -10,32 +10,15 @@
 
 #include <doctest/doctest.h>
 
-namespace fs = std::filesystem;
+#include "scratch.hpp"
+
 namespace rt = metatf::rt;
 
 namespace {
 
-std::string fresh_path(const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / "metatf-widen";
-    fs::create_directories(dir);
-    fs::remove(dir / name);
-    return (dir / name).string();
-}
+std::string fresh_path(const std::string& name) { return metatf::test::fresh_path("metatf-widen", name); }
 
-struct Read {
-    std::vector<hatf10::Alloc> allocs;
-    std::vector<hatf10::Metadata> metadata;
-};
-
-Read read_all(const std::string& path) {
-    Read out;
-    hatf10::Reader r(path);
-    while (r.next()) {
-        if (r.type() == hatf10::RecordType::Alloc) out.allocs.push_back(r.get<hatf10::Alloc>());
-        if (r.type() == hatf10::RecordType::Metadata) out.metadata.push_back(r.get<hatf10::Metadata>());
-    }
-    return out;
-}
+using metatf::test::read_hatf;
 
 }  // namespace
 
@@ -53,7 +36,7 @@ TEST_CASE("a writer widens a field for a value too wide, and the field stays wid
         for (const hatf10::Alloc& a : allocs) w.write(a);
         w.close();
     }
-    const Read got = read_all(path);
+    const auto got = read_hatf(path);
     REQUIRE(got.allocs.size() == allocs.size());
     for (std::size_t i = 0; i < allocs.size(); ++i) {
         CHECK(got.allocs[i].size == allocs[i].size);
@@ -78,7 +61,7 @@ TEST_CASE("a writer widens delta fields for the difference, and the difference r
         for (std::uint64_t a : addresses) w.write(hatf10::Alloc{.size = 8, .address = a});
         w.close();
     }
-    const Read got = read_all(path);
+    const auto got = read_hatf(path);
     REQUIRE(got.allocs.size() == addresses.size());
     for (std::size_t i = 0; i < addresses.size(); ++i) CHECK(got.allocs[i].address == addresses[i]);
     // The steps of 0x40 and 0x20 fit one signed byte; the first jump between regions widens to 6.
@@ -97,7 +80,7 @@ TEST_CASE("a writer leaves a default the value differs from, and a stride the va
         w.write(hatf10::Alloc{.size = 8, .address = 0x40, .thread = 0, .time = 0});
         w.close();
     }
-    const Read got = read_all(path);
+    const auto got = read_hatf(path);
     REQUIRE(got.allocs.size() == 4);
     const std::vector<std::pair<std::uint64_t, std::uint64_t>> want = {{0, 110}, {7, 120}, {7, 125}, {0, 0}};
     for (std::size_t i = 0; i < want.size(); ++i) {
@@ -161,7 +144,7 @@ TEST_CASE("the generic encoder widens and leaves interpretations as the generate
         rt::encode_generic(w, record(0x7f3c'6000'0010, 3));
         w.close();
     }
-    const Read got = read_all(path);
+    const auto got = read_hatf(path);
     REQUIRE(got.allocs.size() == 2);
     CHECK(got.allocs[1].address == 0x7f3c'6000'0010);
     CHECK(got.allocs[1].thread == 3);
@@ -194,7 +177,7 @@ TEST_CASE("narrow_after: a widened field stays wide while values need it, and na
         for (std::uint64_t size : sizes) w.write(hatf10::Alloc{.size = size, .address = 0x1000});
         w.close();
     }
-    const Read got = read_all(path);
+    const auto got = read_hatf(path);
     REQUIRE(got.allocs.size() == sizes.size());
     for (std::size_t i = 0; i < sizes.size(); ++i) CHECK(got.allocs[i].size == sizes[i]);
     // set_width 1; widen to 2 for 300; to 3 for 70000; after 20, 30, 40, 50
@@ -226,7 +209,7 @@ TEST_CASE("narrow_after: delta addresses narrow to the widest recent difference"
         for (std::uint64_t x : addresses) w.write(hatf10::Alloc{.size = 8, .address = x});
         w.close();
     }
-    const Read got = read_all(path);
+    const auto got = read_hatf(path);
     REQUIRE(got.allocs.size() == addresses.size());
     for (std::size_t i = 0; i < addresses.size(); ++i) CHECK(got.allocs[i].address == addresses[i]);
     // Per ten records: widen to 5 at the jump, narrow to 2 after 8 steps.
