@@ -1278,7 +1278,7 @@ inline constexpr char text[] =
 }  // namespace detail
 
 // The DTD as the runtime sees it.
-inline constexpr rt::DtdDesc dtd = {"charisma", detail::text, 1, nullptr, 0, detail::records, 20, nullptr};
+inline constexpr rt::DtdDesc dtd = {"charisma", detail::text, 1, nullptr, 0, detail::records, 20, nullptr, nullptr};
 
 // What the runtime's reader and writer need of this DTD: its types and
 // descriptor, and which record type a tag names (tags that one record has).

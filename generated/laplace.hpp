@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <metatf/typed.hpp>
-#include <metatf/typed_text.hpp>
+#include <metatf/typed_forms.hpp>
 
 namespace laplace {
 
@@ -635,7 +635,7 @@ inline constexpr rt::TextFormDesc text_form = {" ", "", "", text_records};
 }  // namespace detail
 
 // The DTD as the runtime sees it.
-inline constexpr rt::DtdDesc dtd = {"laplace", detail::text, 1, nullptr, 0, detail::records, 11, &detail::text_form};
+inline constexpr rt::DtdDesc dtd = {"laplace", detail::text, 1, nullptr, 0, detail::records, 11, &detail::text_form, nullptr};
 
 // What the runtime's reader and writer need of this DTD: its types and
 // descriptor, and which record type a tag names (tags that one record has).
@@ -667,16 +667,16 @@ using Writer = rt::TypedWriter<Codec>;
 
 // Reads the DTD's native text form, a line at a time: visit(v) calls v(record).
 // Throws rt::TextError (with line and column) for a line that is not a record.
-class TextReader : public rt::TypedTextReader<Records> {
+class TextReader : public rt::TypedFormReader<Records, rt::TextReader> {
 public:
     explicit TextReader(std::istream& in, rt::TextReadOptions options = {})
-        : TypedTextReader(in, dtd, options) {}
+        : TypedFormReader(in, dtd, options) {}
 };
 
 // Writes records in the DTD's native text form; close() writes the end line.
-class TextWriter : public rt::TypedTextWriter<Records> {
+class TextWriter : public rt::TypedFormWriter<Records, rt::TextWriter> {
 public:
-    explicit TextWriter(std::ostream& out) : TypedTextWriter(out, dtd) {}
+    explicit TextWriter(std::ostream& out) : TypedFormWriter(out, dtd) {}
 };
 
 }  // namespace laplace

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <metatf/typed.hpp>
-#include <metatf/typed_text.hpp>
+#include <metatf/typed_forms.hpp>
 
 namespace ptf {
 
@@ -626,6 +626,20 @@ inline constexpr char text[] =
     "    end = \"Trace end\";\n"
     "}\n"
     "\n"
+    "// ---- the binary form --------------------------------------------------------\n"
+    "\n"
+    "// Section 4.1: an ASCII header (a version line, then lines of notes) ended\n"
+    "// by a line holding \"$\", then each event as one byte giving its type and\n"
+    "// its parameters. The report leaves the type codes and parameter sizes to\n"
+    "// its Trace.h, which it does not reproduce: here the codes are the tags\n"
+    "// (4 to 17, Table 1's order) and the sizes the widths below, big-endian.\n"
+    "// A converted header is kept as the trace's first comment.\n"
+    "native {\n"
+    "    order = big;\n"
+    "    code = 1;\n"
+    "    header = \"$\";\n"
+    "}\n"
+    "\n"
     "// ---- field kinds and their starting encodings ------------------------------\n"
     "\n"
     "// The OId of a format object. Every manipulation event carries the format of\n"
@@ -912,10 +926,32 @@ inline constexpr rt::TextRecordDesc text_records[] = {
 };
 inline constexpr rt::TextFormDesc text_form = {" ", "Trace begin", "Trace end", text_records};
 
+// The native binary form: each record's type code.
+inline constexpr std::uint64_t native_codes[] = {
+    0,  // comment
+    0,  // section
+    0,  // metadata
+    4,  // fo
+    5,  // co
+    6,  // cao
+    7,  // do
+    8,  // sr
+    9,  // gr
+    10,  // dr
+    11,  // dw
+    12,  // adr
+    13,  // adw
+    14,  // er
+    15,  // ew
+    16,  // ts
+    17,  // te
+};
+inline constexpr rt::NativeFormDesc native_form = {rt::ByteOrder::big, 1, "$", native_codes};
+
 }  // namespace detail
 
 // The DTD as the runtime sees it.
-inline constexpr rt::DtdDesc dtd = {"ptf", detail::text, 1, nullptr, 0, detail::records, 17, &detail::text_form};
+inline constexpr rt::DtdDesc dtd = {"ptf", detail::text, 1, nullptr, 0, detail::records, 17, &detail::text_form, &detail::native_form};
 
 // What the runtime's reader and writer need of this DTD: its types and
 // descriptor, and which record type a tag names (tags that one record has).
@@ -953,16 +989,31 @@ using Writer = rt::TypedWriter<Codec>;
 
 // Reads the DTD's native text form, a line at a time: visit(v) calls v(record).
 // Throws rt::TextError (with line and column) for a line that is not a record.
-class TextReader : public rt::TypedTextReader<Records> {
+class TextReader : public rt::TypedFormReader<Records, rt::TextReader> {
 public:
     explicit TextReader(std::istream& in, rt::TextReadOptions options = {})
-        : TypedTextReader(in, dtd, options) {}
+        : TypedFormReader(in, dtd, options) {}
 };
 
 // Writes records in the DTD's native text form; close() writes the end line.
-class TextWriter : public rt::TypedTextWriter<Records> {
+class TextWriter : public rt::TypedFormWriter<Records, rt::TextWriter> {
 public:
-    explicit TextWriter(std::ostream& out) : TypedTextWriter(out, dtd) {}
+    explicit TextWriter(std::ostream& out) : TypedFormWriter(out, dtd) {}
+};
+
+// Reads the DTD's native binary form, a record at a time: visit(v) calls v(record);
+// runtime().header() is the file's ASCII header. Throws rt::TraceError at the byte
+// offset of input that is not a record.
+class NativeReader : public rt::TypedFormReader<Records, rt::NativeReader> {
+public:
+    explicit NativeReader(std::istream& in) : TypedFormReader(in, dtd) {}
+};
+
+// Writes records in the DTD's native binary form; runtime().header(text) first
+// gives the ASCII header, close() flushes.
+class NativeWriter : public rt::TypedFormWriter<Records, rt::NativeWriter> {
+public:
+    explicit NativeWriter(std::ostream& out) : TypedFormWriter(out, dtd) {}
 };
 
 }  // namespace ptf

@@ -257,7 +257,7 @@ std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
       << "#pragma once\n\n"
       << "#include <cstdint>\n#include <span>\n#include <tuple>\n#include <type_traits>\n#include <vector>\n\n"
       << "#include <metatf/typed.hpp>\n";
-    emit_text_includes(o, schema);
+    emit_form_includes(o, schema);
     o << "\n"
       << "namespace " << ns << " {\n\nnamespace rt = metatf::rt;\n\n";
 
@@ -299,7 +299,7 @@ std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
       << "using Reader = rt::TypedReader<Codec>;\n"
       << "// Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.\n"
       << "using Writer = rt::TypedWriter<Codec>;\n\n";
-    emit_text_codec(o, schema);
+    emit_form_codecs(o, schema);
     o << "}  // namespace " << ns << "\n";
     return o.str();
 }

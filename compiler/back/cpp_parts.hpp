@@ -19,11 +19,12 @@ std::string identifier(const std::string& name);
 std::string literal(const std::string& text);
 
 // Namespace detail with the descriptor tables of a lowered DTD (lower/lower.hpp),
-// text form included, and the constant `dtd` over them.
+// native forms included, and the constant `dtd` over them.
 void emit_tables(std::ostream& o, const rt::DtdDesc& dtd);
-// After the Writer: TextReader and TextWriter classes, if the DTD has a text form.
-void emit_text_codec(std::ostream& o, const ir::Schema& schema);
-// The runtime headers the text form needs, if any.
-void emit_text_includes(std::ostream& o, const ir::Schema& schema);
+// After the Writer: TextReader and TextWriter classes, if the DTD has a text
+// form, and NativeReader and NativeWriter, if it has a native binary form.
+void emit_form_codecs(std::ostream& o, const ir::Schema& schema);
+// The runtime header the native forms need, if the DTD has either.
+void emit_form_includes(std::ostream& o, const ir::Schema& schema);
 
 }  // namespace metatf::back

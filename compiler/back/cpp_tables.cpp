@@ -131,6 +131,18 @@ void emit_text_form(std::ostream& o, const rt::DtdDesc& dtd) {
       << ", " << literal(form.end) << ", text_records};\n";
 }
 
+void emit_native_form(std::ostream& o, const rt::DtdDesc& dtd) {
+    if (!dtd.native_form) return;
+    const rt::NativeFormDesc& form = *dtd.native_form;
+    o << "\n// The native binary form: each record's type code.\ninline constexpr std::uint64_t native_codes[] = {\n";
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        o << "    " << form.codes[slot] << ",  // " << dtd.records[slot].name << "\n";
+    }
+    o << "};\ninline constexpr rt::NativeFormDesc native_form = {"
+      << (form.order == rt::ByteOrder::big ? "rt::ByteOrder::big" : "rt::ByteOrder::little") << ", " << unsigned(form.code_width)
+      << ", " << (form.header_end ? literal(form.header_end) : "nullptr") << ", native_codes};\n";
+}
+
 }  // namespace
 
 void emit_tables(std::ostream& o, const rt::DtdDesc& dtd) {
@@ -139,11 +151,13 @@ void emit_tables(std::ostream& o, const rt::DtdDesc& dtd) {
     emit_sections(o, dtd);
     o << "inline constexpr char text[] =\n    " << literal(dtd.text) << ";\n";
     emit_text_form(o, dtd);
+    emit_native_form(o, dtd);
     o << "\n}  // namespace detail\n\n";
     o << "// The DTD as the runtime sees it.\ninline constexpr rt::DtdDesc dtd = {" << literal(dtd.name)
       << ", detail::text, " << dtd.tag_width << ", " << (dtd.section_count ? "detail::sections" : "nullptr") << ", "
       << dtd.section_count << ", detail::records, " << dtd.record_count << ", "
-      << (dtd.text_form ? "&detail::text_form" : "nullptr") << "};\n\n";
+      << (dtd.text_form ? "&detail::text_form" : "nullptr") << ", "
+      << (dtd.native_form ? "&detail::native_form" : "nullptr") << "};\n\n";
 }
 
 }  // namespace metatf::back

@@ -130,9 +130,20 @@ struct TextBlock {
     std::vector<TextSetting> settings;
 };
 
+// `native { name = value; ... }`: a value is a number, a string or a word.
+struct NativeSetting {
+    Name name;
+    std::variant<Integer, String, Name> value;
+};
+struct NativeBlock {
+    Location where;
+    std::vector<NativeSetting> settings;
+};
+
 struct Dtd {
     std::shared_ptr<const SourceFile> source;
     std::vector<TextBlock> text_blocks;
+    std::vector<NativeBlock> native_blocks;
     std::vector<RecordDef> records;
     std::vector<Property> properties;
     std::vector<Section> sections;

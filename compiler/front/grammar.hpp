@@ -126,11 +126,22 @@ struct text_close : one<'}'> {};
 struct text_def : seq<text_keyword, sep, one<'{'>, sep, star<not_at<one<'}'>>, not_at<eof>, must<text_item>, sep>,
                       must<text_close>> {};
 
+// ---- the native binary form: `native { order = big; code = 1; header = "$"; }` ----
+struct native_keyword : TAO_PEGTL_KEYWORD("native") {};
+struct native_setting_name : identifier {};
+struct native_word : identifier {};
+struct native_setting_value : sor<integer, string_literal, native_word> {};
+struct native_item : seq<native_setting_name, sep, must<equals>, sep, must<native_setting_value>, sep, must<semicolon>> {};
+struct native_close : one<'}'> {};
+// As for `text`: `native : ...` and `native.width` stay a record and a property.
+struct native_def : seq<native_keyword, sep, one<'{'>, sep, star<not_at<one<'}'>>, not_at<eof>, must<native_item>, sep>,
+                        must<native_close>> {};
+
 // ---- the whole DTD ----------------------------------------------------------
 // A DTD is `sep (global_item sep)* eof`. The parser matches it one item at a
 // time, so the parse tree never holds more than one item of a DTD that may be
 // megabytes long; an empty match means the end of the input.
-struct global_item : sor<section_def, text_def, property_def, record_def, stray_name> {};
+struct global_item : sor<section_def, text_def, native_def, property_def, record_def, stray_name> {};
 struct dtd_item : seq<sep, opt<not_at<eof>, must<global_item>>> {};
 
 // ---- error messages, one for every rule used under must<> ------------------------
@@ -163,6 +174,10 @@ template <> inline constexpr const char* errors::message<text_setting_value> = "
 template <> inline constexpr const char* errors::message<text_item> =
     "expected a text setting 'separator = \"...\";', 'begin = \"...\";', 'end = \"...\";' or '}'";
 template <> inline constexpr const char* errors::message<text_close> = "expected '}' to end the text block";
+template <> inline constexpr const char* errors::message<native_setting_value> = "expected a number, a string or a word, as in 'order = big;'";
+template <> inline constexpr const char* errors::message<native_item> =
+    "expected a native setting 'order = big;', 'code = 1;', 'header = \"...\";' or '}'";
+template <> inline constexpr const char* errors::message<native_close> = "expected '}' to end the native block";
 template <> inline constexpr const char* errors::message<semicolon> = "expected ';' after the property value";
 template <> inline constexpr const char* errors::message<block_item> = "expected a property 'field.property = value;' or '}'";
 template <> inline constexpr const char* errors::message<block_close> = "expected '}' to end the property block";

@@ -28,7 +28,8 @@ using selector = pegtl::parse_tree::selector<
         g::block_item, g::field_name, g::composite, g::repeat_tail, g::nested_tail, g::named_field, g::record_name,
         g::record_def, g::section_name, g::section_number, g::section_def, g::string_literal, g::ignore_case,
         g::text_chars, g::text_decimal, g::text_hex, g::digits_arg, g::text_upper, g::text_string, g::text_line, g::text_omit, g::text_def,
-        g::text_setting_name, g::text_item, g::chars_arg, g::text_setting_value>>;
+        g::text_setting_name, g::text_item, g::chars_arg, g::text_setting_value, g::native_def, g::native_item,
+        g::native_setting_name, g::native_word>>;
 
 // Counts how deeply fields nest and refuses to go past the limit.
 struct field_depth_guard : pegtl::maybe_nothing {
@@ -64,6 +65,8 @@ public:
             out.sections.push_back(section(item));
         } else if (item.is_type<g::text_def>()) {
             out.text_blocks.push_back(text_block(item));
+        } else if (item.is_type<g::native_def>()) {
+            out.native_blocks.push_back(native_block(item));
         } else if (item.is_type<g::property_def>()) {
             out.properties.push_back(property(item));
         } else {
@@ -166,6 +169,23 @@ private:
                        : n.is_type<g::text_string>() ? K::string
                        : n.is_type<g::text_line>()  ? K::line
                                                     : K::omit;
+        }
+        return out;
+    }
+
+    ast::NativeBlock native_block(const Node& n) {
+        ast::NativeBlock out{where(n), {}};
+        for (const auto& item : n.children) {
+            const Node& v = *item->children[1];
+            ast::NativeSetting s{name(*item->children[0]), ast::Name{}};
+            if (v.is_type<g::integer>()) {
+                s.value = integer(v);
+            } else if (v.is_type<g::string_literal>()) {
+                s.value = string(v);
+            } else {
+                s.value = name(v);
+            }
+            out.settings.push_back(std::move(s));
         }
         return out;
     }

@@ -67,6 +67,7 @@ private:
         if (names_tag && prop == "mnemonic") return set_tag_text(ctx, p, out_.mnemonic);
         if (names_tag && prop == "before") return set_tag_text(ctx, p, out_.tag_before);
         if (names_tag && prop == "after") return set_tag_text(ctx, p, out_.tag_after);
+        if (names_tag && prop == "code") return set_tag_text(ctx, p, out_.tag_code);
         if (prop == "mnemonic") {
             error(report_errors, p.property.where, mnemonic_error());
             return false;

@@ -51,7 +51,7 @@ bool known_property(const ast::Property& p) {
 void report_unknown_property(Reporter& report, const ast::Property& p) {
     const std::string& prop = p.property.text;
     report.error(p.property.where, "unknown property " + quote(prop) + did_you_mean(prop, property_names) +
-                                       " (the properties are width, interpretation, value, type, scale, feed, text, mnemonic, before and after)");
+                                       " (the properties are width, interpretation, value, type, scale, feed, text, mnemonic, before, after and code)");
 }
 
 std::string mnemonic_error() {
@@ -62,6 +62,7 @@ std::string tag_property_error(std::string_view prop) {
     if (prop == "interpretation") return "the tag's interpretation is always 'none' and cannot be set";
     if (prop == "text") return "the tag is written as the record's mnemonic ('tag.mnemonic = \"...\";'); it takes no text format";
     if (prop == "width") return "the tag's width is set once, globally ('tag.width = N;' outside any record)";
+    if (prop == "code") return "a record's type code is set inside its '{ ... }' ('tag.code = 9;')";
     if (prop == "before" || prop == "after") return "the text around a record's mnemonic is set inside its '{ ... }' ('tag.before = \" \";')";
     return "the tag is always an unsigned integer; its " + quote(prop) + " cannot be set";
 }

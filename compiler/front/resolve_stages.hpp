@@ -27,6 +27,7 @@
 #include "../diagnostics.hpp"
 #include "../ir/schema.hpp"
 #include "ast.hpp"
+#include "native_form.hpp"
 #include "text_form.hpp"
 
 namespace metatf::front::stage {
@@ -38,8 +39,9 @@ constexpr std::size_t max_record_nodes = 4096;
 constexpr std::uint32_t max_bytes_width = 65535;
 constexpr std::uint32_t max_scale = 19;
 
-inline constexpr std::array<std::string_view, 10> property_names = {"width", "interpretation", "value",  "type",   "scale",
-                                                                    "feed",  "text",           "mnemonic", "before", "after"};
+inline constexpr std::array<std::string_view, 11> property_names = {"width",  "interpretation", "value",    "type",
+                                                                    "scale",  "feed",           "text",     "mnemonic",
+                                                                    "before", "after",          "code"};
 
 // ---- reporting ------------------------------------------------------------------
 
@@ -235,6 +237,7 @@ struct Blocks {
     const ast::Property* mnemonic = nullptr;
     const ast::Property* tag_before = nullptr;  // the text before the mnemonic
     const ast::Property* tag_after = nullptr;   // the text after it
+    const ast::Property* tag_code = nullptr;    // the type code in the native binary form
 };
 
 // The definitions whose own text (their members, their block) has been

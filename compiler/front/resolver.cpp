@@ -29,6 +29,7 @@ public:
         check_unused_properties(scopes_, report_);
         check_pools();
         resolve_text_form(dtd_, schema_, text_sites_, diags_);
+        resolve_native_form(dtd_, schema_, text_sites_, diags_);
         diags_.sort_by_position();
         if (diags_.has_errors()) return std::nullopt;
         std::stable_sort(schema_.records.begin(), schema_.records.end(), [](const auto& a, const auto& b) {
@@ -78,7 +79,18 @@ private:
         record.section = scope.number;
         record.fields = std::move(fields.fields);
         record.layout = std::move(fields.layout);
-        RecordTextSites sites{def.name.where, std::move(fields.text_at), std::nullopt};
+        RecordTextSites sites{def.name.where, std::move(fields.text_at), std::nullopt, std::nullopt};
+        if (const ast::Property* code = blocks.tag_code) {
+            const auto* c = std::get_if<ast::Integer>(&code->value);
+            if (!c || c->negative) {
+                if (report_.first_at({code, Finding::value})) {
+                    report_.error(where_of(code->value), "'tag.code' takes a number of 0 or more, as in 'tag.code = 9;'");
+                }
+                return;
+            }
+            record.code = c->magnitude;
+            sites.code = c->where;
+        }
         if (const ast::Property* mnemonic = blocks.mnemonic) {
             const auto* m = std::get_if<ast::String>(&mnemonic->value);
             if (!m) {

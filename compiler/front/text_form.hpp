@@ -12,11 +12,12 @@
 
 namespace metatf::front {
 
-// Where a resolved record sets what its text form depends on, for messages.
+// Where a resolved record sets what its text and native forms depend on, for messages.
 struct RecordTextSites {
     Location record;                   // the record's name
     std::vector<Location> field_text;  // per field: its `text` property, or the field
     std::optional<Location> mnemonic;  // its `tag.mnemonic` value
+    std::optional<Location> code;      // its `tag.code` value
 };
 
 // Why a text format cannot apply to `field` (its type and scale resolved), if

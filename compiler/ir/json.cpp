@@ -88,12 +88,18 @@ nlohmann::ordered_json to_json(const Schema& schema) {
         json rec = {{"name", r.name}, {"tag", r.tag}, {"section", r.section}};
         if (r.predefined != Predefined::none) rec["predefined"] = name(r.predefined);
         if (r.mnemonic) rec["mnemonic"] = *r.mnemonic;
+        if (r.code) rec["code"] = *r.code;
         rec["fields"] = layout(r, r.layout);
         records.push_back(std::move(rec));
     }
     out["records"] = std::move(records);
     if (schema.text) {
         out["text"] = {{"separator", schema.text->separator}, {"begin", schema.text->begin}, {"end", schema.text->end}};
+    }
+    if (schema.native) {
+        const NativeForm& n = *schema.native;
+        out["native"] = {{"order", n.order == rt::ByteOrder::big ? "big" : "little"}, {"code", n.code_width}};
+        if (n.header_end) out["native"]["header"] = *n.header_end;
     }
     out["source"] = schema.source;
     return out;

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include <metatf/bytes.hpp>
 #include <metatf/vocabulary.hpp>
 
 namespace metatf::ir {
@@ -86,6 +87,8 @@ struct Record {
     std::vector<LayoutItem> layout;  // the same fields, with repetition
     // The record's first token in the text form ("" for none); no value: no text form.
     std::optional<std::string> mnemonic;
+    // The record's type code in the native binary form (its tag unless set); set when the DTD has one.
+    std::optional<std::uint64_t> code;
 };
 
 struct Section {
@@ -100,12 +103,21 @@ struct TextForm {
     std::string end;    // a line after them, or empty
 };
 
+// The DTD's native binary form: an optional ASCII header, then each record
+// as its type code and its fields' values.
+struct NativeForm {
+    rt::ByteOrder order = rt::ByteOrder::big;
+    std::uint32_t code_width = 1;           // bytes of the type code
+    std::optional<std::string> header_end;  // the line that ends an ASCII header
+};
+
 struct Schema {
     std::string name;  // the DTD's name: its file name without directory and extension
     std::uint32_t tag_width = 1;
     std::vector<Section> sections;  // in number order
     std::vector<Record> records;    // by section number, then tag
     std::optional<TextForm> text;   // the native text form, if the DTD gives one
+    std::optional<NativeForm> native;  // the native binary form, if the DTD gives one
     std::string source;             // the DTD's text, which every trace carries
 };
 

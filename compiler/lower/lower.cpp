@@ -48,6 +48,7 @@ struct LoweredDtd::Storage {
     const char* keep(const std::string& s) { return strings.emplace_back(s).c_str(); }
     void add_record(const ir::Record& r);
     void add_text_form(const ir::Schema& schema);
+    void add_native_form(const ir::Schema& schema);
 
     std::deque<std::string> strings;   // a deque: c_str() pointers stay valid as it grows
     std::deque<RecordTables> tables;   // per slot; a deque for the same reason
@@ -55,6 +56,8 @@ struct LoweredDtd::Storage {
     std::vector<rt::SectionDesc> sections;
     std::vector<rt::TextRecordDesc> text_records;
     rt::TextFormDesc text_form{};
+    std::vector<std::uint64_t> native_codes;
+    rt::NativeFormDesc native_form{};
     rt::DtdDesc desc{};
 };
 
@@ -72,6 +75,14 @@ LoweredDtd::Storage::Storage(const ir::Schema& schema) {
     desc.records = records.data();
     desc.record_count = count(records.size());
     if (schema.text) add_text_form(schema);
+    if (schema.native) add_native_form(schema);
+}
+
+void LoweredDtd::Storage::add_native_form(const ir::Schema& schema) {
+    for (const ir::Record& r : schema.records) native_codes.push_back(r.code.value_or(0));
+    const ir::NativeForm& n = *schema.native;
+    native_form = {n.order, static_cast<std::uint8_t>(n.code_width), n.header_end ? keep(*n.header_end) : nullptr, native_codes.data()};
+    desc.native_form = &native_form;
 }
 
 void LoweredDtd::Storage::add_record(const ir::Record& r) {

@@ -1,10 +1,12 @@
-// libFuzzer harness of the text reader: any bytes, read as text with each
-// shipped DTD that has a text form (SPC, PTF, Laplace), must give records or
-// a TextError. The records read are written back with TextWriter and read
-// again, and must come back the same: the writer refusing a record the reader
-// gave, or a different record, is a finding. So is a crash, a sanitizer
-// report, a hang or any other exception (libFuzzer reports an uncaught one).
-// Each input is read with and without skip_bad.
+// libFuzzer harness of the native forms' readers: any bytes, read as text
+// with each shipped DTD that has a text form (SPC, PTF, Laplace, Lackey), must
+// give records or a TextError. The records read are written back with
+// TextWriter and read again, and must come back the same: the writer refusing
+// a record the reader gave, or a different record, is a finding. So is a
+// crash, a sanitizer report, a hang or any other exception (libFuzzer reports
+// an uncaught one). Each input is read with and without skip_bad. The same
+// bytes are read as PTF's native binary form too, and the records read must
+// be written back as the very bytes they came from.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -12,11 +14,13 @@
 #include <deque>
 #include <istream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <streambuf>
 #include <string>
 #include <vector>
 
+#include <metatf/native.hpp>
 #include <metatf/text.hpp>
 
 #include "compile.hpp"
@@ -129,12 +133,47 @@ void read_all(const rt::DtdDesc& dtd, const std::uint8_t* data, std::size_t size
     round_trip(dtd, records);
 }
 
+// The native binary form: the records read, written again, are the very
+// bytes they were read from (the header included).
+void read_native(const rt::DtdDesc& dtd, const std::uint8_t* data, std::size_t size) {
+    View buffer(data, size);
+    std::istream in(&buffer);
+    std::optional<rt::NativeReader> reader;
+    try {
+        reader.emplace(in, dtd, 4096);
+    } catch (const rt::TraceError&) {
+        return;  // no header
+    }
+    std::ostringstream out;
+    rt::NativeWriter writer(out, dtd);
+    std::uint64_t end = reader->offset();  // past the last whole record
+    rt::GenericRecord record;
+    while (true) {
+        try {
+            if (!reader->next(record)) break;
+        } catch (const rt::TraceError&) {
+            break;  // the expected outcome for bytes that are not records; those before it are still checked
+        }
+        try {
+            writer.write(record);
+        } catch (const rt::TraceError& e) {
+            finding(dtd, 0, std::string("the native writer refuses a record read: ") + e.what());
+        }
+        end = reader->offset();
+    }
+    writer.close();
+    if (out.str() != std::string_view(reinterpret_cast<const char*>(data), static_cast<std::size_t>(end))) {
+        finding(dtd, 0, "the native records read are written back as other bytes");
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     for (const auto& dtd : dtds) {
         read_all(dtd.desc(), data, size, false);
         read_all(dtd.desc(), data, size, true);
+        if (dtd.desc().native_form) read_native(dtd.desc(), data, size);
     }
     return 0;
 }

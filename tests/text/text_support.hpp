@@ -11,7 +11,7 @@
 
 #include <doctest/doctest.h>
 
-#include <metatf/typed_text.hpp>
+#include <metatf/typed_forms.hpp>
 #include <metatf/writer.hpp>
 
 #include "random_trace.hpp"
@@ -57,9 +57,9 @@ struct Parsed {
     }
 };
 
-// A generated TextReader's record tuple (its base is TypedTextReader<Records>).
+// A generated TextReader's record tuple (its base is TypedFormReader<Records, rt::TextReader>).
 template <typename Records>
-Records records_of(const rt::TypedTextReader<Records>&);
+Records records_of(const rt::TypedFormReader<Records, rt::TextReader>&);
 template <typename TextReader>
 using RecordsOf = decltype(records_of(std::declval<TextReader&>()));
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <metatf/auto_encoder.hpp>
+#include <metatf/native.hpp>
 #include <metatf/text.hpp>
 #include <metatf/writer.hpp>
 
@@ -42,26 +43,79 @@ std::uint64_t regular_file_size(const std::string& input) {
     return status == 0 && S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
 }
 
-// "skipped N of M lines, kept K records; the first: ...", for --skip-bad.
-std::string skip_report(const rt::TextReader& reader, std::uint64_t kept) {
-    return "skipped " + std::to_string(reader.skipped()) + " of " + std::to_string(reader.line()) + " lines, kept " +
-           std::to_string(kept) + " records; the first: " + reader.first_skipped();
+// Records from a format's own file: its text form or its native binary form.
+class Source {
+public:
+    virtual ~Source() = default;
+    virtual bool next(rt::GenericRecord& record) = 0;
+    // Where the record read last is, for a message: "line 5", "record 3".
+    virtual std::string place() const = 0;
+    // How far reading has come, in the unit progress_unit() names.
+    virtual std::uint64_t progress(bool by_bytes) const = 0;
+    virtual const char* progress_unit(bool by_bytes) const { return by_bytes ? "bytes" : "records"; }
+    // Skipped lines (--skip-bad), and the report of them.
+    virtual std::uint64_t skipped() const { return 0; }
+    virtual std::string skip_report(std::uint64_t) const { return {}; }
+};
+
+class TextSource : public Source {
+public:
+    TextSource(std::istream& in, const rt::DtdDesc& dtd, rt::TextReadOptions options) : reader_(in, dtd, options) {}
+    bool next(rt::GenericRecord& record) override { return reader_.next(record); }
+    std::string place() const override { return "line " + std::to_string(reader_.line()); }
+    std::uint64_t progress(bool by_bytes) const override { return by_bytes ? reader_.bytes_read() : reader_.line(); }
+    const char* progress_unit(bool by_bytes) const override { return by_bytes ? "bytes" : "lines"; }
+    std::uint64_t skipped() const override { return reader_.skipped(); }
+    // "skipped N of M lines, kept K records; the first: ...", for --skip-bad.
+    std::string skip_report(std::uint64_t kept) const override {
+        return "skipped " + std::to_string(reader_.skipped()) + " of " + std::to_string(reader_.line()) + " lines, kept " +
+               std::to_string(kept) + " records; the first: " + reader_.first_skipped();
+    }
+
+private:
+    rt::TextReader reader_;
+};
+
+class NativeSource : public Source {
+public:
+    NativeSource(std::istream& in, const rt::DtdDesc& dtd) : reader_(in, dtd) {}
+    bool next(rt::GenericRecord& record) override {
+        const bool more = reader_.next(record);
+        records_ += more;
+        return more;
+    }
+    std::string place() const override { return "record " + std::to_string(records_ - 1); }
+    std::uint64_t progress(bool) const override { return reader_.offset(); }
+    const char* progress_unit(bool) const override { return "bytes"; }
+
+private:
+    rt::NativeReader reader_;
+    std::uint64_t records_ = 0;
+};
+
+// `file`: the trace or DTD file the DTD comes from, for the message.
+const rt::DtdDesc& require_native_form(const rt::DtdDesc& dtd, const std::string& file) {
+    if (!dtd.native_form) throw InputError(file + ": the DTD '" + dtd.name + "' describes no native binary form");
+    return dtd;
 }
 
-// Text lines to a trace. The writer widens fields (with metadata) rather than
-// refuse a value, unless --strict: then the value's line is named.
+// A format's own file (text, or with --native binary) to a trace. The writer
+// widens fields (with metadata) rather than refuse a value, unless --strict:
+// then the value's line or record is named.
 int to_binary(const std::string& input, const std::string& output, const Options& o) {
-    if (!o.has("--dtd")) throw UsageError("converting text needs the format's DTD: --dtd FILE");
+    const bool native = o.has("--native");
+    if (!o.has("--dtd")) throw UsageError(std::string("converting ") + (native ? "a native file" : "text") + " needs the format's DTD: --dtd FILE");
     const std::string name = input == "-" ? "stdin" : input;
     const std::string dtd_file = o.get("--dtd", "");
     const bool strict = o.has("--strict");
     if (strict && o.has("--encoding") && encoding_choice(o, false) == Encoding::automatic) {
         throw UsageError("--strict keeps the initial encodings: it cannot be used with --encoding auto");
     }
+    if (native && o.has("--skip-bad")) throw UsageError("--skip-bad skips lines of text; a native file has none");
     const Encoding encoding = strict ? Encoding::initial : encoding_choice(o, false);
     const bool live = live_references(o, encoding);
     const auto dtd = load_dtd(dtd_file);
-    const rt::DtdDesc& desc = require_text_form(dtd->desc(), dtd_file);
+    const rt::DtdDesc& desc = native ? require_native_form(dtd->desc(), dtd_file) : require_text_form(dtd->desc(), dtd_file);
     std::ifstream file;
     if (input != "-") file.open(input, std::ios::binary);
     std::istream& in = input == "-" ? std::cin : file;
@@ -70,7 +124,10 @@ int to_binary(const std::string& input, const std::string& output, const Options
     const std::uint64_t size = regular_file_size(input);
     try {
         // The reader's failures are the input's, the writer's the output's.
-        rt::TextReader reader = naming_file(name, [&] { return rt::TextReader(in, desc, options); });
+        const std::unique_ptr<Source> source = naming_file(name, [&]() -> std::unique_ptr<Source> {
+            if (native) return std::make_unique<NativeSource>(in, desc);
+            return std::make_unique<TextSource>(in, desc, options);
+        });
         std::uint64_t kept = 0;
         naming_file(output, [&] {
             rt::TraceWriter writer(output, desc, writer_options(o, input, desc));
@@ -80,8 +137,8 @@ int to_binary(const std::string& input, const std::string& output, const Options
             rt::GenericRecord record;
             {
                 // By bytes when the input's size is known, else by lines; erased before any report.
-                Progress progress("convert", size, size ? "bytes" : "lines");
-                while (naming_file(name, [&] { return reader.next(record); })) {
+                Progress progress("convert", size, source->progress_unit(size != 0));
+                while (naming_file(name, [&] { return source->next(record); })) {
                     const std::uint8_t section = desc.records[record.slot].section;
                     if (section != 0 && current != section) {
                         chosen ? chosen->section(section) : writer.section(section);
@@ -91,17 +148,17 @@ int to_binary(const std::string& input, const std::string& output, const Options
                         chosen ? chosen->write(record) : void(rt::encode_generic(writer, record));
                     } catch (const rt::TraceError& e) {
                         if (e.kind != rt::ErrorKind::bad_value) throw;  // only --strict refuses values: no AutoEncoder
-                        throw InputError(name + ": line " + std::to_string(reader.line()) + ": " + e.message);
+                        throw InputError(name + ": " + source->place() + ": " + e.message);
                     }
-                    if ((++kept & 0xff) == 0) progress.show(size ? reader.bytes_read() : reader.line());
+                    if ((++kept & 0xff) == 0) progress.show(source->progress(size != 0));
                 }
             }
             // A trace of no records from a text of only bad lines would hide the failure.
-            if (reader.skipped() != 0 && kept == 0) throw InputError(name + ": " + skip_report(reader, kept));
+            if (source->skipped() != 0 && kept == 0) throw InputError(name + ": " + source->skip_report(kept));
             if (chosen) chosen->flush();
             writer.close();
         });
-        if (reader.skipped() != 0) std::cerr << "mtf: convert: " << name << ": " << skip_report(reader, kept) << '\n';
+        if (source->skipped() != 0) std::cerr << "mtf: convert: " << name << ": " << source->skip_report(kept) << '\n';
     } catch (const rt::TextError& e) {
         throw InputError(name + ": " + e.what());
     } catch (const rt::TraceError& e) {
@@ -117,7 +174,8 @@ void move_lines(std::ostringstream& lines, Output& out) {
     lines.str({});
 }
 
-// A trace to text lines. Metadata and section records only shape the binary form.
+// A trace to text lines. Metadata and section records only shape the binary
+// form; comments, which no text form holds, are left out with a warning.
 int to_text(const std::string& input, const std::string& output, const Options& o) {
     return on_trace(input, [&] {
         Trace trace(input, o.find("--dtd"));
@@ -126,12 +184,13 @@ int to_text(const std::string& input, const std::string& output, const Options& 
         std::ostringstream lines;
         rt::TextWriter text(lines, desc);
         const std::string output_name = output == "-" ? "stdout" : output;
+        std::uint64_t comments = 0;
         for_each_record("convert", trace, [&](const ReadRecord& r) {
             const rt::Predefined kind = desc.records[r.record.slot].predefined;
             if (kind == rt::Predefined::metadata || kind == rt::Predefined::section) return;
             if (kind == rt::Predefined::comment) {
-                throw InputError(trace.name() + ": record " + std::to_string(r.index) +
-                                 " is a comment, which the text form cannot hold");
+                ++comments;
+                return;
             }
             try {
                 naming_file(output_name, [&] { text.write(r.record); });
@@ -143,17 +202,48 @@ int to_text(const std::string& input, const std::string& output, const Options& 
         naming_file(output_name, [&] { text.close(); });
         move_lines(lines, out);
         out.close();
+        if (comments != 0) {
+            std::cerr << "mtf: convert: " << trace.name() << ": warning: left out " << comments
+                      << " comment record(s), which the text form cannot hold\n";
+        }
+        return 0;
+    });
+}
+
+// A trace to its format's native binary file. Metadata and section records
+// only shape the trace; a first comment is the file's ASCII header.
+int to_native(const std::string& input, const std::string& output, const Options& o) {
+    return on_trace(input, [&] {
+        Trace trace(input, o.find("--dtd"));
+        const rt::DtdDesc& desc = require_native_form(trace.dtd(), trace.name());
+        Output out(output, output_options(o, {input}));
+        std::ostringstream bytes;
+        rt::NativeWriter native(bytes, desc);
+        for_each_record("convert", trace, [&](const ReadRecord& r) {
+            const rt::Predefined kind = desc.records[r.record.slot].predefined;
+            if (kind == rt::Predefined::metadata || kind == rt::Predefined::section) return;
+            try {
+                native.write(r.record);
+            } catch (const rt::TraceError& e) {
+                throw InputError(trace.name() + ": record " + std::to_string(r.index) + ": " + e.message);
+            }
+            if (bytes.tellp() >= 1 << 16) move_lines(bytes, out);
+        });
+        native.close();
+        move_lines(bytes, out);
+        out.close();
         return 0;
     });
 }
 
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
-        args, "convert", with_trace_output({{"--skip-bad", false}, {"--strict", false}, {"--encoding", true}, {"--no-live", false}, {"-f", false}, {"--force", false}}),
+        args, "convert", with_trace_output({{"--native", false}, {"--skip-bad", false}, {"--strict", false}, {"--encoding", true}, {"--no-live", false}, {"-f", false}, {"--force", false}}),
         {"INPUT", "OUTPUT"});
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
-    return is_trace(input) ? to_text(input, output, o) : to_binary(input, output, o);
+    if (!is_trace(input)) return to_binary(input, output, o);
+    return o.has("--native") ? to_native(input, output, o) : to_text(input, output, o);
 }
 
 }  // namespace
@@ -161,16 +251,20 @@ int run(const std::vector<std::string>& args) {
 namespace commands {
 
 extern const Command convert;  // external linkage, for main's table
-const Command convert{"convert", "convert native text to a Meta-TF trace, or back",
+const Command convert{"convert", "convert a format's own text or binary file to a Meta-TF trace, or back",
                       R"(Usage: mtf convert [OPTIONS] INPUT OUTPUT
 
-Converts between a format's native text (SPC CSV, PTF ASCII, Laplace text:
-any DTD with a 'text { ... }' block) and the Meta-TF binary trace. The
-direction follows INPUT: a Meta-TF trace becomes text, anything else is read
-as text and becomes a trace.
+Converts between a format's native text (SPC CSV, PTF ASCII, Laplace and
+Lackey text: any DTD with a 'text { ... }' block), or with --native its
+native binary file (PTF binary: a DTD with a 'native { ... }' block), and the
+Meta-TF binary trace. The direction follows INPUT: a Meta-TF trace becomes
+text (or the native file), anything else is read as text (or as the native
+file) and becomes a trace.
 
-  text to trace:  mtf convert --dtd dtds/spc.dtd trace.spc trace.mtf
-  trace to text:  mtf convert trace.mtf trace.spc
+  text to trace:    mtf convert --dtd dtds/spc.dtd trace.spc trace.mtf
+  trace to text:    mtf convert trace.mtf trace.spc
+  native to trace:  mtf convert --native --dtd dtds/ptf.dtd trace.ptfb trace.mtf
+  trace to native:  mtf convert --native trace.mtf trace.ptfb
 
 Text is read as the DTD's text form says, one record per line; the first
 line that is not a record stops the conversion with its line and column.
@@ -184,7 +278,11 @@ encoding, the trace gets a metadata record that widens the field (or turns a
 'default' or 'stride' field into 'none'); with --strict (which keeps the
 initial encodings) such a value is an error naming its line instead. A trace becomes text in the text
 form's canonical spelling; its metadata and section records are left out,
-and a comment record is an error (text forms cannot hold comments).
+and so are its comment records (text forms cannot hold comments), with a
+warning on stderr that counts them. A native file's ASCII header (PTF's
+lines up to "$") becomes the trace's first comment, and is written back from
+it; records are read and written in the native form's byte order and widths,
+and a value too wide for its native field is an error naming its record.
 
 On a terminal, text to trace shows progress on stderr by bytes read of INPUT
 (by lines when INPUT's size is not known, as for a pipe).
@@ -197,6 +295,8 @@ written in place; OUTPUT may not be INPUT (docs/mtf.md, "Output files").
 Options:
   --dtd FILE          the DTD of the text (needed for text input); for trace
                       input, read with FILE instead of the embedded DTD
+  --native            the file that is not a trace is the format's native
+                      binary file (docs/dtd-language.md, section 16), not text
   --skip-bad          text input: skip lines that are not records (too long
                       ones included); when any were skipped, report
                       "skipped N of M lines, kept K records; the first: ..."

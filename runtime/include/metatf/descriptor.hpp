@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "bytes.hpp"
 #include "vocabulary.hpp"
 
 namespace metatf::rt {
@@ -77,6 +78,16 @@ struct TextFormDesc {
     const TextRecordDesc* records;  // per slot
 };
 
+// ---- the native binary form (docs/dtd-language.md, "Native binary forms"): the
+// format's own file, each record a type code and then its fields' values
+
+struct NativeFormDesc {
+    ByteOrder order;
+    std::uint8_t code_width;       // bytes of the type code that starts each record
+    const char* header_end;        // the line that ends an ASCII header, or nullptr for none
+    const std::uint64_t* codes;    // per slot: the record's type code (unused for the predefined records)
+};
+
 struct DtdDesc {
     const char* name;
     const char* text;  // the DTD source, embedded in every trace
@@ -86,6 +97,7 @@ struct DtdDesc {
     const RecordDesc* records;  // slot order: records[i] is slot i
     std::uint32_t record_count;
     const TextFormDesc* text_form;  // the native text form, or nullptr (not part of the fingerprint)
+    const NativeFormDesc* native_form;  // the native binary form, or nullptr (not part of the fingerprint)
 };
 
 // A hash of everything in a DTD that decides how its traces are laid out

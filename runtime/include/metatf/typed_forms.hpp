@@ -1,6 +1,8 @@
-// The text form for generated code: record structs to and from lines, through
-// the one text codec (text.hpp). A generated header passes its `Records` tuple
-// and its structs' visit_fields(), which this file finds by argument-dependent lookup.
+// A DTD's native forms for generated code: record structs to and from lines
+// of the text form (text.hpp) or records of the native binary form
+// (native.hpp), through the runtime's one implementation of each. A generated
+// header passes its `Records` tuple and its structs' visit_fields(), which
+// this file finds by argument-dependent lookup.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "native.hpp"
 #include "text.hpp"
 #include "typed.hpp"
 
@@ -51,22 +54,25 @@ concept HasFields = requires(Record& r, FromGeneric& v) { visit_fields(r, v); };
 
 }  // namespace detail
 
-// Reads a text-form trace line by line as the structs of a generated header.
-template <typename Records>
-class TypedTextReader {
+// Reads a file in one of the DTD's native forms as the structs of a
+// generated header; `Source` is TextReader or NativeReader.
+template <typename Records, typename Source>
+class TypedFormReader {
 public:
-    TypedTextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions options = {}) : text_(in, dtd, options) {}
+    template <typename... Args>
+    explicit TypedFormReader(Args&&... args) : source_(std::forward<Args>(args)...) {}
 
-    // Reads the next line and calls v(record) with its struct; false at the end.
-    // Throws TextError for a line that is not a record.
+    // Reads the next record and calls v(record) with its struct (not for a
+    // predefined record, such as a native header's comment); false at the end.
+    // Throws what Source throws for input that is not a record.
     template <typename Visitor>
     bool visit(Visitor&& v) {
-        if (!text_.next(record_)) return false;
+        if (!source_.next(record_)) return false;
         dispatch(v, std::make_index_sequence<std::tuple_size_v<Records>>{});
         return true;
     }
 
-    TextReader& runtime() { return text_; }
+    Source& runtime() { return source_; }
 
 private:
     template <typename Visitor, std::size_t... I>
@@ -77,7 +83,7 @@ private:
     template <std::size_t I, typename Visitor>
     void call(Visitor& v) {
         using Record = std::tuple_element_t<I, Records>;
-        if constexpr (detail::HasFields<Record>) {  // the predefined records have no text form
+        if constexpr (detail::HasFields<Record>) {  // the predefined records have no struct of their own
             Record& out = std::get<I>(structs_);
             detail::FromGeneric from{record_.values};
             visit_fields(out, from);
@@ -85,30 +91,31 @@ private:
         }
     }
 
-    TextReader text_;
+    Source source_;
     GenericRecord record_;
     Records structs_;
 };
 
-// Writes the structs of a generated header as lines of its text form.
-template <typename Records>
-class TypedTextWriter {
+// Writes the structs of a generated header in one of its native forms;
+// `Sink` is TextWriter or NativeWriter.
+template <typename Records, typename Sink>
+class TypedFormWriter {
 public:
-    TypedTextWriter(std::ostream& out, const DtdDesc& dtd) : text_(out, dtd) {}
+    TypedFormWriter(std::ostream& out, const DtdDesc& dtd) : sink_(out, dtd) {}
 
     template <typename Record>
     void write(const Record& record) {
         record_.slot = static_cast<std::uint32_t>(Record::type);
         record_.values.clear();
         detail::members(record, detail::ToGeneric{record_.values});
-        text_.write(record_);
+        sink_.write(record_);
     }
-    void close() { text_.close(); }
+    void close() { sink_.close(); }
 
-    TextWriter& runtime() { return text_; }
+    Sink& runtime() { return sink_; }
 
 private:
-    TextWriter text_;
+    Sink sink_;
     GenericRecord record_;
 };
 

@@ -1,0 +1,85 @@
+// The native binary form of a DTD (docs/dtd-language.md, "Native binary
+// forms"): a format's own binary file, such as PTF's, read into and written
+// from generic records. An optional ASCII header, then records, each a type
+// code and its fields' values in the form's byte order, with no framing.
+// Both the DTD-driven tool and generated code use this one implementation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "descriptor.hpp"
+#include "error.hpp"
+#include "generic.hpp"
+
+namespace metatf::rt {
+
+class NativeReader {
+public:
+    // Reads the ASCII header, if the DTD's native form has one; the DTD must
+    // have a native form. A header longer than `max_header` bytes is an error.
+    NativeReader(std::istream& in, const DtdDesc& dtd, std::size_t max_header = std::size_t(1) << 20);
+
+    // Reads the next record; false at the end of the input. With a header,
+    // the first record is a comment holding it: its lines, each with its line
+    // break, without the end line. Bytes values view this reader's buffer
+    // until the next call. Malformed input is a TraceError at its byte offset.
+    bool next(GenericRecord& out);
+
+    std::uint64_t offset() const { return offset_; }  // the bytes read so far
+    // The ASCII header's lines, without the end line ("" when the form has none).
+    const std::string& header() const { return header_; }
+
+private:
+    void read_header();
+    bool read_code(std::uint64_t& code);
+    void read_into(char* to, std::size_t n);
+    void read_exactly(std::uint64_t n, std::string& into);
+    [[noreturn]] void fail(ErrorKind kind, const std::string& message, std::uint64_t at) const;
+
+    std::istream& in_;
+    const DtdDesc& dtd_;
+    const NativeFormDesc& form_;
+    std::size_t max_header_;
+    std::uint64_t offset_ = 0;
+    std::uint64_t record_ = 0;  // records read, the header's comment included
+    std::string header_;
+    bool header_pending_ = false;
+    std::string bytes_;  // the current record's bytes values
+    std::uint32_t comment_slot_ = 0;
+};
+
+class NativeWriter {
+public:
+    // The DTD must have a native form.
+    NativeWriter(std::ostream& out, const DtdDesc& dtd);
+
+    // Writes one record. With a header, a comment as the first record is the
+    // header (its text must be whole lines, none of them the end line); a
+    // trace that starts otherwise gets an empty header. Other comments, and
+    // metadata and section records, have no native form: TraceError (usage).
+    // A value the native form cannot hold (wider than its field, a float
+    // that a 4-byte field would round, a length that disagrees with its
+    // bytes) is a TraceError (bad_value); nothing of that record is written.
+    void write(const GenericRecord& record);
+    // Writes the ASCII header's lines (`text` ends with a line break, or is
+    // empty) and its end line; only before any record, in a form with a header.
+    void header(std::string_view text);
+    // Writes the header if no record did, and flushes.
+    void close();
+
+private:
+    void write_header(std::string_view text);
+
+    std::ostream& out_;
+    const DtdDesc& dtd_;
+    const NativeFormDesc& form_;
+    std::string buffer_;
+    std::uint64_t records_ = 0;
+    bool header_written_ = false;
+};
+
+}  // namespace metatf::rt

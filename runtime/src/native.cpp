@@ -1,0 +1,342 @@
+#include "metatf/native.hpp"
+
+#include <bit>
+#include <cstring>
+#include <ios>
+#include <istream>
+#include <ostream>
+#include <streambuf>
+
+#include "metatf/format.hpp"
+#include "metatf/layout.hpp"
+
+namespace metatf::rt {
+
+namespace {
+
+const NativeFormDesc& native_form_of(const DtdDesc& dtd) {
+    if (!dtd.native_form) throw TraceError(ErrorKind::usage, "the DTD '" + std::string(dtd.name) + "' has no native binary form");
+    return *dtd.native_form;
+}
+
+// The bytes a field takes in the native form: its DTD width (bytes fields
+// may take theirs from a length field instead).
+unsigned native_width(const FieldDesc& f) { return f.initial.width != 0 ? f.initial.width : f.initial.restore; }
+
+std::string describe(const RecordDesc& r, const FieldDesc& f) { return "field " + quote(f.path) + " of record " + quote(r.name); }
+
+// Reads a record's fields, in layout order, from what `take` hands out.
+template <typename Take>
+class FieldReader {
+public:
+    FieldReader(const RecordDesc& r, ByteOrder order, std::vector<GenericValue>& values, Take& take)
+        : r_(r), order_(order), values_(values), take_(take), last_(r.field_count) {}
+
+    // Per value: where its bytes are in the reader's buffer, once the record is read.
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+
+    template <typename Element>
+    void group(std::uint32_t step, Element&& element) {
+        const std::uint64_t n = last_[r_.layout[step].index];
+        for (std::uint64_t k = 0; k < n; ++k) {
+            element();
+            // Every value but an empty bytes one takes a byte: far more values than bytes is a count out of proportion.
+            if (values_.size() > 64 + 8 * take_.taken()) {
+                take_.fail("the count " + std::to_string(n) + " of " + describe(r_, r_.fields[r_.layout[step].index]) +
+                           " is more than the record's bytes can hold");
+            }
+        }
+    }
+
+    void field(std::uint32_t index) {
+        const FieldDesc& f = r_.fields[index];
+        GenericValue v;
+        v.field = index;
+        if (f.type == Type::bytes) {
+            const std::uint64_t n = f.width_from == no_field ? native_width(f) : last_[static_cast<std::uint32_t>(f.width_from)];
+            spans.emplace_back(values_.size(), take_.bytes(n));
+        } else {
+            const unsigned w = native_width(f);
+            const std::uint64_t raw = load_uint(take_.word(w), w, order_);
+            if (f.type == Type::floating) {
+                v.real = w == 4 ? double(std::bit_cast<float>(static_cast<std::uint32_t>(raw))) : std::bit_cast<double>(raw);
+            } else {
+                v.integer = f.type == Type::signed_int ? sign_extend(raw, w) : raw;
+            }
+        }
+        last_[index] = v.integer;
+        values_.push_back(v);
+    }
+
+private:
+    const RecordDesc& r_;
+    ByteOrder order_;
+    std::vector<GenericValue>& values_;
+    Take& take_;
+    std::vector<std::uint64_t> last_;  // per field: its value, for counts and lengths
+};
+
+}  // namespace
+
+// ---- reading ----------------------------------------------------------------------
+
+NativeReader::NativeReader(std::istream& in, const DtdDesc& dtd, std::size_t max_header)
+    : in_(in), dtd_(dtd), form_(native_form_of(dtd)), max_header_(max_header) {
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        if (dtd.records[slot].predefined == Predefined::comment) comment_slot_ = slot;
+    }
+    if (form_.header_end) read_header();
+}
+
+void NativeReader::fail(ErrorKind kind, const std::string& message, std::uint64_t at) const {
+    throw TraceError(kind, message, at, -1, record_);
+}
+
+// The lines up to the end line, each with its "\n", kept for the first record.
+void NativeReader::read_header() {
+    std::streambuf* in = in_.rdbuf();
+    const std::string_view end = form_.header_end;
+    std::size_t line_start = 0;
+    while (true) {
+        const int c = in->sbumpc();
+        if (c == std::char_traits<char>::eof()) {
+            fail(ErrorKind::truncated, "the file ends before the header's end line " + quote(end), offset_);
+        }
+        ++offset_;
+        if (c != '\n') {
+            if (header_.size() >= max_header_) {
+                fail(ErrorKind::bad_header, "the header is longer than " + std::to_string(max_header_) + " bytes", offset_ - 1);
+            }
+            header_ += static_cast<char>(c);
+            continue;
+        }
+        if (std::string_view(header_).substr(line_start) == end) break;
+        header_ += '\n';
+        line_start = header_.size();
+    }
+    header_.resize(line_start);
+    header_pending_ = true;
+}
+
+// The type code of the next record; false at the end of the input.
+bool NativeReader::read_code(std::uint64_t& code) {
+    std::byte buf[8];
+    const auto got = static_cast<std::size_t>(in_.rdbuf()->sgetn(reinterpret_cast<char*>(buf), form_.code_width));
+    if (got == 0) return false;
+    if (got < form_.code_width) fail(ErrorKind::truncated, "the file ends inside a record's type code", offset_ + got);
+    offset_ += got;
+    code = load_uint(buf, form_.code_width, form_.order);
+    return true;
+}
+
+void NativeReader::read_into(char* to, std::size_t n) {
+    const auto got = static_cast<std::size_t>(in_.rdbuf()->sgetn(to, static_cast<std::streamsize>(n)));
+    offset_ += got;
+    if (got < n) fail(ErrorKind::truncated, "the file ends inside record " + std::to_string(record_), offset_);
+}
+
+// Appends `n` bytes of the input to `into`, a piece at a time, so that a
+// length larger than the file costs no more memory than the file.
+void NativeReader::read_exactly(std::uint64_t n, std::string& into) {
+    while (n > 0) {
+        const std::size_t piece = static_cast<std::size_t>(std::min<std::uint64_t>(n, 1 << 16));
+        const std::size_t at = into.size();
+        into.resize(at + piece);
+        read_into(into.data() + at, piece);
+        n -= piece;
+    }
+}
+
+bool NativeReader::next(GenericRecord& out) {
+    out.values.clear();
+    if (header_pending_) {
+        header_pending_ = false;
+        out.slot = comment_slot_;
+        out.values.push_back({1, header_.size(), 0, {}});
+        out.values.push_back({2, 0, 0, as_bytes(header_)});
+        ++record_;
+        return true;
+    }
+    const std::uint64_t start = offset_;
+    std::uint64_t code = 0;
+    try {
+        if (!read_code(code)) return false;
+    } catch (const std::ios_base::failure&) {
+        fail(ErrorKind::io, "cannot read the input", offset_);
+    }
+    out.slot = dtd_.record_count;
+    for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
+        if (dtd_.records[slot].predefined == Predefined::none && form_.codes[slot] == code) out.slot = slot;
+    }
+    if (out.slot == dtd_.record_count) fail(ErrorKind::unknown_tag, "no record has the type code " + std::to_string(code), start);
+    const RecordDesc& r = dtd_.records[out.slot];
+    bytes_.clear();
+    struct Take {
+        NativeReader& reader;
+        std::uint64_t start;
+        std::byte word_[8];
+        std::uint64_t taken() const { return reader.offset_ - start; }
+        const std::byte* word(unsigned w) {
+            reader.read_into(reinterpret_cast<char*>(word_), w);
+            return word_;
+        }
+        std::size_t bytes(std::uint64_t n) {
+            const std::size_t at = reader.bytes_.size();
+            reader.read_exactly(n, reader.bytes_);
+            return at;
+        }
+        [[noreturn]] void fail(const std::string& message) { reader.fail(ErrorKind::bad_value, message, reader.offset_); }
+    } take{*this, start, {}};
+    FieldReader<Take> fields(r, form_.order, out.values, take);
+    try {
+        walk_layout(r, fields);
+    } catch (const std::ios_base::failure&) {
+        fail(ErrorKind::io, "cannot read the input", offset_);
+    }
+    // The bytes values view the buffer only now that it has stopped growing.
+    const auto* base = reinterpret_cast<const std::byte*>(bytes_.data());
+    for (std::size_t k = 0; k < fields.spans.size(); ++k) {
+        const auto [value, at] = fields.spans[k];
+        const std::size_t end = k + 1 < fields.spans.size() ? fields.spans[k + 1].second : bytes_.size();
+        out.values[value].bytes = std::span<const std::byte>(base + at, end - at);
+    }
+    ++record_;
+    return true;
+}
+
+// ---- writing ------------------------------------------------------------------------
+
+namespace {
+
+// Appends a record's values in the native form, refusing what it cannot hold.
+class FieldWriter {
+public:
+    FieldWriter(const RecordDesc& r, ByteOrder order, const std::vector<GenericValue>& values, std::string& out,
+                std::uint64_t record)
+        : r_(r), order_(order), values_(values), out_(out), record_(record), last_(r.field_count) {}
+
+    // A group has as many elements as the values give; they must be as many as its count says.
+    template <typename Element>
+    void group(std::uint32_t step, Element&& element) {
+        std::uint32_t first = step + 1;  // the group's first field
+        while (r_.layout[first].op != LayoutStep::field) ++first;
+        std::uint64_t n = 0;
+        for (; next_ < values_.size() && values_[next_].field == r_.layout[first].index; ++n) element();
+        const std::uint32_t count = r_.layout[step].index;
+        if (n != last_[count]) {
+            refuse(describe(r_, r_.fields[count]) + " counts " + std::to_string(last_[count]) + " elements, but the record has " +
+                   std::to_string(n));
+        }
+    }
+
+    void field(std::uint32_t index) {
+        if (next_ == values_.size() || values_[next_].field != index) refuse("a record's values do not follow its layout");
+        const GenericValue& v = values_[next_++];
+        const FieldDesc& f = r_.fields[index];
+        last_[index] = v.integer;
+        const unsigned w = native_width(f);
+        if (f.type == Type::bytes) return bytes(f, v);
+        std::uint64_t raw = v.integer;
+        if (f.type == Type::floating) {
+            const auto narrow = static_cast<float>(v.real);
+            if (w == 4 && double(narrow) != v.real && v.real == v.real) {
+                refuse(describe(r_, f) + " holds " + std::to_string(v.real) + ", which its 4 bytes would round");
+            }
+            raw = w == 4 ? std::bit_cast<std::uint32_t>(narrow) : std::bit_cast<std::uint64_t>(v.real);
+        } else if (f.type == Type::signed_int ? !fits_signed(raw, w) : !fits_unsigned(raw, w)) {
+            const std::string value = f.type == Type::signed_int ? std::to_string(static_cast<std::int64_t>(raw)) : std::to_string(raw);
+            refuse(describe(r_, f) + " holds " + value + ", more than its " + std::to_string(w) + " bytes can");
+        }
+        std::byte buf[8];
+        store_uint(buf, raw, w, order_);
+        out_.append(reinterpret_cast<const char*>(buf), w);
+    }
+
+    bool done() const { return next_ == values_.size(); }
+    [[noreturn]] void refuse(const std::string& why) const { throw TraceError(ErrorKind::bad_value, why, 0, -1, record_); }
+
+private:
+    void bytes(const FieldDesc& f, const GenericValue& v) {
+        const std::uint64_t want = f.width_from == no_field ? native_width(f) : last_[static_cast<std::uint32_t>(f.width_from)];
+        if (v.bytes.size() != want) {
+            refuse(describe(r_, f) + " has " + std::to_string(v.bytes.size()) + " bytes, but " +
+                   (f.width_from == no_field ? "its width is " : "its length says ") + std::to_string(want));
+        }
+        out_.append(reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size());
+    }
+
+    const RecordDesc& r_;
+    ByteOrder order_;
+    const std::vector<GenericValue>& values_;
+    std::string& out_;
+    std::uint64_t record_;
+    std::vector<std::uint64_t> last_;  // per field: its value, for counts and lengths
+    std::size_t next_ = 0;             // the next value to write
+};
+
+}  // namespace
+
+NativeWriter::NativeWriter(std::ostream& out, const DtdDesc& dtd) : out_(out), dtd_(dtd), form_(native_form_of(dtd)) {}
+
+void NativeWriter::write(const GenericRecord& record) {
+    if (record.slot >= dtd_.record_count) throw TraceError(ErrorKind::usage, "no record type has slot " + std::to_string(record.slot));
+    const RecordDesc& r = dtd_.records[record.slot];
+    if (r.predefined == Predefined::comment && form_.header_end && !header_written_ && records_ == 0 && record.values.size() == 2) {
+        const auto text = record.values[1].bytes;
+        write_header(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()));
+        ++records_;
+        return;
+    }
+    if (r.predefined != Predefined::none) {
+        throw TraceError(ErrorKind::usage,
+                         "record " + std::to_string(records_) + " is a " + std::string(r.name) + " record, which the native form of '" +
+                             dtd_.name + "' cannot hold" +
+                             (r.predefined == Predefined::comment && form_.header_end ? " (a comment is its header only as the first record)" : ""),
+                         0, -1, records_);
+    }
+    if (form_.header_end && !header_written_) write_header("");
+    buffer_.clear();
+    std::byte code[8];
+    store_uint(code, form_.codes[record.slot], form_.code_width, form_.order);
+    buffer_.append(reinterpret_cast<const char*>(code), form_.code_width);
+    FieldWriter fields(r, form_.order, record.values, buffer_, records_);
+    walk_layout(r, fields);
+    if (!fields.done()) fields.refuse("a record's values do not follow its layout");
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    if (!out_) throw TraceError(ErrorKind::io, "cannot write the native output");
+    ++records_;
+}
+
+// The header's text, then its end line. The text must read back the same:
+// whole lines, none of them the end line.
+void NativeWriter::write_header(std::string_view text) {
+    const std::string_view end = form_.header_end;
+    if (!text.empty() && text.back() != '\n') {
+        throw TraceError(ErrorKind::bad_value, "the header (the first comment) must end with a line break", 0, -1, records_);
+    }
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t eol = text.find('\n', at);
+        if (text.substr(at, eol - at) == end) {
+            throw TraceError(ErrorKind::bad_value, "the header (the first comment) holds its end line " + quote(end), 0, -1, records_);
+        }
+        at = eol + 1;
+    }
+    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out_ << end << '\n';
+    header_written_ = true;
+}
+
+void NativeWriter::header(std::string_view text) {
+    if (!form_.header_end || header_written_) {
+        throw TraceError(ErrorKind::usage, form_.header_end ? "the header is already written" : "the native form of '" + std::string(dtd_.name) + "' has no header");
+    }
+    write_header(text);
+}
+
+void NativeWriter::close() {
+    if (form_.header_end && !header_written_) write_header("");
+    out_.flush();
+    if (!out_) throw TraceError(ErrorKind::io, "cannot write the native output");
+}
+
+}  // namespace metatf::rt
