@@ -89,3 +89,17 @@ fails("mtf: convert: ${WORK_DIR}/wide.mtf: record 1: field 'offset' of record 'd
       convert --native "${WORK_DIR}/wide.mtf" "${WORK_DIR}/wide.ptfb")
 fails("mtf: convert: dtds/spc.dtd: the DTD 'spc' describes no native binary form"
       convert --native --dtd dtds/spc.dtd ${fixture} "${WORK_DIR}/spc.mtf")
+
+# dump, check and stats read the native file itself.
+run(0 ${MTF} dump --native --dtd dtds/ptf.dtd --no-meta ${fixture})
+file(READ "${here}/ptf-example.dump" want)
+expect_equal("dump --native" "${out}" "${want}")
+run(0 ${MTF} check --native --dtd dtds/ptf.dtd ${fixture})
+expect_equal("check --native" "${out}" "${fixture}: ok: 16 records, 1 section with data, 260 bytes\n")
+run(0 ${MTF} stats --native --dtd dtds/ptf.dtd --json ${fixture})
+string(JSON co_count GET "${out}" records 4 count)
+expect_equal("stats --native: co events" "${co_count}" "2")
+fails("mtf: check: ${WORK_DIR}/cut.ptfb: byte 259, record 15: the file ends inside record 15"
+      check --native --dtd dtds/ptf.dtd "${WORK_DIR}/cut.ptfb")
+run(2 ${MTF} check --native ${fixture})
+expect_equal("check --native without --dtd" "${err}" "mtf: check: reading a native file needs the format's DTD: --dtd FILE (see 'mtf check --help')\n")

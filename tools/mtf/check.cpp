@@ -12,10 +12,11 @@ std::string count(std::uint64_t n, const std::string& noun) {
 }
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, "check", {}, {"TRACE"});
+    const Options o = parse_options(args, "check", {{"--native", false}}, {"TRACE"});
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
-        Trace trace(path, o.find("--dtd"));
+        const auto opened = Trace::open(path, o);
+        Trace& trace = *opened;
         warn_of_dtd_name("check", trace);
         std::uint64_t records = 0;
         for_each_record("check", trace, [&](const ReadRecord&) { ++records; });
@@ -51,6 +52,9 @@ trace has another layout.
 Options:
   --dtd FILE  read the trace with FILE instead of its embedded DTD; the two
               must lay out records alike (the trace's fingerprint)
+  --native    TRACE is the format's native binary file, read with the DTD
+              --dtd gives (docs/dtd-language.md, section 16); it is made
+              into a temporary trace first
   -h, --help  show this help
 
 Exit status: 0 for a good trace, 1 for an unreadable or malformed one, 2 for

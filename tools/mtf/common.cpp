@@ -11,9 +11,13 @@
 #include <filesystem>
 #include <iostream>
 
+#include <fstream>
+
 #include <metatf/field_state.hpp>
 #include <metatf/format.hpp>
 #include <metatf/layout.hpp>
+#include <metatf/native.hpp>
+#include <metatf/writer.hpp>
 
 #include "compile.hpp"
 
@@ -148,6 +152,47 @@ const rt::DtdDesc& Trace::make_dtd(const rt::Header& h, const std::optional<std:
                          h.dtd_name + "' (fingerprint " + hex(got) + ", the trace's " + hex(h.dtd_fingerprint) + ")");
     }
     return dtd_->desc();
+}
+
+std::unique_ptr<Trace> Trace::from_native(const std::string& path, const std::string& dtd_file) {
+    const auto dtd = load_dtd(dtd_file);
+    if (!dtd->desc().native_form) throw InputError(dtd_file + ": the DTD '" + dtd->desc().name + "' describes no native binary form");
+    refuse_directory(path);
+    std::ifstream file;
+    if (path != "-") {
+        file.open(path, std::ios::binary);
+        if (!file) throw InputError(path + ": cannot open: " + std::strerror(errno));
+    }
+    std::istream& in = path == "-" ? std::cin : file;
+    std::string dir = (std::filesystem::temp_directory_path() / "mtf-native-XXXXXX").string();
+    if (!::mkdtemp(dir.data())) throw InputError("cannot make a temporary directory in " + std::filesystem::temp_directory_path().string());
+    const std::string temporary = dir + "/trace.mtf";
+    struct Cleanup {
+        const std::string& dir;
+        ~Cleanup() {
+            std::error_code ec;
+            std::filesystem::remove_all(dir, ec);
+        }
+    } cleanup{dir};
+    std::uint64_t size = 0;
+    naming_file(display_name(path), [&] {
+        rt::NativeReader reader(in, dtd->desc());
+        rt::TraceWriter writer(temporary, dtd->desc());
+        rt::GenericRecord record;
+        while (reader.next(record)) rt::encode_generic(writer, record);
+        writer.close();
+        size = reader.offset();
+    });
+    auto trace = std::make_unique<Trace>(temporary, std::nullopt);  // the file goes; the open reader keeps it
+    trace->name_ = display_name(path);
+    trace->native_size_ = size;
+    return trace;
+}
+
+std::unique_ptr<Trace> Trace::open(const std::string& path, const Options& o) {
+    if (!o.has("--native")) return std::make_unique<Trace>(path, o.find("--dtd"));
+    if (!o.has("--dtd")) throw UsageError("reading a native file needs the format's DTD: --dtd FILE");
+    return from_native(path, o.get("--dtd", ""));
 }
 
 std::unique_ptr<metatf::lower::LoweredDtd> load_dtd(const std::string& path) {

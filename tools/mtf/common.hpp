@@ -86,6 +86,13 @@ class Trace {
 public:
     // `path` "-" is standard input, read as a stream.
     Trace(const std::string& path, const std::optional<std::string>& dtd_file);
+    // The format's native binary file at `path` (docs/dtd-language.md, section
+    // 16), read with the DTD in `dtd_file`: converted to a temporary trace
+    // (the DTD's initial encodings, widened where values need it), which is
+    // removed once it is open. Errors name `path` and the byte in it.
+    static std::unique_ptr<Trace> from_native(const std::string& path, const std::string& dtd_file);
+    // The trace at `path`, or with --native (and --dtd) its native file.
+    static std::unique_ptr<Trace> open(const std::string& path, const Options& o);
     Trace(const Trace&) = delete;
     Trace& operator=(const Trace&) = delete;
 
@@ -95,8 +102,8 @@ public:
     const rt::DtdDesc& dtd() const { return dtd_->desc(); }
     // The DTD as this trace is read: with the sections its writer added for split streams.
     const rt::DtdDesc& read_dtd() const { return reader_->dtd(); }
-    // The trace's bytes; from a pipe, those read so far.
-    std::uint64_t file_size() const { return reader_->input_bytes(); }
+    // The trace's bytes (a native file's, for one); from a pipe, those read so far.
+    std::uint64_t file_size() const { return native_size_ ? *native_size_ : reader_->input_bytes(); }
     const std::string& name() const { return name_; }  // for messages: the path, or "stdin"
 
 private:
@@ -105,6 +112,7 @@ private:
     std::string name_;
     std::unique_ptr<metatf::lower::LoweredDtd> dtd_;
     std::unique_ptr<rt::TraceReader> reader_;
+    std::optional<std::uint64_t> native_size_;  // the native file's bytes, when the trace was made from one
 };
 
 // A warning when the header names a DTD that mtf ships (dtds/) but the trace

@@ -704,7 +704,7 @@ int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
         args, "dump",
         {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--no-meta", false}, {"--range", true}, {"--limit", true}, {"--fields", true}, {"--where", true, true},
-         {"--group", true}, {"-f", false}, {"--force", false}},
+         {"--group", true}, {"--native", false}, {"-f", false}, {"--force", false}},
         {"TRACE..."});
     const std::vector<std::string>& paths = o.positional;
     DumpOptions d{o.get("--format", "text"), o.get("-o", "-"), {}, output_options(o, paths)};
@@ -725,8 +725,8 @@ int run(const std::vector<std::string>& args) {
     if (d.format == "csv" && !table) {
         if (several) throw UsageError("several traces go to one CSV table on standard output, not to files in -o " + d.output);
         return on_trace(paths[0], [&] {
-            Trace trace(paths[0], o.find("--dtd"));
-            dump_csv(trace, for_trace(d, o, trace, nullptr));
+            const auto trace = Trace::open(paths[0], o);
+            dump_csv(*trace, for_trace(d, o, *trace, nullptr));
             return 0;
         });
     }
@@ -736,7 +736,7 @@ int run(const std::vector<std::string>& args) {
     Found found;
     for (const std::string& path : paths) {
         on_trace(path, [&] {
-            auto trace = std::make_unique<Trace>(path, o.find("--dtd"));
+            auto trace = Trace::open(path, o);
             DumpOptions options = for_trace(d, o, *trace, several ? &found : nullptr);
             inputs.push_back({path, std::move(trace), std::move(options)});
             return 0;
@@ -800,6 +800,8 @@ Options:
                   a repeated group is COUNT*), in each record's own order
   --dtd FILE      read the trace with FILE instead of its embedded DTD; the
                   two must lay out records alike (the trace's fingerprint)
+  --native        TRACE is the format's native binary file, read with the
+                  DTD --dtd gives (docs/dtd-language.md, section 16)
   -h, --help      show this help
 
 --record may be repeated; any other option given twice is a mistake.

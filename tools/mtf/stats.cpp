@@ -196,10 +196,11 @@ nlohmann::json json_report(const Trace& trace, const Stats& st) {
 }
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, "stats", {{"--json", false}}, {"TRACE"});
+    const Options o = parse_options(args, "stats", {{"--json", false}, {"--native", false}}, {"TRACE"});
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
-        Trace trace(path, o.find("--dtd"));
+        const auto opened = Trace::open(path, o);
+        Trace& trace = *opened;
         const Stats st = collect(trace);
         print(o.has("--json") ? json_report(trace, st).dump(2) + "\n" : text_report(trace, st));
         return 0;
@@ -231,6 +232,9 @@ Options:
   --json      print the tables as one JSON object instead
   --dtd FILE  read the trace with FILE instead of its embedded DTD; the two
               must lay out records alike (the trace's fingerprint)
+  --native    TRACE is the format's native binary file, read with the DTD
+              --dtd gives (docs/dtd-language.md, section 16); it is made
+              into a temporary trace first
   -h, --help  show this help
 
 Exit status: 0 on success, 1 for an unreadable or malformed trace, 2 for a
