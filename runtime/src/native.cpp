@@ -1,5 +1,6 @@
 #include "metatf/native.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <ios>
@@ -25,15 +26,17 @@ unsigned native_width(const FieldDesc& f) { return f.initial.width != 0 ? f.init
 
 std::string describe(const RecordDesc& r, const FieldDesc& f) { return "field " + quote(f.path) + " of record " + quote(r.name); }
 
-// Reads a record's fields, in layout order, from what `take` hands out.
+// Reads a record's fields, in layout order, from what `take` hands out;
+// `last` and `spans` are the reader's, reused from record to record.
 template <typename Take>
 class FieldReader {
 public:
-    FieldReader(const RecordDesc& r, ByteOrder order, std::vector<GenericValue>& values, Take& take)
-        : r_(r), order_(order), values_(values), take_(take), last_(r.field_count) {}
-
-    // Per value: where its bytes are in the reader's buffer, once the record is read.
-    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    FieldReader(const RecordDesc& r, ByteOrder order, std::vector<GenericValue>& values, Take& take,
+                std::vector<std::uint64_t>& last, std::vector<std::pair<std::size_t, std::size_t>>& spans)
+        : r_(r), order_(order), values_(values), take_(take), last_(last), spans_(spans) {
+        last_.assign(r.field_count, 0);
+        spans_.clear();
+    }
 
     template <typename Element>
     void group(std::uint32_t step, Element&& element) {
@@ -50,22 +53,21 @@ public:
 
     void field(std::uint32_t index) {
         const FieldDesc& f = r_.fields[index];
-        GenericValue v;
+        GenericValue& v = values_.emplace_back();
         v.field = index;
         if (f.type == Type::bytes) {
             const std::uint64_t n = f.width_from == no_field ? native_width(f) : last_[static_cast<std::uint32_t>(f.width_from)];
-            spans.emplace_back(values_.size(), take_.bytes(n));
+            spans_.emplace_back(values_.size() - 1, take_.bytes(n));
+            return;
+        }
+        const unsigned w = native_width(f);
+        const std::uint64_t raw = load_uint(take_.word(w), w, order_);
+        if (f.type == Type::floating) {
+            v.real = w == 4 ? double(std::bit_cast<float>(static_cast<std::uint32_t>(raw))) : std::bit_cast<double>(raw);
         } else {
-            const unsigned w = native_width(f);
-            const std::uint64_t raw = load_uint(take_.word(w), w, order_);
-            if (f.type == Type::floating) {
-                v.real = w == 4 ? double(std::bit_cast<float>(static_cast<std::uint32_t>(raw))) : std::bit_cast<double>(raw);
-            } else {
-                v.integer = f.type == Type::signed_int ? sign_extend(raw, w) : raw;
-            }
+            v.integer = f.type == Type::signed_int ? sign_extend(raw, w) : raw;
         }
         last_[index] = v.integer;
-        values_.push_back(v);
     }
 
 private:
@@ -73,7 +75,8 @@ private:
     ByteOrder order_;
     std::vector<GenericValue>& values_;
     Take& take_;
-    std::vector<std::uint64_t> last_;  // per field: its value, for counts and lengths
+    std::vector<std::uint64_t>& last_;  // per field: its value, for counts and lengths
+    std::vector<std::pair<std::size_t, std::size_t>>& spans_;  // per bytes value: its index and where its bytes start
 };
 
 }  // namespace
@@ -82,8 +85,17 @@ private:
 
 NativeReader::NativeReader(std::istream& in, const DtdDesc& dtd, std::size_t max_header)
     : in_(in), dtd_(dtd), form_(native_form_of(dtd)), max_header_(max_header) {
+    std::uint64_t largest = 0;
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
         if (dtd.records[slot].predefined == Predefined::comment) comment_slot_ = slot;
+        if (dtd.records[slot].predefined == Predefined::none) largest = std::max(largest, form_.codes[slot]);
+    }
+    // A table from code to slot when the codes are small, as they are in real formats.
+    if (largest < (1 << 16)) {
+        by_code_.assign(static_cast<std::size_t>(largest) + 1, dtd.record_count);
+        for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+            if (dtd.records[slot].predefined == Predefined::none) by_code_[static_cast<std::size_t>(form_.codes[slot])] = slot;
+        }
     }
     if (form_.header_end) read_header();
 }
@@ -92,22 +104,37 @@ void NativeReader::fail(ErrorKind kind, const std::string& message, std::uint64_
     throw TraceError(kind, message, at, -1, record_);
 }
 
+// Reads more of the input into the buffer, keeping what is not consumed; false at its end.
+bool NativeReader::refill() {
+    buffer_.erase(0, pos_);
+    pos_ = 0;
+    const std::size_t have = buffer_.size();
+    buffer_.resize(have + (std::size_t(1) << 16));
+    std::streamsize got = 0;
+    try {
+        got = in_.rdbuf()->sgetn(buffer_.data() + have, static_cast<std::streamsize>(buffer_.size() - have));
+    } catch (const std::ios_base::failure&) {
+        fail(ErrorKind::io, "cannot read the input", offset_);
+    }
+    buffer_.resize(have + static_cast<std::size_t>(got));
+    return got > 0;
+}
+
 // The lines up to the end line, each with its "\n", kept for the first record.
 void NativeReader::read_header() {
-    std::streambuf* in = in_.rdbuf();
     const std::string_view end = form_.header_end;
     std::size_t line_start = 0;
     while (true) {
-        const int c = in->sbumpc();
-        if (c == std::char_traits<char>::eof()) {
+        if (pos_ == buffer_.size() && !refill()) {
             fail(ErrorKind::truncated, "the file ends before the header's end line " + quote(end), offset_);
         }
+        const char c = buffer_[pos_++];
         ++offset_;
         if (c != '\n') {
             if (header_.size() >= max_header_) {
                 fail(ErrorKind::bad_header, "the header is longer than " + std::to_string(max_header_) + " bytes", offset_ - 1);
             }
-            header_ += static_cast<char>(c);
+            header_ += c;
             continue;
         }
         if (std::string_view(header_).substr(line_start) == end) break;
@@ -118,21 +145,12 @@ void NativeReader::read_header() {
     header_pending_ = true;
 }
 
-// The type code of the next record; false at the end of the input.
-bool NativeReader::read_code(std::uint64_t& code) {
-    std::byte buf[8];
-    const auto got = static_cast<std::size_t>(in_.rdbuf()->sgetn(reinterpret_cast<char*>(buf), form_.code_width));
-    if (got == 0) return false;
-    if (got < form_.code_width) fail(ErrorKind::truncated, "the file ends inside a record's type code", offset_ + got);
-    offset_ += got;
-    code = load_uint(buf, form_.code_width, form_.order);
-    return true;
-}
-
-void NativeReader::read_into(char* to, std::size_t n) {
-    const auto got = static_cast<std::size_t>(in_.rdbuf()->sgetn(to, static_cast<std::streamsize>(n)));
-    offset_ += got;
-    if (got < n) fail(ErrorKind::truncated, "the file ends inside record " + std::to_string(record_), offset_);
+// take() when the buffer holds fewer than `n` bytes.
+const char* NativeReader::take_more(std::size_t n) {
+    while (buffer_.size() - pos_ < n) {
+        if (!refill()) fail(ErrorKind::truncated, "the file ends inside record " + std::to_string(record_), offset_ + (buffer_.size() - pos_));
+    }
+    return take(n);
 }
 
 // Appends `n` bytes of the input to `into`, a piece at a time, so that a
@@ -140,9 +158,7 @@ void NativeReader::read_into(char* to, std::size_t n) {
 void NativeReader::read_exactly(std::uint64_t n, std::string& into) {
     while (n > 0) {
         const std::size_t piece = static_cast<std::size_t>(std::min<std::uint64_t>(n, 1 << 16));
-        const std::size_t at = into.size();
-        into.resize(at + piece);
-        read_into(into.data() + at, piece);
+        into.append(take(piece), piece);
         n -= piece;
     }
 }
@@ -158,50 +174,47 @@ bool NativeReader::next(GenericRecord& out) {
         return true;
     }
     const std::uint64_t start = offset_;
-    std::uint64_t code = 0;
-    try {
-        if (!read_code(code)) return false;
-    } catch (const std::ios_base::failure&) {
-        fail(ErrorKind::io, "cannot read the input", offset_);
+    if (pos_ == buffer_.size() && !refill()) return false;
+    if (buffer_.size() - pos_ < form_.code_width && !refill() && buffer_.size() - pos_ < form_.code_width) {
+        fail(ErrorKind::truncated, "the file ends inside a record's type code", offset_ + (buffer_.size() - pos_));
     }
-    out.slot = dtd_.record_count;
-    for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
-        if (dtd_.records[slot].predefined == Predefined::none && form_.codes[slot] == code) out.slot = slot;
-    }
+    const std::uint64_t code = load_uint(reinterpret_cast<const std::byte*>(take(form_.code_width)), form_.code_width, form_.order);
+    out.slot = slot_of(code);
     if (out.slot == dtd_.record_count) fail(ErrorKind::unknown_tag, "no record has the type code " + std::to_string(code), start);
     const RecordDesc& r = dtd_.records[out.slot];
     bytes_.clear();
     struct Take {
         NativeReader& reader;
         std::uint64_t start;
-        std::byte word_[8];
         std::uint64_t taken() const { return reader.offset_ - start; }
-        const std::byte* word(unsigned w) {
-            reader.read_into(reinterpret_cast<char*>(word_), w);
-            return word_;
-        }
+        const std::byte* word(unsigned w) { return reinterpret_cast<const std::byte*>(reader.take(w)); }
         std::size_t bytes(std::uint64_t n) {
             const std::size_t at = reader.bytes_.size();
             reader.read_exactly(n, reader.bytes_);
             return at;
         }
         [[noreturn]] void fail(const std::string& message) { reader.fail(ErrorKind::bad_value, message, reader.offset_); }
-    } take{*this, start, {}};
-    FieldReader<Take> fields(r, form_.order, out.values, take);
-    try {
-        walk_layout(r, fields);
-    } catch (const std::ios_base::failure&) {
-        fail(ErrorKind::io, "cannot read the input", offset_);
-    }
+    } take{*this, start};
+    FieldReader<Take> fields(r, form_.order, out.values, take, last_, spans_);
+    walk_layout(r, fields);
     // The bytes values view the buffer only now that it has stopped growing.
     const auto* base = reinterpret_cast<const std::byte*>(bytes_.data());
-    for (std::size_t k = 0; k < fields.spans.size(); ++k) {
-        const auto [value, at] = fields.spans[k];
-        const std::size_t end = k + 1 < fields.spans.size() ? fields.spans[k + 1].second : bytes_.size();
+    for (std::size_t k = 0; k < spans_.size(); ++k) {
+        const auto [value, at] = spans_[k];
+        const std::size_t end = k + 1 < spans_.size() ? spans_[k + 1].second : bytes_.size();
         out.values[value].bytes = std::span<const std::byte>(base + at, end - at);
     }
     ++record_;
     return true;
+}
+
+// The slot of the record with type code `code`, or record_count.
+std::uint32_t NativeReader::slot_of(std::uint64_t code) const {
+    if (!by_code_.empty()) return code < by_code_.size() ? by_code_[static_cast<std::size_t>(code)] : dtd_.record_count;
+    for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
+        if (dtd_.records[slot].predefined == Predefined::none && form_.codes[slot] == code) return slot;
+    }
+    return dtd_.record_count;
 }
 
 // ---- writing ------------------------------------------------------------------------
@@ -211,9 +224,12 @@ namespace {
 // Appends a record's values in the native form, refusing what it cannot hold.
 class FieldWriter {
 public:
+    // `last` is the writer's, reused from record to record.
     FieldWriter(const RecordDesc& r, ByteOrder order, const std::vector<GenericValue>& values, std::string& out,
-                std::uint64_t record)
-        : r_(r), order_(order), values_(values), out_(out), record_(record), last_(r.field_count) {}
+                std::uint64_t record, std::vector<std::uint64_t>& last)
+        : r_(r), order_(order), values_(values), out_(out), record_(record), last_(last) {
+        last_.assign(r.field_count, 0);
+    }
 
     // A group has as many elements as the values give; they must be as many as its count says.
     template <typename Element>
@@ -270,8 +286,8 @@ private:
     const std::vector<GenericValue>& values_;
     std::string& out_;
     std::uint64_t record_;
-    std::vector<std::uint64_t> last_;  // per field: its value, for counts and lengths
-    std::size_t next_ = 0;             // the next value to write
+    std::vector<std::uint64_t>& last_;  // per field: its value, for counts and lengths
+    std::size_t next_ = 0;              // the next value to write
 };
 
 }  // namespace
@@ -295,15 +311,20 @@ void NativeWriter::write(const GenericRecord& record) {
                          0, -1, records_);
     }
     if (form_.header_end && !header_written_) write_header("");
-    buffer_.clear();
+    // The record goes to the buffer whole or not at all.
+    const std::size_t start = buffer_.size();
     std::byte code[8];
     store_uint(code, form_.codes[record.slot], form_.code_width, form_.order);
     buffer_.append(reinterpret_cast<const char*>(code), form_.code_width);
-    FieldWriter fields(r, form_.order, record.values, buffer_, records_);
-    walk_layout(r, fields);
-    if (!fields.done()) fields.refuse("a record's values do not follow its layout");
-    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-    if (!out_) throw TraceError(ErrorKind::io, "cannot write the native output");
+    try {
+        FieldWriter fields(r, form_.order, record.values, buffer_, records_, last_);
+        walk_layout(r, fields);
+        if (!fields.done()) fields.refuse("a record's values do not follow its layout");
+    } catch (...) {
+        buffer_.resize(start);
+        throw;
+    }
+    if (buffer_.size() >= (std::size_t(1) << 16)) flush();
     ++records_;
 }
 
@@ -321,8 +342,9 @@ void NativeWriter::write_header(std::string_view text) {
         }
         at = eol + 1;
     }
-    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out_ << end << '\n';
+    buffer_.append(text);
+    buffer_.append(end);
+    buffer_ += '\n';
     header_written_ = true;
 }
 
@@ -335,7 +357,14 @@ void NativeWriter::header(std::string_view text) {
 
 void NativeWriter::close() {
     if (form_.header_end && !header_written_) write_header("");
+    flush();
     out_.flush();
+    if (!out_) throw TraceError(ErrorKind::io, "cannot write the native output");
+}
+
+void NativeWriter::flush() {
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.clear();
     if (!out_) throw TraceError(ErrorKind::io, "cannot write the native output");
 }
 

@@ -101,5 +101,6 @@ TEST_CASE("the native writer refuses a value wider than its field, and a header 
     ptf::Dw dw;
     dw.offset = 70000;
     CHECK_THROWS_WITH_AS(writer.write(dw), "field 'offset' of record 'dw' holds 70000, more than its 2 bytes can", rt::TraceError);
+    writer.close();
     CHECK(out.str() == "PTF 1.0\n$\n");  // nothing of the refused record
 }

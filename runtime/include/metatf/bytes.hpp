@@ -57,6 +57,14 @@ METATF_INLINE std::uint64_t load_uint(const std::byte* p, unsigned width, ByteOr
             default: return load_native<7>(p);
         }
     }
+    if (order == ByteOrder::big && std::endian::native == std::endian::little) {
+        switch (width) {
+            case 2: return __builtin_bswap16(static_cast<std::uint16_t>(load_native<2>(p)));
+            case 4: return __builtin_bswap32(static_cast<std::uint32_t>(load_native<4>(p)));
+            case 8: return __builtin_bswap64(load_native<8>(p));
+            default: break;
+        }
+    }
     std::uint64_t v = 0;
     if (order == ByteOrder::little) {
         for (unsigned i = width; i-- > 0;) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);

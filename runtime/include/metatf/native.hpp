@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "descriptor.hpp"
@@ -35,21 +36,35 @@ public:
 
 private:
     void read_header();
-    bool read_code(std::uint64_t& code);
-    void read_into(char* to, std::size_t n);
+    bool refill();
+    // `n` bytes of the input, in the buffer; the file must hold them.
+    const char* take(std::size_t n) {
+        if (buffer_.size() - pos_ < n) return take_more(n);
+        const char* p = buffer_.data() + pos_;
+        pos_ += n;
+        offset_ += n;
+        return p;
+    }
+    const char* take_more(std::size_t n);
     void read_exactly(std::uint64_t n, std::string& into);
+    std::uint32_t slot_of(std::uint64_t code) const;
     [[noreturn]] void fail(ErrorKind kind, const std::string& message, std::uint64_t at) const;
 
     std::istream& in_;
     const DtdDesc& dtd_;
     const NativeFormDesc& form_;
     std::size_t max_header_;
-    std::uint64_t offset_ = 0;
+    std::string buffer_;        // input read ahead; buffer_[pos_] is the next byte
+    std::size_t pos_ = 0;
+    std::uint64_t offset_ = 0;  // the bytes consumed
     std::uint64_t record_ = 0;  // records read, the header's comment included
     std::string header_;
     bool header_pending_ = false;
     std::string bytes_;  // the current record's bytes values
     std::uint32_t comment_slot_ = 0;
+    std::vector<std::uint32_t> by_code_;  // slot per type code, when the codes are small
+    std::vector<std::uint64_t> last_;     // scratch of the record being read, kept to save allocations
+    std::vector<std::pair<std::size_t, std::size_t>> spans_;
 };
 
 class NativeWriter {
@@ -57,7 +72,7 @@ public:
     // The DTD must have a native form.
     NativeWriter(std::ostream& out, const DtdDesc& dtd);
 
-    // Writes one record. With a header, a comment as the first record is the
+    // Writes one record (to a buffer that close() flushes). With a header, a comment as the first record is the
     // header (its text must be whole lines, none of them the end line); a
     // trace that starts otherwise gets an empty header. Other comments, and
     // metadata and section records, have no native form: TraceError (usage).
@@ -73,11 +88,13 @@ public:
 
 private:
     void write_header(std::string_view text);
+    void flush();
 
     std::ostream& out_;
     const DtdDesc& dtd_;
     const NativeFormDesc& form_;
-    std::string buffer_;
+    std::string buffer_;  // whole records not yet handed to out_
+    std::vector<std::uint64_t> last_;  // scratch of the record being written, kept to save allocations
     std::uint64_t records_ = 0;
     bool header_written_ = false;
 };
