@@ -33,6 +33,7 @@ call : (tag, a, n, s) {
     a.before = "@"; n.before = "("; n.after = ")";
 }
 named : (tag, len, name, a) { tag.value = 5; tag.mnemonic = "name"; a.before = "="; }
+hexed : (tag, n, a) { tag.value = 6; tag.mnemonic = "h"; a.before = "0x"; }
 )dtd";
 
 const lower::LoweredDtd& dtd() {
@@ -93,6 +94,11 @@ TEST_CASE("text around values: lower-case hex, fewer digits and blanks before a 
     CHECK(normalized("name x=0\n") == "name x=0000\n");
 }
 
+TEST_CASE("text around values: a number ends where a text around the values starts") {
+    CHECK(normalized("h 0050x00ff\n") == "h 0050x00FF\n");  // n is 5, then "0x" and a
+    CHECK(normalized("h 50x1\n") == "h 0050x0001\n");
+}
+
 TEST_CASE("text around values: missing text is an error at its column") {
     CHECK(read_error("<call>@00FF007) -5\n") == "line 1, column 15: expected '(' before field 'n' of record 'call'");
     CHECK(read_error("<call>@00FG(007) -5\n") == "line 1, column 11: unexpected 'G' in field 'a' of record 'call'");
@@ -113,6 +119,7 @@ TEST_CASE("text around values: a token holding a record's text is refused by the
         written(r);
         FAIL("written");
     } catch (const rt::TextError& e) {
-        CHECK(std::string(e.what()) == "line 1: field 'name' of record 'named' holds '=', which ends a token: 'x=y'");
+        CHECK(std::string(e.what()) == "line 1: record 'named' would not read back the same from its line 'name x=y=0001': a value runs into the text around the "
+              "values");
     }
 }

@@ -26,6 +26,11 @@ unsigned native_width(const FieldDesc& f) { return f.initial.width != 0 ? f.init
 
 std::string describe(const RecordDesc& r, const FieldDesc& f) { return "field " + quote(f.path) + " of record " + quote(r.name); }
 
+// The values a record may hold beyond one per byte it takes (empty bytes
+// values of elements that read no bytes): enough for any sensible record,
+// and a bound on what a few bytes claiming a huge count can cost.
+constexpr std::size_t spare_values = 4096;
+
 // Reads a record's fields, in layout order, from what `take` hands out;
 // `last` and `spans` are the reader's, reused from record to record.
 template <typename Take>
@@ -42,9 +47,12 @@ public:
     void group(std::uint32_t step, Element&& element) {
         const std::uint64_t n = last_[r_.layout[step].index];
         for (std::uint64_t k = 0; k < n; ++k) {
+            const std::size_t values = values_.size();
+            const std::uint64_t taken = take_.taken();
             element();
-            // Every value but an empty bytes one takes a byte: far more values than bytes is a count out of proportion.
-            if (values_.size() > 64 + 8 * take_.taken()) {
+            // An element that reads no bytes adds the same values each time: none (the rest add none either), or empty bytes values.
+            if (take_.taken() == taken && values_.size() == values) return;
+            if (values_.size() > spare_values + take_.taken()) {
                 take_.fail("the count " + std::to_string(n) + " of " + describe(r_, r_.fields[r_.layout[step].index]) +
                            " is more than the record's bytes can hold");
             }
@@ -63,7 +71,7 @@ public:
         const unsigned w = native_width(f);
         const std::uint64_t raw = load_uint(take_.word(w), w, order_);
         if (f.type == Type::floating) {
-            v.real = w == 4 ? double(std::bit_cast<float>(static_cast<std::uint32_t>(raw))) : std::bit_cast<double>(raw);
+            v.real = float_from_bits(raw, w);
         } else {
             v.integer = f.type == Type::signed_int ? sign_extend(raw, w) : raw;
         }
@@ -128,12 +136,12 @@ void NativeReader::read_header() {
         if (pos_ == buffer_.size() && !refill()) {
             fail(ErrorKind::truncated, "the file ends before the header's end line " + quote(end), offset_);
         }
+        if (header_.size() >= max_header_) {
+            fail(ErrorKind::bad_header, "no end line " + quote(end) + " in the first " + std::to_string(max_header_) + " bytes of the header", offset_);
+        }
         const char c = buffer_[pos_++];
         ++offset_;
         if (c != '\n') {
-            if (header_.size() >= max_header_) {
-                fail(ErrorKind::bad_header, "the header is longer than " + std::to_string(max_header_) + " bytes", offset_ - 1);
-            }
             header_ += c;
             continue;
         }
@@ -225,23 +233,23 @@ namespace {
 class FieldWriter {
 public:
     // `last` is the writer's, reused from record to record.
+    // `offset` and `record`: where the record starts in the output, and its index, for a refusal.
     FieldWriter(const RecordDesc& r, ByteOrder order, const std::vector<GenericValue>& values, std::string& out,
-                std::uint64_t record, std::vector<std::uint64_t>& last)
-        : r_(r), order_(order), values_(values), out_(out), record_(record), last_(last) {
+                std::uint64_t offset, std::uint64_t record, std::vector<std::uint64_t>& last)
+        : r_(r), order_(order), values_(values), out_(out), offset_(offset), record_(record), last_(last) {
         last_.assign(r.field_count, 0);
     }
 
-    // A group has as many elements as the values give; they must be as many as its count says.
+    // A group's elements must be as many as its count, already written, says.
     template <typename Element>
     void group(std::uint32_t step, Element&& element) {
-        std::uint32_t first = step + 1;  // the group's first field
-        while (r_.layout[first].op != LayoutStep::field) ++first;
-        std::uint64_t n = 0;
-        for (; next_ < values_.size() && values_[next_].field == r_.layout[first].index; ++n) element();
         const std::uint32_t count = r_.layout[step].index;
-        if (n != last_[count]) {
+        const auto n = walk_written_group(
+            r_, step, last_[count], [&] { return next_; },
+            [&] { return next_ < values_.size() ? std::int64_t(values_[next_].field) : -1; }, element);
+        if (n && *n != last_[count]) {
             refuse(describe(r_, r_.fields[count]) + " counts " + std::to_string(last_[count]) + " elements, but the record has " +
-                   std::to_string(n));
+                   std::to_string(*n));
         }
     }
 
@@ -258,7 +266,7 @@ public:
             if (w == 4 && double(narrow) != v.real && v.real == v.real) {
                 refuse(describe(r_, f) + " holds " + std::to_string(v.real) + ", which its 4 bytes would round");
             }
-            raw = w == 4 ? std::bit_cast<std::uint32_t>(narrow) : std::bit_cast<std::uint64_t>(v.real);
+            raw = float_to_bits(v.real, w);
         } else if (f.type == Type::signed_int ? !fits_signed(raw, w) : !fits_unsigned(raw, w)) {
             const std::string value = f.type == Type::signed_int ? std::to_string(static_cast<std::int64_t>(raw)) : std::to_string(raw);
             refuse(describe(r_, f) + " holds " + value + ", more than its " + std::to_string(w) + " bytes can");
@@ -269,7 +277,7 @@ public:
     }
 
     bool done() const { return next_ == values_.size(); }
-    [[noreturn]] void refuse(const std::string& why) const { throw TraceError(ErrorKind::bad_value, why, 0, -1, record_); }
+    [[noreturn]] void refuse(const std::string& why) const { throw TraceError(ErrorKind::bad_value, why, offset_, -1, record_); }
 
 private:
     void bytes(const FieldDesc& f, const GenericValue& v) {
@@ -285,6 +293,7 @@ private:
     ByteOrder order_;
     const std::vector<GenericValue>& values_;
     std::string& out_;
+    std::uint64_t offset_;
     std::uint64_t record_;
     std::vector<std::uint64_t>& last_;  // per field: its value, for counts and lengths
     std::size_t next_ = 0;              // the next value to write
@@ -297,7 +306,8 @@ NativeWriter::NativeWriter(std::ostream& out, const DtdDesc& dtd) : out_(out), d
 void NativeWriter::write(const GenericRecord& record) {
     if (record.slot >= dtd_.record_count) throw TraceError(ErrorKind::usage, "no record type has slot " + std::to_string(record.slot));
     const RecordDesc& r = dtd_.records[record.slot];
-    if (r.predefined == Predefined::comment && form_.header_end && !header_written_ && records_ == 0 && record.values.size() == 2) {
+    if (r.predefined == Predefined::comment && form_.header_end && !header_written_ && records_ == 0 && record.values.size() == 2 &&
+        record.values[0].integer == record.values[1].bytes.size()) {
         const auto text = record.values[1].bytes;
         write_header(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()));
         ++records_;
@@ -305,10 +315,9 @@ void NativeWriter::write(const GenericRecord& record) {
     }
     if (r.predefined != Predefined::none) {
         throw TraceError(ErrorKind::usage,
-                         "record " + std::to_string(records_) + " is a " + std::string(r.name) + " record, which the native form of '" +
-                             dtd_.name + "' cannot hold" +
+                         "a " + std::string(r.name) + " record, which the native form of '" + dtd_.name + "' cannot hold" +
                              (r.predefined == Predefined::comment && form_.header_end ? " (a comment is its header only as the first record)" : ""),
-                         0, -1, records_);
+                         flushed_ + buffer_.size(), -1, records_);
     }
     if (form_.header_end && !header_written_) write_header("");
     // The record goes to the buffer whole or not at all.
@@ -317,7 +326,7 @@ void NativeWriter::write(const GenericRecord& record) {
     store_uint(code, form_.codes[record.slot], form_.code_width, form_.order);
     buffer_.append(reinterpret_cast<const char*>(code), form_.code_width);
     try {
-        FieldWriter fields(r, form_.order, record.values, buffer_, records_, last_);
+        FieldWriter fields(r, form_.order, record.values, buffer_, flushed_ + start, records_, last_);
         walk_layout(r, fields);
         if (!fields.done()) fields.refuse("a record's values do not follow its layout");
     } catch (...) {
@@ -333,12 +342,12 @@ void NativeWriter::write(const GenericRecord& record) {
 void NativeWriter::write_header(std::string_view text) {
     const std::string_view end = form_.header_end;
     if (!text.empty() && text.back() != '\n') {
-        throw TraceError(ErrorKind::bad_value, "the header (the first comment) must end with a line break", 0, -1, records_);
+        throw TraceError(ErrorKind::bad_value, "the header (the first comment) must end with a line break", flushed_ + buffer_.size(), -1, records_);
     }
     for (std::size_t at = 0; at < text.size();) {
         const std::size_t eol = text.find('\n', at);
         if (text.substr(at, eol - at) == end) {
-            throw TraceError(ErrorKind::bad_value, "the header (the first comment) holds its end line " + quote(end), 0, -1, records_);
+            throw TraceError(ErrorKind::bad_value, "the header (the first comment) holds its end line " + quote(end), flushed_ + buffer_.size(), -1, records_);
         }
         at = eol + 1;
     }
@@ -364,6 +373,7 @@ void NativeWriter::close() {
 
 void NativeWriter::flush() {
     out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    flushed_ += buffer_.size();
     buffer_.clear();
     if (!out_) throw TraceError(ErrorKind::io, "cannot write the native output");
 }

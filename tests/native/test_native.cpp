@@ -100,7 +100,8 @@ TEST_CASE("the native writer refuses a value wider than its field, and a header 
     writer.runtime().header("PTF 1.0\n");
     ptf::Dw dw;
     dw.offset = 70000;
-    CHECK_THROWS_WITH_AS(writer.write(dw), "field 'offset' of record 'dw' holds 70000, more than its 2 bytes can", rt::TraceError);
+    CHECK_THROWS_WITH_AS(writer.write(dw), "byte 10, record 0: field 'offset' of record 'dw' holds 70000, more than its 2 bytes can",
+                         rt::TraceError);
     writer.close();
     CHECK(out.str() == "PTF 1.0\n$\n");  // nothing of the refused record
 }

@@ -165,7 +165,9 @@ std::unique_ptr<Trace> Trace::from_native(const std::string& path, const std::st
     }
     std::istream& in = path == "-" ? std::cin : file;
     std::string dir = (std::filesystem::temp_directory_path() / "mtf-native-XXXXXX").string();
-    if (!::mkdtemp(dir.data())) throw InputError("cannot make a temporary directory in " + std::filesystem::temp_directory_path().string());
+    if (!::mkdtemp(dir.data())) {
+        throw InputError("cannot make a temporary directory in " + std::filesystem::temp_directory_path().string() + ": " + std::strerror(errno));
+    }
     const std::string temporary = dir + "/trace.mtf";
     struct Cleanup {
         const std::string& dir;

@@ -126,29 +126,23 @@ inline bool fits_signed(std::uint64_t v, unsigned width) {
     return sign_extend(v & mask, width) == v;
 }
 
-// A float field's value from its 4 or 8 stored bytes, and back.
+// A float field's value from its 4 or 8 stored bytes, and back. A 4-byte
+// NaN keeps its payload bit for bit: converting a signalling NaN between
+// float and double would set its quiet bit, and the bytes would not come back.
 inline double float_from_bits(std::uint64_t bits, unsigned width) {
-    if (width == 4) {
-        float f;
-        const auto b32 = static_cast<std::uint32_t>(bits);
-        std::memcpy(&f, &b32, 4);
-        return f;
-    }
-    double d;
-    std::memcpy(&d, &bits, 8);
-    return d;
+    if (width != 4) return std::bit_cast<double>(bits);
+    const auto b32 = static_cast<std::uint32_t>(bits);
+    if ((b32 & 0x7f800000u) != 0x7f800000u || (b32 & 0x007fffffu) == 0) return std::bit_cast<float>(b32);
+    return std::bit_cast<double>((std::uint64_t(b32 >> 31) << 63) | 0x7ff0000000000000ull | (std::uint64_t(b32 & 0x007fffffu) << 29));
 }
 
 inline std::uint64_t float_to_bits(double value, unsigned width) {
-    if (width == 4) {
-        const auto f = static_cast<float>(value);
-        std::uint32_t b32;
-        std::memcpy(&b32, &f, 4);
-        return b32;
-    }
-    std::uint64_t bits;
-    std::memcpy(&bits, &value, 8);
-    return bits;
+    const auto bits = std::bit_cast<std::uint64_t>(value);
+    if (width != 4) return bits;
+    if (value == value) return std::bit_cast<std::uint32_t>(static_cast<float>(value));
+    // A NaN: its top 23 payload bits, and a set bit if they are all zero (it stays a NaN).
+    const auto payload = static_cast<std::uint32_t>((bits >> 29) & 0x007fffffu);
+    return ((bits >> 63) << 31) | 0x7f800000u | (payload != 0 ? payload : 1u);
 }
 
 // Byte strings compare by content.

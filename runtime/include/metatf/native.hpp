@@ -78,7 +78,8 @@ public:
     // metadata and section records, have no native form: TraceError (usage).
     // A value the native form cannot hold (wider than its field, a float
     // that a 4-byte field would round, a length that disagrees with its
-    // bytes) is a TraceError (bad_value); nothing of that record is written.
+    // bytes) is a TraceError (bad_value) at the record's offset in the
+    // output; nothing of that record is written.
     void write(const GenericRecord& record);
     // Writes the ASCII header's lines (`text` ends with a line break, or is
     // empty) and its end line; only before any record, in a form with a header.
@@ -94,6 +95,7 @@ private:
     const DtdDesc& dtd_;
     const NativeFormDesc& form_;
     std::string buffer_;  // whole records not yet handed to out_
+    std::uint64_t flushed_ = 0;  // the bytes handed to out_, for the offset of a refusal
     std::vector<std::uint64_t> last_;  // scratch of the record being written, kept to save allocations
     std::uint64_t records_ = 0;
     bool header_written_ = false;

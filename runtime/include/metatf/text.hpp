@@ -103,8 +103,13 @@ private:
     std::ostream& out_;
     const DtdDesc& dtd_;
     const TextFormDesc& form_;
+    void check_reads_back(const GenericRecord& record);
+
     std::string line_;
     std::vector<std::uint64_t> last_;  // scratch of the line being written, kept to save allocations
+    std::vector<std::vector<std::string>> stops_;  // per slot: the texts around its fields, which end tokens
+    std::vector<std::uint64_t> check_last_;        // scratch of check_reads_back()
+    std::vector<std::size_t> check_pending_;
     std::uint64_t lines_ = 0;  // lines written, for messages
 };
 
