@@ -151,3 +151,29 @@ TEST_CASE("native form: a cut file and an unknown code are errors at their byte"
     CHECK(read_error(std::string("\x00", 1)) == "byte 1, record 0: the file ends inside a record's type code");
     CHECK(read_error(std::string("\x00\x00\x99\x99", 4)) == "byte 2, record 1: no record has the type code 39321");
 }
+
+TEST_CASE("native form: groups of groups, and a huge count of elements that read nothing") {
+    const lower::LoweredDtd nested = lower::lower(test::schema_of(R"(tag.width = 1;
+native { order = little; code = 1; }
+n.width = 8;
+m.width = 1;
+x.width = 1;
+r : (tag, n, m, n*(m*x)) { tag.value = 4; }
+)"));
+    const auto round_trip = [&](const std::string& bytes) {
+        std::istringstream in(bytes);
+        rt::NativeReader reader(in, nested.desc());
+        std::ostringstream out;
+        rt::NativeWriter writer(out, nested.desc());
+        rt::GenericRecord r;
+        while (reader.next(r)) writer.write(r);
+        writer.close();
+        return out.str();
+    };
+    // Two elements of one x each, read and written back.
+    const std::string two = std::string("\x04\x02\x00\x00\x00\x00\x00\x00\x00\x01\x07\x08", 12);
+    CHECK(round_trip(two) == two);
+    // 2^64 - 1 elements of m = 0 x's: every element is empty, read at once.
+    const std::string empty = std::string("\x04\xff\xff\xff\xff\xff\xff\xff\xff\x00", 10);
+    CHECK(round_trip(empty) == empty);
+}

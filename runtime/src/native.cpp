@@ -247,9 +247,9 @@ public:
         const auto n = walk_written_group(
             r_, step, last_[count], [&] { return next_; },
             [&] { return next_ < values_.size() ? std::int64_t(values_[next_].field) : -1; }, element);
-        if (n && *n != last_[count]) {
+        if (n != last_[count]) {
             refuse(describe(r_, r_.fields[count]) + " counts " + std::to_string(last_[count]) + " elements, but the record has " +
-                   std::to_string(*n));
+                   std::to_string(n));
         }
     }
 

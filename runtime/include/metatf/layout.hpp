@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 
 #include "descriptor.hpp"
 
@@ -50,27 +49,23 @@ void walk_layout(const RecordDesc& r, Visitor& v) {
 }
 
 // How a writer of values (the text and native writers) walks a group whose
-// count says `count`: when an element starts with a field, for as long as the
-// next value is that field's, and returns how many elements that makes (the
-// caller refuses a number other than `count`); otherwise `count` times,
-// stopping at an element that takes no values (the rest take none either),
-// and returns nothing. `next_field()` is the field of the next value, or -1
-// when none is left; `position()` how many values have been taken.
+// count says `count`: `count` elements, stopping early where an element that
+// starts with a field finds another value next (the values hold fewer
+// elements: the caller refuses the record), or at an element that takes no
+// values (the rest take none either). Returns the elements the values hold,
+// `count` when they hold them all. `next_field()` is the field of the next
+// value, or -1 when none is left; `position()` how many values have been taken.
 template <typename Position, typename NextField, typename Element>
-std::optional<std::uint64_t> walk_written_group(const RecordDesc& r, std::uint32_t step, std::uint64_t count, Position&& position,
-                                                NextField&& next_field, Element&& element) {
+std::uint64_t walk_written_group(const RecordDesc& r, std::uint32_t step, std::uint64_t count, Position&& position,
+                                 NextField&& next_field, Element&& element) {
     const LayoutStep& first = r.layout[step + 1];
-    if (first.op != LayoutStep::field) {
-        for (std::uint64_t k = 0; k < count; ++k) {
-            const auto before = position();
-            element();
-            if (position() == before) break;
-        }
-        return std::nullopt;
+    for (std::uint64_t k = 0; k < count; ++k) {
+        if (first.op == LayoutStep::field && next_field() != static_cast<std::int64_t>(first.index)) return k;
+        const auto before = position();
+        element();
+        if (position() == before) break;
     }
-    std::uint64_t n = 0;
-    for (; next_field() == static_cast<std::int64_t>(first.index); ++n) element();
-    return n;
+    return count;
 }
 
 }  // namespace metatf::rt
