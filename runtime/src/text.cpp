@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <ios>
 #include <istream>
 #include <limits>
@@ -34,6 +33,11 @@ std::vector<std::string> stops_of(const RecordDesc& r, const TextRecordDesc& t) 
         }
     }
     return out;
+}
+
+// What starts a record's line: its mnemonic, with the text the tag sets before and after it.
+std::string line_prefix(const TextRecordDesc& t) {
+    return std::string(text_of(t.fields[0].before)) + t.mnemonic + std::string(text_of(t.fields[0].after));
 }
 
 // Shows a piece of a line in a message, cut short.
@@ -362,7 +366,7 @@ TextReader::TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions opt
         const TextRecordDesc& t = form_.records[slot];
         if (!t.mnemonic) continue;
         if (*t.mnemonic == '\0') only_slot_ = static_cast<std::int32_t>(slot);
-        prefixes_[slot] = std::string(text_of(t.fields[0].before)) + t.mnemonic + std::string(text_of(t.fields[0].after));
+        prefixes_[slot] = line_prefix(t);
         stops_[slot] = stops_of(dtd.records[slot], t);
     }
     if (*form_.begin == '\0') return;
@@ -502,7 +506,8 @@ public:
     LineFormatter(const TextFormDesc& form, std::string& out, std::uint64_t line_number, std::vector<std::uint64_t>& last)
         : form_(form), out_(out), line_number_(line_number), space_(std::string_view(form.separator) == " "), last_(last) {}
 
-    void format(const RecordDesc& r, const TextRecordDesc& text, const GenericRecord& g) {
+    // `prefix`: the record's line_prefix().
+    void format(const RecordDesc& r, const TextRecordDesc& text, const std::string& prefix, const GenericRecord& g) {
         out_.clear();
         record_ = &r;
         text_ = &text;
@@ -510,9 +515,7 @@ public:
         next_ = 0;
         last_.assign(r.field_count, 0);
         first_ = *text.mnemonic == '\0';
-        out_ += text_of(text.fields[0].before);
-        out_ += text.mnemonic;
-        out_ += text_of(text.fields[0].after);
+        out_ += prefix;
         walk_layout(r, *this);
         if (next_ != values_->size()) refuse("a record's values do not follow its layout");
         out_ += '\n';
@@ -631,9 +634,12 @@ private:
 }  // namespace
 
 TextWriter::TextWriter(std::ostream& out, const DtdDesc& dtd) : out_(out), dtd_(dtd), form_(text_form_of(dtd)) {
+    prefixes_.resize(dtd.record_count);
     stops_.resize(dtd.record_count);
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
-        if (form_.records[slot].mnemonic) stops_[slot] = stops_of(dtd.records[slot], form_.records[slot]);
+        if (!form_.records[slot].mnemonic) continue;
+        prefixes_[slot] = line_prefix(form_.records[slot]);
+        stops_[slot] = stops_of(dtd.records[slot], form_.records[slot]);
     }
     if (*form_.begin != '\0') out_ << form_.begin << '\n';
     lines_ = *form_.begin != '\0';
@@ -653,12 +659,11 @@ bool same_value(const GenericValue& a, const GenericValue& b) {
 // number running into it): such a line is read back here and refused.
 void TextWriter::check_reads_back(const GenericRecord& record) {
     const TextRecordDesc& text = form_.records[record.slot];
-    const std::size_t start = text_of(text.fields[0].before).size() + std::strlen(text.mnemonic) + text_of(text.fields[0].after).size();
     GenericRecord again;
     const std::string_view line = std::string_view(line_).substr(0, line_.size() - 1);
     bool same = false;
     try {
-        LineParser(form_, line, lines_, check_last_, check_pending_).parse(dtd_.records[record.slot], text, stops_[record.slot], start, again);
+        LineParser(form_, line, lines_, check_last_, check_pending_).parse(dtd_.records[record.slot], text, stops_[record.slot], prefixes_[record.slot].size(), again);
         same = again.values.size() == record.values.size() &&
                std::equal(again.values.begin(), again.values.end(), record.values.begin(), same_value);
     } catch (const TextError&) {
@@ -675,7 +680,7 @@ void TextWriter::write(const GenericRecord& record) {
         const std::string name = record.slot < dtd_.record_count ? dtd_.records[record.slot].name : "?";
         throw TextError(lines_, 0, "record '" + name + "' has no text form in the DTD '" + dtd_.name + "'");
     }
-    LineFormatter(form_, line_, lines_, last_).format(dtd_.records[record.slot], form_.records[record.slot], record);
+    LineFormatter(form_, line_, lines_, last_).format(dtd_.records[record.slot], form_.records[record.slot], prefixes_[record.slot], record);
     if (!stops_[record.slot].empty()) check_reads_back(record);
     out_ << line_;
     if (!out_) throw TraceError(ErrorKind::io, "cannot write the text output", 0, -1, 0);

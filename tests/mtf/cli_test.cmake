@@ -5,21 +5,13 @@
 set(trace tests/fixtures/traces/hatf10-big-endian-64.mtf)
 set(golden "${SOURCE_DIR}/tests/mtf/golden")
 
+include(${CMAKE_CURRENT_LIST_DIR}/../script_checks.cmake)
+
 # Runs mtf from the source directory (so messages name traces as above).
 function(run expected_code)
-  execute_process(COMMAND ${MTF} ${ARGN} WORKING_DIRECTORY "${SOURCE_DIR}"
-                  RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT code STREQUAL expected_code)
-    message(FATAL_ERROR "mtf ${ARGN}: exit ${code}, expected ${expected_code}\nstdout: ${out}\nstderr: ${err}")
-  endif()
+  run_in_source(${expected_code} ${MTF} ${ARGN})
   set(out "${out}" PARENT_SCOPE)
   set(err "${err}" PARENT_SCOPE)
-endfunction()
-
-function(expect_equal what got want)
-  if(NOT got STREQUAL want)
-    message(FATAL_ERROR "${what}: expected\n${want}\ngot\n${got}")
-  endif()
 endfunction()
 
 # Output on stdout equal to a golden file, and nothing on stderr.

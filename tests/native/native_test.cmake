@@ -6,21 +6,7 @@
 set(fixture tests/fixtures/native/ptf-example.ptfb)
 set(here "${SOURCE_DIR}/tests/native")
 
-function(run expected_code)
-  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY "${SOURCE_DIR}"
-                  RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT code STREQUAL expected_code)
-    message(FATAL_ERROR "${ARGN}: exit ${code}, expected ${expected_code}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-  set(out "${out}" PARENT_SCOPE)
-  set(err "${err}" PARENT_SCOPE)
-endfunction()
-
-function(expect_equal what got want)
-  if(NOT got STREQUAL want)
-    message(FATAL_ERROR "${what}: expected\n${want}\ngot\n${got}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../script_checks.cmake)
 
 function(same_bytes what a b)
   file(READ "${a}" x HEX)
@@ -30,7 +16,7 @@ endfunction()
 
 # A failure of mtf: exit status 1 and the exact line on stderr.
 function(fails line)
-  run(1 ${MTF} ${ARGN})
+  run_in_source(1 ${MTF} ${ARGN})
   expect_equal("mtf ${ARGN}" "${err}" "${line}\n")
 endfunction()
 
@@ -38,29 +24,29 @@ file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
 # The writer, a C program that knows nothing of Meta-TF, makes the checked-in bytes.
-run(0 ${WRITER} "${WORK_DIR}/written.ptfb")
+run_in_source(0 ${WRITER} "${WORK_DIR}/written.ptfb")
 same_bytes("the C writer's file" "${WORK_DIR}/written.ptfb" "${SOURCE_DIR}/${fixture}")
 
 # Native binary -> Meta-TF -> native binary, byte for byte.
-run(0 ${MTF} convert --native --dtd dtds/ptf.dtd ${fixture} "${WORK_DIR}/example.mtf")
-run(0 ${MTF} convert --native "${WORK_DIR}/example.mtf" "${WORK_DIR}/back.ptfb")
+run_in_source(0 ${MTF} convert --native --dtd dtds/ptf.dtd ${fixture} "${WORK_DIR}/example.mtf")
+run_in_source(0 ${MTF} convert --native "${WORK_DIR}/example.mtf" "${WORK_DIR}/back.ptfb")
 same_bytes("native -> Meta-TF -> native" "${WORK_DIR}/back.ptfb" "${SOURCE_DIR}/${fixture}")
 
 # Every value, field by field, and the header as the first comment.
-run(0 ${MTF} dump --no-meta "${WORK_DIR}/example.mtf")
+run_in_source(0 ${MTF} dump --no-meta "${WORK_DIR}/example.mtf")
 file(READ "${here}/ptf-example.dump" want)
 expect_equal("dump of the converted file" "${out}" "${want}")
-run(0 ${MTF} dump --record comment "${WORK_DIR}/example.mtf")
+run_in_source(0 ${MTF} dump --record comment "${WORK_DIR}/example.mtf")
 expect_equal("the header as a comment" "${out}"
   "comment length=73 data=\"PTF 1.0\\nbinary tree example, written by tests/native/ptf_binary_writer.c\\n\"\n")
 
 # To PTF text (the header left out, with a warning), and from text back to native binary with an empty header.
-run(0 ${MTF} convert "${WORK_DIR}/example.mtf" "${WORK_DIR}/example.ptf")
+run_in_source(0 ${MTF} convert "${WORK_DIR}/example.mtf" "${WORK_DIR}/example.ptf")
 expect_equal("the warning" "${err}"
   "mtf: convert: ${WORK_DIR}/example.mtf: warning: left out 1 comment record(s), which the text form cannot hold\n")
 same_bytes("native -> Meta-TF -> text" "${WORK_DIR}/example.ptf" "${here}/ptf-example.ptf")
-run(0 ${MTF} convert --dtd dtds/ptf.dtd "${here}/ptf-example.ptf" "${WORK_DIR}/from-text.mtf")
-run(0 ${MTF} convert --native "${WORK_DIR}/from-text.mtf" "${WORK_DIR}/from-text.ptfb")
+run_in_source(0 ${MTF} convert --dtd dtds/ptf.dtd "${here}/ptf-example.ptf" "${WORK_DIR}/from-text.mtf")
+run_in_source(0 ${MTF} convert --native "${WORK_DIR}/from-text.mtf" "${WORK_DIR}/from-text.ptfb")
 file(READ "${WORK_DIR}/from-text.ptfb" got HEX)
 file(READ "${SOURCE_DIR}/${fixture}" whole HEX)
 string(FIND "${whole}" "0a240a" at)  # the events start after "\n$\n"
@@ -84,22 +70,22 @@ endif()
 
 # A value the native field cannot hold is refused when writing, not cut.
 file(WRITE "${WORK_DIR}/wide.ptf" "Trace begin\ndw 41 44 70000\nTrace end\n")
-run(0 ${MTF} convert --dtd dtds/ptf.dtd "${WORK_DIR}/wide.ptf" "${WORK_DIR}/wide.mtf")
+run_in_source(0 ${MTF} convert --dtd dtds/ptf.dtd "${WORK_DIR}/wide.ptf" "${WORK_DIR}/wide.mtf")
 fails("mtf: convert: ${WORK_DIR}/wide.mtf: record 1: field 'offset' of record 'dw' holds 70000, more than its 2 bytes can"
       convert --native "${WORK_DIR}/wide.mtf" "${WORK_DIR}/wide.ptfb")
 fails("mtf: convert: dtds/spc.dtd: the DTD 'spc' describes no native binary form"
       convert --native --dtd dtds/spc.dtd ${fixture} "${WORK_DIR}/spc.mtf")
 
 # dump, check and stats read the native file itself.
-run(0 ${MTF} dump --native --dtd dtds/ptf.dtd --no-meta ${fixture})
+run_in_source(0 ${MTF} dump --native --dtd dtds/ptf.dtd --no-meta ${fixture})
 file(READ "${here}/ptf-example.dump" want)
 expect_equal("dump --native" "${out}" "${want}")
-run(0 ${MTF} check --native --dtd dtds/ptf.dtd ${fixture})
+run_in_source(0 ${MTF} check --native --dtd dtds/ptf.dtd ${fixture})
 expect_equal("check --native" "${out}" "${fixture}: ok: 16 records, 1 section with data, 260 bytes\n")
-run(0 ${MTF} stats --native --dtd dtds/ptf.dtd --json ${fixture})
+run_in_source(0 ${MTF} stats --native --dtd dtds/ptf.dtd --json ${fixture})
 string(JSON co_count GET "${out}" records 4 count)
 expect_equal("stats --native: co events" "${co_count}" "2")
 fails("mtf: check: ${WORK_DIR}/cut.ptfb: byte 259, record 15: the file ends inside record 15"
       check --native --dtd dtds/ptf.dtd "${WORK_DIR}/cut.ptfb")
-run(2 ${MTF} check --native ${fixture})
+run_in_source(2 ${MTF} check --native ${fixture})
 expect_equal("check --native without --dtd" "${err}" "mtf: check: reading a native file needs the format's DTD: --dtd FILE (see 'mtf check --help')\n")

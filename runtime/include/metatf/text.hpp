@@ -107,6 +107,7 @@ private:
 
     std::string line_;
     std::vector<std::uint64_t> last_;  // scratch of the line being written, kept to save allocations
+    std::vector<std::string> prefixes_;            // per slot: what starts its lines
     std::vector<std::vector<std::string>> stops_;  // per slot: the texts around its fields, which end tokens
     std::vector<std::uint64_t> check_last_;        // scratch of check_reads_back()
     std::vector<std::size_t> check_pending_;
