@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <metatf/typed.hpp>
+#include <metatf/typed_forms.hpp>
 
 namespace charisma {
 
@@ -984,8 +985,10 @@ inline constexpr char text[] =
     "// tasks) starting and ending, files being opened, read, written, resized,\n"
     "// linked and closed. The header defines the records as C structs and leaves\n"
     "// the sizes of its basic types to a machine-dependent companion header.\n"
-    "// This DTD fixes them for an LP64 machine; docs/formats.md, \"CHARISMA\",\n"
-    "// lists every choice. The format is binary only: it has no text form.\n"
+    "// The Meta-TF records take the sizes of an LP64 machine; docs/formats.md,\n"
+    "// \"CHARISMA\", lists every choice. The format is binary only: it has no text\n"
+    "// form, and two native forms (at the end) read and write the trace files\n"
+    "// themselves, as the iPSC/860 and as an LP64 machine laid them out.\n"
     "//\n"
     "// Tags: CHARISMA numbers its record types from 0 (the header record) to 15\n"
     "// (fcntl). Meta-TF reserves 1, 2 and 3 for comment, section and metadata,\n"
@@ -994,15 +997,17 @@ inline constexpr char text[] =
     "// takes 20. CHARISMA's record_type field (2 bytes, 1 in the compressed\n"
     "// record) is the 1-byte Meta-TF tag.\n"
     "//\n"
-    "// Not described here: the two 32-bit words that open a CHARISMA file (the\n"
-    "// magic number 0x01234567 and the format version 1), since a Meta-TF trace\n"
-    "// identifies its format itself; and the machine-dependent records the\n"
-    "// header allows after the header record, whose layout it does not give (a\n"
-    "// machine-dependent DTD would add them with tags from 21 on).\n"
+    "// Not described here: the machine-dependent records the header allows\n"
+    "// after the header record, whose layout it does not give (a\n"
+    "// machine-dependent DTD would add them with tags from 21 on). The two\n"
+    "// 32-bit words that open a CHARISMA file (the magic number 0x01234567 and\n"
+    "// the format version 1) are the native forms' magic.\n"
     "//\n"
     "// The structs' field order is kept; C padding between fields is not (a\n"
-    "// Meta-TF record has none). Widths are those of the C types chosen below;\n"
-    "// metadata in the trace can narrow or widen any field.\n"
+    "// Meta-TF record has none), but the native forms put it back. Widths are\n"
+    "// those of the LP64 C types; metadata in the trace can narrow or widen any\n"
+    "// field. Each field whose C type is machine-dependent names it ('ctype'),\n"
+    "// and each native form gives the type's size.\n"
     "\n"
     "tag.width = 1;\n"
     "\n"
@@ -1011,15 +1016,18 @@ inline constexpr char text[] =
     "// TimestampType: a clock reading in the unit given by the header record's\n"
     "// timestampUnit. 8 bytes, unsigned.\n"
     "timestamp.width = 8;\n"
+    "timestamp.ctype = \"TimestampType\";\n"
     "\n"
     "// time_t: seconds since the Unix epoch (1970), signed, 8 bytes.\n"
     "unixTime.type = signed;\n"
     "unixTime.width = 8;\n"
+    "unixTime.ctype = \"time_t\";\n"
     "\n"
     "// BigInt: a file size or file offset, 8 bytes. Signed, like the Unix off_t\n"
     "// it stands for.\n"
     "bigInt.type = signed;\n"
     "bigInt.width = 8;\n"
+    "bigInt.ctype = \"BigInt\";\n"
     "\n"
     "// TraceUserId, TraceAppId, TraceClientId, TraceFileDesc, TraceAsyncId:\n"
     "// identifiers, 4 bytes, unsigned. An application ID is unique system-wide\n"
@@ -1061,11 +1069,15 @@ inline constexpr char text[] =
     "// and TRACE_PATH_LENGTH bytes but defines neither length, and they differed\n"
     "// between machines. Each is stored here as a length followed by that many\n"
     "// bytes: the text up to its terminating NUL, without the padding. Any\n"
-    "// machine's names fit, and short names take little room.\n"
+    "// machine's names fit, and short names take little room. In the native\n"
+    "// forms they are the C arrays again, NUL-padded, and the lengths are not\n"
+    "// stored (a name that fills its array has no NUL).\n"
     "nameLength.width = 1;\n"
     "name.width = nameLength.value;\n"
+    "name.ctype = \"TRACE_NAME_LENGTH\";\n"
     "pathLength.width = 2;\n"
     "path.width = pathLength.value;\n"
+    "path.ctype = \"TRACE_PATH_LENGTH\";\n"
     "\n"
     "// ---- the header record ------------------------------------------------------------\n"
     "\n"
@@ -1075,13 +1087,16 @@ inline constexpr char text[] =
     "          systemType, mdVersion, releaseData, numProcessors, memoryPerProc,\n"
     "          numDisks, numIoNodes, memoryPerDisk, timestampUnit) {\n"
     "    tag.value = 4;\n"
+    "    tag.code = 0;\n"
     "    // gmtOffset: the local time zone's offset from GMT, in seconds (long).\n"
     "    gmtOffset.type = signed;\n"
     "    gmtOffset.width = 8;\n"
+    "    gmtOffset.ctype = \"long\";\n"
     "    // timestamp: the clock reading taken at startDate, to relate the two.\n"
     "    // systemId: distinguishes machines of one kind, by their IP address; a\n"
     "    // trace may leave it out (zero) for confidentiality. u_long.\n"
     "    systemId.width = 8;\n"
+    "    systemId.ctype = \"u_long\";\n"
     "    // systemType (byte): 1 iPSC, 2 Paragon, 3 CM-5, 4 MasPar, 5 Hector,\n"
     "    // 6 nCUBE, 7 SP2, 8 Cray T3D; further values may be added.\n"
     "    systemType.width = 1;\n"
@@ -1119,25 +1134,29 @@ inline constexpr char text[] =
     "appLoad : (tag, timestamp, nameLength, name, pathLength, path, userId,\n"
     "           initialLoadSize, applId, numClients, numClients*(client : clientId)) {\n"
     "    tag.value = 5;\n"
-    "    // u_long\n"
+    "    tag.code = 1;\n"
     "    initialLoadSize.width = 8;\n"
+    "    initialLoadSize.ctype = \"u_long\";\n"
     "}\n"
     "\n"
     "// An application ended; all its clients are done.\n"
     "appExit : (tag, timestamp, applId) {\n"
     "    tag.value = 6;\n"
+    "    tag.code = 2;\n"
     "}\n"
     "\n"
     "// A client was created within an application (systems where clients fork),\n"
     "// which binds the client ID to the application.\n"
     "clientJoin : (tag, timestamp, applId, clientId) {\n"
     "    tag.value = 7;\n"
+    "    tag.code = 3;\n"
     "}\n"
     "\n"
     "// A client left before its application ended (rare). The header's constant\n"
     "// for this type is TRACE_APP_CLIENT_LEAVE_RECORD.\n"
     "clientLeave : (tag, timestamp, applId, clientId) {\n"
     "    tag.value = 8;\n"
+    "    tag.code = 4;\n"
     "}\n"
     "\n"
     "// ---- opening and closing files ---------------------------------------------------\n"
@@ -1149,6 +1168,7 @@ inline constexpr char text[] =
     "           fileId, fileDesc, fileSize : bigInt, creationDate : unixTime,\n"
     "           openFlags) {\n"
     "    tag.value = 9;\n"
+    "    tag.code = 5;\n"
     "}\n"
     "\n"
     "// One client opened a file; otherwise as appOpen.\n"
@@ -1156,16 +1176,19 @@ inline constexpr char text[] =
     "              fileId, fileDesc, fileSize : bigInt, creationDate : unixTime,\n"
     "              openFlags) {\n"
     "    tag.value = 10;\n"
+    "    tag.code = 6;\n"
     "}\n"
     "\n"
     "// An application closed a file; the size is the size at closing.\n"
     "appClose : (tag, timestamp, applId, fileDesc, fileSize : bigInt) {\n"
     "    tag.value = 11;\n"
+    "    tag.code = 7;\n"
     "}\n"
     "\n"
     "// A client closed a file; the size is the size at closing.\n"
     "clientClose : (tag, timestamp, clientId, fileDesc, fileSize : bigInt) {\n"
     "    tag.value = 12;\n"
+    "    tag.code = 8;\n"
     "}\n"
     "\n"
     "// ---- reading and writing -----------------------------------------------------------\n"
@@ -1183,7 +1206,9 @@ inline constexpr char text[] =
     "             numClients*(ioRequest : (offset : bigInt, memoryOffset,\n"
     "                                      ioSize : bigInt, clientId))) {\n"
     "    tag.value = 13;\n"
+    "    tag.code = 9;\n"
     "    ioRequest.memoryOffset.width = 8;\n"
+    "    ioRequest.memoryOffset.ctype = \"u_long\";\n"
     "}\n"
     "\n"
     "// A file was extended explicitly (e.g. preallocated) from originalSize to\n"
@@ -1191,6 +1216,7 @@ inline constexpr char text[] =
     "extend : (tag, timestamp, clientId, fileId, originalSize : bigInt,\n"
     "          newSize : bigInt) {\n"
     "    tag.value = 14;\n"
+    "    tag.code = 10;\n"
     "}\n"
     "\n"
     "// A file was truncated explicitly from originalSize to newSize bytes. The\n"
@@ -1199,18 +1225,21 @@ inline constexpr char text[] =
     "truncate : (tag, timestamp, clientId, fileId, originalSize : bigInt,\n"
     "            newSize : bigInt) {\n"
     "    tag.value = 15;\n"
+    "    tag.code = 11;\n"
     "}\n"
     "\n"
     "// A (Unix-style) link to the file was made; newLinkCount is the new number\n"
     "// of links.\n"
     "link : (tag, timestamp, clientId, fileId, newLinkCount) {\n"
     "    tag.value = 16;\n"
+    "    tag.code = 12;\n"
     "}\n"
     "\n"
     "// A link was removed; at newLinkCount 0 the file is gone. Usable on systems\n"
     "// without real links, and a way to spot temporary files.\n"
     "unlink : (tag, timestamp, clientId, fileId, newLinkCount) {\n"
     "    tag.value = 17;\n"
+    "    tag.code = 13;\n"
     "}\n"
     "\n"
     "// The end of an asynchronous request, found by its asyncId: callTime is\n"
@@ -1220,6 +1249,7 @@ inline constexpr char text[] =
     "asynchEnd : (tag, callTime : timestamp, endTime : timestamp, asyncId,\n"
     "             clientId, applId) {\n"
     "    tag.value = 18;\n"
+    "    tag.code = 14;\n"
     "}\n"
     "\n"
     "// An fcntl call, with its request code and argument (int, machine- and\n"
@@ -1229,6 +1259,7 @@ inline constexpr char text[] =
     "// tracer stored there fits.\n"
     "fcntl : (tag, timestamp, clientId, fileDesc, request, arg) {\n"
     "    tag.value = 19;\n"
+    "    tag.code = 15;\n"
     "    fileDesc.width = 8;\n"
     "    request.type = signed;\n"
     "    request.width = 4;\n"
@@ -1266,6 +1297,9 @@ inline constexpr char text[] =
     "compressedReadWrite : (tag, clientId, fileDescBits, indexBits, duration,\n"
     "                       fieldCount, fieldCount*(fieldValue)) {\n"
     "    tag.value = 20;\n"
+    "    // Its 1-byte type code cannot share a stream with the others' 2-byte\n"
+    "    // ones, and the header gives it no number: the native forms leave it out.\n"
+    "    tag.code = none;\n"
     "    clientId.width = 1;\n"
     "    fileDescBits.width = 1;\n"
     "    indexBits.width = 1;\n"
@@ -1273,12 +1307,146 @@ inline constexpr char text[] =
     "    fieldCount.width = 1;\n"
     "    fieldValue.width = 4;\n"
     "}\n"
+    "\n"
+    "// ---- the native forms: the trace files themselves ------------------------------\n"
+    "\n"
+    "// A file starts with the magic number 0x01234567 and the format version 1,\n"
+    "// two 32-bit words in the machine's byte order; then each record is its C\n"
+    "// struct as fwrite wrote it, with the compiler's padding (written as zero,\n"
+    "// skipped on reading), the 2-byte record_type first. The native codes are\n"
+    "// CHARISMA's own numbers, 0 to 15 ('tag.code' above). A struct ending in\n"
+    "// 'x[1]' (\"actually [num_clients]\") takes sizeof(struct) plus one element\n"
+    "// per further client. The header leaves TRACE_NAME_LENGTH and\n"
+    "// TRACE_PATH_LENGTH open; 32 and 128 are this DTD's choice, the same on\n"
+    "// both machines (a copy of the DTD with other sizes reads files that used\n"
+    "// them). Reading goes by the magic: the first form whose bytes start the\n"
+    "// file is taken.\n"
+    "\n"
+    "// Intel iPSC/860: 32 bits, big-endian as the traces were written, every\n"
+    "// type aligned at its size (the i860 faults on unaligned data).\n"
+    "native ipsc860 {\n"
+    "    order = big;\n"
+    "    code = 2;\n"
+    "    magic = 0x01234567, 0x00000001;\n"
+    "    align = natural;\n"
+    "    sizeof(time_t) = 4;\n"
+    "    sizeof(long) = 4;\n"
+    "    sizeof(u_long) = 4;\n"
+    "    sizeof(TimestampType) = 8;\n"
+    "    sizeof(BigInt) = 8;\n"
+    "    sizeof(TRACE_NAME_LENGTH) = 32;\n"
+    "    sizeof(TRACE_PATH_LENGTH) = 128;\n"
+    "}\n"
+    "\n"
+    "// An LP64 machine, little-endian (x86-64 Linux, say): long, u_long and\n"
+    "// time_t take 8 bytes.\n"
+    "native lp64 {\n"
+    "    order = little;\n"
+    "    code = 2;\n"
+    "    magic = 0x01234567, 0x00000001;\n"
+    "    align = natural;\n"
+    "    sizeof(time_t) = 8;\n"
+    "    sizeof(long) = 8;\n"
+    "    sizeof(u_long) = 8;\n"
+    "    sizeof(TimestampType) = 8;\n"
+    "    sizeof(BigInt) = 8;\n"
+    "    sizeof(TRACE_NAME_LENGTH) = 32;\n"
+    "    sizeof(TRACE_PATH_LENGTH) = 128;\n"
+    "}\n"
     "";
+
+// The native binary form ipsc860: how each field is stored.
+inline constexpr rt::NativeFieldDesc native0_fields3[] = {{2, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {80, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}};  // header
+inline constexpr rt::NativeFieldDesc native0_fields4[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {0, rt::NativeKind::implied}, {32, rt::NativeKind::chars}, {0, rt::NativeKind::implied}, {128, rt::NativeKind::chars}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {2, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // appLoad
+inline constexpr rt::NativeFieldDesc native0_fields5[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // appExit
+inline constexpr rt::NativeFieldDesc native0_fields6[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // clientJoin
+inline constexpr rt::NativeFieldDesc native0_fields7[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // clientLeave
+inline constexpr rt::NativeFieldDesc native0_fields8[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {0, rt::NativeKind::implied}, {32, rt::NativeKind::chars}, {0, rt::NativeKind::implied}, {128, rt::NativeKind::chars}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {1, rt::NativeKind::value}};  // appOpen
+inline constexpr rt::NativeFieldDesc native0_fields9[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {0, rt::NativeKind::implied}, {32, rt::NativeKind::chars}, {0, rt::NativeKind::implied}, {128, rt::NativeKind::chars}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {1, rt::NativeKind::value}};  // clientOpen
+inline constexpr rt::NativeFieldDesc native0_fields10[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}};  // appClose
+inline constexpr rt::NativeFieldDesc native0_fields11[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}};  // clientClose
+inline constexpr rt::NativeFieldDesc native0_fields12[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // readWrite
+inline constexpr rt::NativeFieldDesc native0_fields13[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}};  // extend
+inline constexpr rt::NativeFieldDesc native0_fields14[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}};  // truncate
+inline constexpr rt::NativeFieldDesc native0_fields15[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {2, rt::NativeKind::value}};  // link
+inline constexpr rt::NativeFieldDesc native0_fields16[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {2, rt::NativeKind::value}};  // unlink
+inline constexpr rt::NativeFieldDesc native0_fields17[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // asynchEnd
+inline constexpr rt::NativeFieldDesc native0_fields18[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // fcntl
+inline constexpr rt::NativeFieldDesc native0_fields19[] = {{2, rt::NativeKind::value}, {1, rt::NativeKind::value}, {1, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // compressedReadWrite
+inline constexpr rt::NativeRecordDesc native0_records[] = {
+    {false, 0, nullptr},  // comment
+    {false, 0, nullptr},  // section
+    {false, 0, nullptr},  // metadata
+    {true, 0, native0_fields3},  // header
+    {true, 1, native0_fields4},  // appLoad
+    {true, 2, native0_fields5},  // appExit
+    {true, 3, native0_fields6},  // clientJoin
+    {true, 4, native0_fields7},  // clientLeave
+    {true, 5, native0_fields8},  // appOpen
+    {true, 6, native0_fields9},  // clientOpen
+    {true, 7, native0_fields10},  // appClose
+    {true, 8, native0_fields11},  // clientClose
+    {true, 9, native0_fields12},  // readWrite
+    {true, 10, native0_fields13},  // extend
+    {true, 11, native0_fields14},  // truncate
+    {true, 12, native0_fields15},  // link
+    {true, 13, native0_fields16},  // unlink
+    {true, 14, native0_fields17},  // asynchEnd
+    {true, 15, native0_fields18},  // fcntl
+    {false, 0, native0_fields19},  // compressedReadWrite
+};
+inline constexpr std::uint8_t native0_magic[] = {1, 35, 69, 103, 0, 0, 0, 1};
+
+// The native binary form lp64: how each field is stored.
+inline constexpr rt::NativeFieldDesc native1_fields3[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {80, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}};  // header
+inline constexpr rt::NativeFieldDesc native1_fields4[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {0, rt::NativeKind::implied}, {32, rt::NativeKind::chars}, {0, rt::NativeKind::implied}, {128, rt::NativeKind::chars}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {2, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // appLoad
+inline constexpr rt::NativeFieldDesc native1_fields5[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // appExit
+inline constexpr rt::NativeFieldDesc native1_fields6[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // clientJoin
+inline constexpr rt::NativeFieldDesc native1_fields7[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // clientLeave
+inline constexpr rt::NativeFieldDesc native1_fields8[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {0, rt::NativeKind::implied}, {32, rt::NativeKind::chars}, {0, rt::NativeKind::implied}, {128, rt::NativeKind::chars}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {1, rt::NativeKind::value}};  // appOpen
+inline constexpr rt::NativeFieldDesc native1_fields9[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {0, rt::NativeKind::implied}, {32, rt::NativeKind::chars}, {0, rt::NativeKind::implied}, {128, rt::NativeKind::chars}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {1, rt::NativeKind::value}};  // clientOpen
+inline constexpr rt::NativeFieldDesc native1_fields10[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}};  // appClose
+inline constexpr rt::NativeFieldDesc native1_fields11[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}};  // clientClose
+inline constexpr rt::NativeFieldDesc native1_fields12[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // readWrite
+inline constexpr rt::NativeFieldDesc native1_fields13[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}};  // extend
+inline constexpr rt::NativeFieldDesc native1_fields14[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}};  // truncate
+inline constexpr rt::NativeFieldDesc native1_fields15[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {2, rt::NativeKind::value}};  // link
+inline constexpr rt::NativeFieldDesc native1_fields16[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {2, rt::NativeKind::value}};  // unlink
+inline constexpr rt::NativeFieldDesc native1_fields17[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // asynchEnd
+inline constexpr rt::NativeFieldDesc native1_fields18[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // fcntl
+inline constexpr rt::NativeFieldDesc native1_fields19[] = {{2, rt::NativeKind::value}, {1, rt::NativeKind::value}, {1, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // compressedReadWrite
+inline constexpr rt::NativeRecordDesc native1_records[] = {
+    {false, 0, nullptr},  // comment
+    {false, 0, nullptr},  // section
+    {false, 0, nullptr},  // metadata
+    {true, 0, native1_fields3},  // header
+    {true, 1, native1_fields4},  // appLoad
+    {true, 2, native1_fields5},  // appExit
+    {true, 3, native1_fields6},  // clientJoin
+    {true, 4, native1_fields7},  // clientLeave
+    {true, 5, native1_fields8},  // appOpen
+    {true, 6, native1_fields9},  // clientOpen
+    {true, 7, native1_fields10},  // appClose
+    {true, 8, native1_fields11},  // clientClose
+    {true, 9, native1_fields12},  // readWrite
+    {true, 10, native1_fields13},  // extend
+    {true, 11, native1_fields14},  // truncate
+    {true, 12, native1_fields15},  // link
+    {true, 13, native1_fields16},  // unlink
+    {true, 14, native1_fields17},  // asynchEnd
+    {true, 15, native1_fields18},  // fcntl
+    {false, 0, native1_fields19},  // compressedReadWrite
+};
+inline constexpr std::uint8_t native1_magic[] = {103, 69, 35, 1, 1, 0, 0, 0};
+inline constexpr rt::NativeFormDesc native_forms[] = {
+    {"ipsc860", rt::ByteOrder::big, 2, 8, nullptr, native0_magic, 8, native0_records},
+    {"lp64", rt::ByteOrder::little, 2, 8, nullptr, native1_magic, 8, native1_records},
+};
 
 }  // namespace detail
 
 // The DTD as the runtime sees it.
-inline constexpr rt::DtdDesc dtd = {"charisma", detail::text, 1, nullptr, 0, detail::records, 20, nullptr, nullptr};
+inline constexpr rt::DtdDesc dtd = {"charisma", detail::text, 1, nullptr, 0, detail::records, 20, nullptr, detail::native_forms, 2};
 
 // What the runtime's reader and writer need of this DTD: its types and
 // descriptor, and which record type a tag names (tags that one record has).
@@ -1316,5 +1484,26 @@ struct Codec {
 using Reader = rt::TypedReader<Codec>;
 // Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.
 using Writer = rt::TypedWriter<Codec>;
+
+// The native binary forms, to name one to a reader or writer.
+inline constexpr const rt::NativeFormDesc& native_ipsc860 = detail::native_forms[0];
+inline constexpr const rt::NativeFormDesc& native_lp64 = detail::native_forms[1];
+
+// Reads one of the DTD's native binary forms, a record at a time: visit(v) calls
+// v(record); runtime().header() is the file's ASCII header. Without a form, the
+// DTD's only one, or the one whose magic bytes start the file. Throws
+// rt::TraceError at the byte offset of input that is not a record.
+class NativeReader : public rt::TypedFormReader<Records, rt::NativeReader> {
+public:
+    explicit NativeReader(std::istream& in) : TypedFormReader(in, dtd) {}
+    NativeReader(std::istream& in, const rt::NativeFormDesc& form) : TypedFormReader(in, dtd, form) {}
+};
+
+// Writes records in one of the DTD's native binary forms; runtime().header(text)
+// first gives the ASCII header, close() flushes.
+class NativeWriter : public rt::TypedFormWriter<Records, rt::NativeWriter> {
+public:
+    NativeWriter(std::ostream& out, const rt::NativeFormDesc& form) : TypedFormWriter(out, dtd, form) {}
+};
 
 }  // namespace charisma

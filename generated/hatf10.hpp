@@ -699,7 +699,7 @@ inline constexpr char text[] =
 }  // namespace detail
 
 // The DTD as the runtime sees it.
-inline constexpr rt::DtdDesc dtd = {"hatf10", detail::text, 1, nullptr, 0, detail::records, 13, nullptr, nullptr};
+inline constexpr rt::DtdDesc dtd = {"hatf10", detail::text, 1, nullptr, 0, detail::records, 13, nullptr, nullptr, 0};
 
 // What the runtime's reader and writer need of this DTD: its types and
 // descriptor, and which record type a tag names (tags that one record has).

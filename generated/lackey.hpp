@@ -244,7 +244,7 @@ inline constexpr rt::TextFormDesc text_form = {" ", "", "", text_records};
 }  // namespace detail
 
 // The DTD as the runtime sees it.
-inline constexpr rt::DtdDesc dtd = {"lackey", detail::text, 1, nullptr, 0, detail::records, 7, &detail::text_form, nullptr};
+inline constexpr rt::DtdDesc dtd = {"lackey", detail::text, 1, nullptr, 0, detail::records, 7, &detail::text_form, nullptr, 0};
 
 // What the runtime's reader and writer need of this DTD: its types and
 // descriptor, and which record type a tag names (tags that one record has).

@@ -926,32 +926,48 @@ inline constexpr rt::TextRecordDesc text_records[] = {
 };
 inline constexpr rt::TextFormDesc text_form = {" ", "Trace begin", "Trace end", text_records};
 
-// The native binary form: each record's type code.
-inline constexpr std::uint64_t native_codes[] = {
-    0,  // comment
-    0,  // section
-    0,  // metadata
-    4,  // fo
-    5,  // co
-    6,  // cao
-    7,  // do
-    8,  // sr
-    9,  // gr
-    10,  // dr
-    11,  // dw
-    12,  // adr
-    13,  // adw
-    14,  // er
-    15,  // ew
-    16,  // ts
-    17,  // te
+// The native binary form: how each field is stored.
+inline constexpr rt::NativeFieldDesc native0_fields3[] = {{1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {2, rt::NativeKind::value}, {2, rt::NativeKind::value}, {2, rt::NativeKind::value}, {2, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {0, rt::NativeKind::value}};  // fo
+inline constexpr rt::NativeFieldDesc native0_fields4[] = {{1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // co
+inline constexpr rt::NativeFieldDesc native0_fields5[] = {{1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // cao
+inline constexpr rt::NativeFieldDesc native0_fields6[] = {{1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // do
+inline constexpr rt::NativeFieldDesc native0_fields7[] = {{1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // sr
+inline constexpr rt::NativeFieldDesc native0_fields8[] = {{1, rt::NativeKind::value}};  // gr
+inline constexpr rt::NativeFieldDesc native0_fields9[] = {{1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {2, rt::NativeKind::value}};  // dr
+inline constexpr rt::NativeFieldDesc native0_fields10[] = {{1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {2, rt::NativeKind::value}};  // dw
+inline constexpr rt::NativeFieldDesc native0_fields11[] = {{1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {2, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // adr
+inline constexpr rt::NativeFieldDesc native0_fields12[] = {{1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {2, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // adw
+inline constexpr rt::NativeFieldDesc native0_fields13[] = {{1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {2, rt::NativeKind::value}};  // er
+inline constexpr rt::NativeFieldDesc native0_fields14[] = {{1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {2, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // ew
+inline constexpr rt::NativeFieldDesc native0_fields15[] = {{1, rt::NativeKind::value}};  // ts
+inline constexpr rt::NativeFieldDesc native0_fields16[] = {{1, rt::NativeKind::value}};  // te
+inline constexpr rt::NativeRecordDesc native0_records[] = {
+    {false, 0, nullptr},  // comment
+    {false, 0, nullptr},  // section
+    {false, 0, nullptr},  // metadata
+    {true, 4, native0_fields3},  // fo
+    {true, 5, native0_fields4},  // co
+    {true, 6, native0_fields5},  // cao
+    {true, 7, native0_fields6},  // do
+    {true, 8, native0_fields7},  // sr
+    {true, 9, native0_fields8},  // gr
+    {true, 10, native0_fields9},  // dr
+    {true, 11, native0_fields10},  // dw
+    {true, 12, native0_fields11},  // adr
+    {true, 13, native0_fields12},  // adw
+    {true, 14, native0_fields13},  // er
+    {true, 15, native0_fields14},  // ew
+    {true, 16, native0_fields15},  // ts
+    {true, 17, native0_fields16},  // te
 };
-inline constexpr rt::NativeFormDesc native_form = {rt::ByteOrder::big, 1, "$", native_codes};
+inline constexpr rt::NativeFormDesc native_forms[] = {
+    {"", rt::ByteOrder::big, 1, 0, "$", nullptr, 0, native0_records},
+};
 
 }  // namespace detail
 
 // The DTD as the runtime sees it.
-inline constexpr rt::DtdDesc dtd = {"ptf", detail::text, 1, nullptr, 0, detail::records, 17, &detail::text_form, &detail::native_form};
+inline constexpr rt::DtdDesc dtd = {"ptf", detail::text, 1, nullptr, 0, detail::records, 17, &detail::text_form, detail::native_forms, 1};
 
 // What the runtime's reader and writer need of this DTD: its types and
 // descriptor, and which record type a tag names (tags that one record has).
@@ -1001,19 +1017,22 @@ public:
     explicit TextWriter(std::ostream& out) : TypedFormWriter(out, dtd) {}
 };
 
-// Reads the DTD's native binary form, a record at a time: visit(v) calls v(record);
-// runtime().header() is the file's ASCII header. Throws rt::TraceError at the byte
-// offset of input that is not a record.
+// Reads one of the DTD's native binary forms, a record at a time: visit(v) calls
+// v(record); runtime().header() is the file's ASCII header. Without a form, the
+// DTD's only one, or the one whose magic bytes start the file. Throws
+// rt::TraceError at the byte offset of input that is not a record.
 class NativeReader : public rt::TypedFormReader<Records, rt::NativeReader> {
 public:
     explicit NativeReader(std::istream& in) : TypedFormReader(in, dtd) {}
+    NativeReader(std::istream& in, const rt::NativeFormDesc& form) : TypedFormReader(in, dtd, form) {}
 };
 
-// Writes records in the DTD's native binary form; runtime().header(text) first
-// gives the ASCII header, close() flushes.
+// Writes records in one of the DTD's native binary forms; runtime().header(text)
+// first gives the ASCII header, close() flushes.
 class NativeWriter : public rt::TypedFormWriter<Records, rt::NativeWriter> {
 public:
     explicit NativeWriter(std::ostream& out) : TypedFormWriter(out, dtd) {}
+    NativeWriter(std::ostream& out, const rt::NativeFormDesc& form) : TypedFormWriter(out, dtd, form) {}
 };
 
 }  // namespace ptf

@@ -131,16 +131,54 @@ void emit_text_form(std::ostream& o, const rt::DtdDesc& dtd) {
       << ", " << literal(form.end) << ", text_records};\n";
 }
 
-void emit_native_form(std::ostream& o, const rt::DtdDesc& dtd) {
-    if (!dtd.native_form) return;
-    const rt::NativeFormDesc& form = *dtd.native_form;
-    o << "\n// The native binary form: each record's type code.\ninline constexpr std::uint64_t native_codes[] = {\n";
+const char* kind_name(rt::NativeKind k) {
+    return k == rt::NativeKind::chars ? "rt::NativeKind::chars" : k == rt::NativeKind::implied ? "rt::NativeKind::implied" : "rt::NativeKind::value";
+}
+
+// Form k's tables: how each record's fields are stored, its records, its magic bytes.
+void emit_native_form(std::ostream& o, const rt::DtdDesc& dtd, std::uint32_t k) {
+    const rt::NativeFormDesc& form = dtd.native_forms[k];
+    const std::string base = "native" + std::to_string(k);
+    o << "\n// The native binary form" << (*form.name ? std::string(" ") + form.name : std::string()) << ": how each field is stored.\n";
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
-        o << "    " << form.codes[slot] << ",  // " << dtd.records[slot].name << "\n";
+        const rt::RecordDesc& r = dtd.records[slot];
+        if (r.predefined != rt::Predefined::none) continue;
+        o << "inline constexpr rt::NativeFieldDesc " << base << "_fields" << slot << "[] = {";
+        for (std::uint32_t i = 0; i < r.field_count; ++i) {
+            o << (i ? ", " : "") << "{" << form.records[slot].fields[i].width << ", " << kind_name(form.records[slot].fields[i].kind) << "}";
+        }
+        o << "};  // " << r.name << "\n";
     }
-    o << "};\ninline constexpr rt::NativeFormDesc native_form = {"
-      << (form.order == rt::ByteOrder::big ? "rt::ByteOrder::big" : "rt::ByteOrder::little") << ", " << unsigned(form.code_width)
-      << ", " << (form.header_end ? literal(form.header_end) : "nullptr") << ", native_codes};\n";
+    o << "inline constexpr rt::NativeRecordDesc " << base << "_records[] = {\n";
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        const rt::RecordDesc& r = dtd.records[slot];
+        const rt::NativeRecordDesc& n = form.records[slot];
+        if (r.predefined != rt::Predefined::none) {
+            o << "    {false, 0, nullptr},  // " << r.name << "\n";
+        } else {
+            o << "    {" << (n.held ? "true" : "false") << ", " << n.code << ", " << base << "_fields" << slot << "},  // " << r.name << "\n";
+        }
+    }
+    o << "};\n";
+    if (form.magic_size) {
+        o << "inline constexpr std::uint8_t " << base << "_magic[] = {";
+        for (std::uint32_t i = 0; i < form.magic_size; ++i) o << (i ? ", " : "") << unsigned(form.magic[i]);
+        o << "};\n";
+    }
+}
+
+void emit_native_forms(std::ostream& o, const rt::DtdDesc& dtd) {
+    if (dtd.native_form_count == 0) return;
+    for (std::uint32_t k = 0; k < dtd.native_form_count; ++k) emit_native_form(o, dtd, k);
+    o << "inline constexpr rt::NativeFormDesc native_forms[] = {\n";
+    for (std::uint32_t k = 0; k < dtd.native_form_count; ++k) {
+        const rt::NativeFormDesc& form = dtd.native_forms[k];
+        const std::string base = "native" + std::to_string(k);
+        o << "    {" << literal(form.name) << ", " << (form.order == rt::ByteOrder::big ? "rt::ByteOrder::big" : "rt::ByteOrder::little") << ", "
+          << unsigned(form.code_width) << ", " << unsigned(form.align) << ", " << (form.header_end ? literal(form.header_end) : "nullptr") << ", "
+          << (form.magic_size ? base + "_magic" : "nullptr") << ", " << form.magic_size << ", " << base << "_records},\n";
+    }
+    o << "};\n";
 }
 
 }  // namespace
@@ -151,13 +189,13 @@ void emit_tables(std::ostream& o, const rt::DtdDesc& dtd) {
     emit_sections(o, dtd);
     o << "inline constexpr char text[] =\n    " << literal(dtd.text) << ";\n";
     emit_text_form(o, dtd);
-    emit_native_form(o, dtd);
+    emit_native_forms(o, dtd);
     o << "\n}  // namespace detail\n\n";
     o << "// The DTD as the runtime sees it.\ninline constexpr rt::DtdDesc dtd = {" << literal(dtd.name)
       << ", detail::text, " << dtd.tag_width << ", " << (dtd.section_count ? "detail::sections" : "nullptr") << ", "
       << dtd.section_count << ", detail::records, " << dtd.record_count << ", "
       << (dtd.text_form ? "&detail::text_form" : "nullptr") << ", "
-      << (dtd.native_form ? "&detail::native_form" : "nullptr") << "};\n\n";
+      << (dtd.native_form_count ? "detail::native_forms" : "nullptr") << ", " << dtd.native_form_count << "};\n\n";
 }
 
 }  // namespace metatf::back

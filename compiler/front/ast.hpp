@@ -130,13 +130,16 @@ struct TextBlock {
     std::vector<TextSetting> settings;
 };
 
-// `native { name = value; ... }`: a value is a number, a string or a word.
+// `native NAME { name = value; sizeof(ctype) = N; ... }`: a value is a
+// number, several numbers separated by commas, a string or a word.
 struct NativeSetting {
-    Name name;
-    std::variant<Integer, String, Name> value;
+    Name name;              // "sizeof" for `sizeof(ctype) = N;`
+    std::optional<Name> of;  // sizeof: the C type
+    std::variant<Integer, String, Name, std::vector<Integer>> value;
 };
 struct NativeBlock {
     Location where;
+    std::optional<Name> name;  // none for a DTD's one unnamed form
     std::vector<NativeSetting> settings;
 };
 

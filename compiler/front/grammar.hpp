@@ -126,16 +126,26 @@ struct text_close : one<'}'> {};
 struct text_def : seq<text_keyword, sep, one<'{'>, sep, star<not_at<one<'}'>>, not_at<eof>, must<text_item>, sep>,
                       must<text_close>> {};
 
-// ---- the native binary form: `native { order = big; code = 1; header = "$"; }` ----
+// ---- native binary forms: `native lp64 { order = little; code = 2; sizeof(long) = 8; }` ----
 struct native_keyword : TAO_PEGTL_KEYWORD("native") {};
+struct native_form_name : identifier {};
 struct native_setting_name : identifier {};
+struct sizeof_keyword : TAO_PEGTL_KEYWORD("sizeof") {};
+struct sizeof_open : one<'('> {};
+struct native_ctype : identifier {};
+struct sizeof_close : one<')'> {};
+struct native_sizeof : seq<sizeof_keyword, sep, must<sizeof_open>, sep, must<native_ctype>, sep, must<sizeof_close>> {};
 struct native_word : identifier {};
-struct native_setting_value : sor<integer, string_literal, native_word> {};
-struct native_item : seq<native_setting_name, sep, must<equals>, sep, must<native_setting_value>, sep, must<semicolon>> {};
+struct native_number : integer {};
+struct native_next_number : integer {};  // after a comma; a rule with a message must match where it is tried
+// One number, or several separated by commas (the magic words).
+struct native_numbers : seq<native_number, star<sep, one<','>, sep, must<native_next_number>>> {};
+struct native_setting_value : sor<native_numbers, string_literal, native_word> {};
+struct native_item : seq<sor<native_sizeof, native_setting_name>, sep, must<equals>, sep, must<native_setting_value>, sep, must<semicolon>> {};
 struct native_close : one<'}'> {};
 // As for `text`: `native : ...` and `native.width` stay a record and a property.
-struct native_def : seq<native_keyword, sep, one<'{'>, sep, star<not_at<one<'}'>>, not_at<eof>, must<native_item>, sep>,
-                        must<native_close>> {};
+struct native_def : seq<native_keyword, sep, opt<native_form_name, sep>, one<'{'>, sep,
+                        star<not_at<one<'}'>>, not_at<eof>, must<native_item>, sep>, must<native_close>> {};
 
 // ---- the whole DTD ----------------------------------------------------------
 // A DTD is `sep (global_item sep)* eof`. The parser matches it one item at a
@@ -176,7 +186,11 @@ template <> inline constexpr const char* errors::message<text_item> =
 template <> inline constexpr const char* errors::message<text_close> = "expected '}' to end the text block";
 template <> inline constexpr const char* errors::message<native_setting_value> = "expected a number, a string or a word, as in 'order = big;'";
 template <> inline constexpr const char* errors::message<native_item> =
-    "expected a native setting 'order = big;', 'code = 1;', 'header = \"...\";' or '}'";
+    "expected a native setting 'order = big;', 'code = 1;', 'header = \"...\";', 'sizeof(long) = 8;' or '}'";
+template <> inline constexpr const char* errors::message<sizeof_open> = "expected '(' after 'sizeof', as in 'sizeof(long) = 8;'";
+template <> inline constexpr const char* errors::message<native_ctype> = "expected the name of a C type, as in 'sizeof(long) = 8;'";
+template <> inline constexpr const char* errors::message<sizeof_close> = "expected ')' after the C type's name";
+template <> inline constexpr const char* errors::message<native_next_number> = "expected a number after ','";
 template <> inline constexpr const char* errors::message<native_close> = "expected '}' to end the native block";
 template <> inline constexpr const char* errors::message<semicolon> = "expected ';' after the property value";
 template <> inline constexpr const char* errors::message<block_item> = "expected a property 'field.property = value;' or '}'";

@@ -1,5 +1,6 @@
-// The native binary form of a DTD: the `native { ... }` block and each
-// record's type code, checked together once the records are resolved.
+// The native binary forms of a DTD: the `native NAME { ... }` blocks, each
+// record's type code and each field's C type, checked together once the
+// records are resolved.
 #pragma once
 
 #include <vector>
@@ -11,9 +12,9 @@
 
 namespace metatf::front {
 
-// Resolves the `native` block into schema.native, gives each record its type
-// code (its tag unless `tag.code` sets one) and checks that every record can
-// be laid out natively. `sites` runs parallel to schema.records.
+// Resolves the `native` blocks into schema.native, gives each record its
+// type code (its tag unless `tag.code` sets one), lays out every field in
+// every form and checks that it can be. `sites` runs parallel to schema.records.
 void resolve_native_form(const ast::Dtd& dtd, ir::Schema& schema, const std::vector<RecordTextSites>& sites,
                          Diagnostics& diags);
 

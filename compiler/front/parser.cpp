@@ -29,7 +29,8 @@ using selector = pegtl::parse_tree::selector<
         g::record_def, g::section_name, g::section_number, g::section_def, g::string_literal, g::ignore_case,
         g::text_chars, g::text_decimal, g::text_hex, g::digits_arg, g::text_upper, g::text_string, g::text_line, g::text_omit, g::text_def,
         g::text_setting_name, g::text_item, g::chars_arg, g::text_setting_value, g::native_def, g::native_item,
-        g::native_setting_name, g::native_word>>;
+        g::native_setting_name, g::native_word, g::native_form_name, g::native_sizeof, g::native_ctype, g::native_numbers,
+        g::native_number, g::native_next_number>>;
 
 // Counts how deeply fields nest and refuses to go past the limit.
 struct field_depth_guard : pegtl::maybe_nothing {
@@ -174,12 +175,27 @@ private:
     }
 
     ast::NativeBlock native_block(const Node& n) {
-        ast::NativeBlock out{where(n), {}};
+        ast::NativeBlock out{where(n), std::nullopt, {}};
         for (const auto& item : n.children) {
+            if (item->is_type<g::native_form_name>()) {
+                out.name = name(*item);
+                continue;
+            }
+            const Node& key = *item->children[0];
             const Node& v = *item->children[1];
-            ast::NativeSetting s{name(*item->children[0]), ast::Name{}};
-            if (v.is_type<g::integer>()) {
-                s.value = integer(v);
+            ast::NativeSetting s{name(key), std::nullopt, ast::Name{}};
+            if (key.is_type<g::native_sizeof>()) {
+                s.name = ast::Name{"sizeof", where(key)};
+                s.of = name(*key.children[0]);
+            }
+            if (v.is_type<g::native_numbers>()) {
+                std::vector<ast::Integer> numbers;
+                for (const auto& number : v.children) numbers.push_back(integer(*number));
+                if (numbers.size() == 1) {
+                    s.value = std::move(numbers.front());
+                } else {
+                    s.value = std::move(numbers);
+                }
             } else if (v.is_type<g::string_literal>()) {
                 s.value = string(v);
             } else {

@@ -5,6 +5,9 @@
 // blocks around it, so it is resolved in every record. What is wrong with a
 // property's value alone is reported once (Finding::value); what is wrong with
 // the field is reported per record, whose name the message carries.
+#include <algorithm>
+#include <cctype>
+
 #include "resolve_stages.hpp"
 
 namespace metatf::front::stage {
@@ -31,6 +34,7 @@ public:
 
     ResolvedFields run() {
         out_.text_at.resize(x_.leaves.size());
+        out_.ctype_at.resize(x_.leaves.size());
         for (Node* leaf : x_.leaves) out_.fields.push_back(resolve_leaf(leaf));
         out_.layout = layout(x_.root.get());
         return std::move(out_);
@@ -116,7 +120,8 @@ private:
         Location width_at = leaf->where, interp_at = leaf->where;
         bool has_width = false;
         const bool ok = resolve_type(leaf, f) && resolve_scale(leaf, f) && resolve_width(leaf, f, has_width, width_at) &&
-                        resolve_interpretation(leaf, f, interp_at) && resolve_feed(leaf, f) && resolve_text(leaf, f);
+                        resolve_interpretation(leaf, f, interp_at) && resolve_feed(leaf, f) && resolve_text(leaf, f) &&
+                        resolve_ctype(leaf, f);
         if (!ok || !check_storage(leaf, f, has_width, width_at)) {
             out_.ok = false;
             failed_.insert(f.index);
@@ -396,6 +401,22 @@ private:
         } else {
             f.text.after = s->value;
         }
+        return true;
+    }
+
+    // `ctype = "long"`: the C type whose size each native form gives the field.
+    bool resolve_ctype(const Node* leaf, ir::Field& f) {
+        const Source src = find_property(leaf, "ctype");
+        out_.ctype_at[f.index] = src.property ? where_of(src.property->value) : leaf->where;
+        if (!src.property) return true;
+        const auto* s = std::get_if<ast::String>(&src.property->value);
+        const bool identifier = s && !s->value.empty() && !std::isdigit(static_cast<unsigned char>(s->value[0])) &&
+                                std::all_of(s->value.begin(), s->value.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+        if (!identifier) return value_error(*src.property, where_of(src.property->value), "'ctype' takes the name of a C type as a string, as in 'time.ctype = \"long\";'");
+        if (f.type == ir::Type::bytes && !f.width_from) {
+            return field_error(s->where, describe(f) + " has a fixed width, which is its size in a native form; 'ctype' is for numbers and for bytes whose length a field gives");
+        }
+        f.ctype = s->value;
         return true;
     }
 

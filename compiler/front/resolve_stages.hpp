@@ -39,9 +39,9 @@ constexpr std::size_t max_record_nodes = 4096;
 constexpr std::uint32_t max_bytes_width = 65535;
 constexpr std::uint32_t max_scale = 19;
 
-inline constexpr std::array<std::string_view, 11> property_names = {"width",  "interpretation", "value",    "type",
+inline constexpr std::array<std::string_view, 12> property_names = {"width",  "interpretation", "value",    "type",
                                                                     "scale",  "feed",           "text",     "mnemonic",
-                                                                    "before", "after",          "code"};
+                                                                    "before", "after",          "code",     "ctype"};
 
 // ---- reporting ------------------------------------------------------------------
 
@@ -264,6 +264,7 @@ struct ResolvedFields {
     std::vector<ir::Field> fields;
     std::vector<ir::LayoutItem> layout;
     std::vector<Location> text_at;
+    std::vector<Location> ctype_at;  // per field: its `ctype` value, or the field
     std::optional<Location> pool_at;   // the first 'live' or 'feed'
     std::optional<Location> table_at;  // the first 'sectionOffset'
     bool ok = true;

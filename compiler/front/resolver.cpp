@@ -79,17 +79,22 @@ private:
         record.section = scope.number;
         record.fields = std::move(fields.fields);
         record.layout = std::move(fields.layout);
-        RecordTextSites sites{def.name.where, std::move(fields.text_at), std::nullopt, std::nullopt};
+        RecordTextSites sites{def.name.where, std::move(fields.text_at), std::nullopt, std::nullopt, std::move(fields.ctype_at)};
         if (const ast::Property* code = blocks.tag_code) {
             const auto* c = std::get_if<ast::Integer>(&code->value);
-            if (!c || c->negative) {
+            const auto* none = std::get_if<std::unique_ptr<ast::Interpretation>>(&code->value);
+            if (none && (*none)->kind == ast::InterpretationKind::none) {
+                sites.uncoded = true;
+                sites.code = (*none)->where;
+            } else if (!c || c->negative) {
                 if (report_.first_at({code, Finding::value})) {
-                    report_.error(where_of(code->value), "'tag.code' takes a number of 0 or more, as in 'tag.code = 9;'");
+                    report_.error(where_of(code->value), "'tag.code' takes a number of 0 or more, as in 'tag.code = 9;', or 'none'");
                 }
                 return;
+            } else {
+                record.code = c->magnitude;
+                sites.code = c->where;
             }
-            record.code = c->magnitude;
-            sites.code = c->where;
         }
         if (const ast::Property* mnemonic = blocks.mnemonic) {
             const auto* m = std::get_if<ast::String>(&mnemonic->value);

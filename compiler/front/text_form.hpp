@@ -18,6 +18,8 @@ struct RecordTextSites {
     std::vector<Location> field_text;  // per field: its `text` property, or the field
     std::optional<Location> mnemonic;  // its `tag.mnemonic` value
     std::optional<Location> code;      // its `tag.code` value
+    std::vector<Location> ctype;       // per field: its `ctype` property, or the field
+    bool uncoded = false;              // `tag.code = none`: no native form holds the record
 };
 
 // Why a text format cannot apply to `field` (its type and scale resolved), if

@@ -58,8 +58,24 @@ json field(const Record& r, const Field& f) {
     }
     out["interpretation"] = interpretation(f);
     if (f.feed != 0) out["feed"] = f.feed;
+    if (!f.ctype.empty()) out["ctype"] = f.ctype;
     if (r.mnemonic && f.index != 0) out["text"] = field_text(f.text);
     if (r.mnemonic && f.index == 0 && (f.text.before || !f.text.after.empty())) out["text"] = surround(f.text);
+    return out;
+}
+
+json native_form(const NativeForm& n) {
+    json out = {{"name", n.name}, {"order", n.order == rt::ByteOrder::big ? "big" : "little"}, {"code", n.code_width}};
+    if (n.header_end) out["header"] = *n.header_end;
+    if (n.align != 0) out["align"] = n.align;
+    if (!n.magic.empty()) {
+        std::string hex;
+        for (std::uint8_t b : n.magic) hex += "0123456789abcdef"[b >> 4], hex += "0123456789abcdef"[b & 15];
+        out["magic"] = hex;
+    }
+    json sizes = json::object();
+    for (const auto& [ctype, size] : n.sizes) sizes[ctype] = size;
+    if (!n.sizes.empty()) out["sizeof"] = std::move(sizes);
     return out;
 }
 
@@ -79,7 +95,7 @@ json layout(const Record& r, const std::vector<LayoutItem>& items) {
 }  // namespace
 
 nlohmann::ordered_json to_json(const Schema& schema) {
-    json out = {{"format", "metatf-ir"}, {"version", 1}, {"dtd", schema.name}, {"tagWidth", schema.tag_width}};
+    json out = {{"format", "metatf-ir"}, {"version", 2}, {"dtd", schema.name}, {"tagWidth", schema.tag_width}};
     json sections = json::array();
     for (const Section& s : schema.sections) sections.push_back({{"number", s.number}, {"name", s.name}});
     out["sections"] = std::move(sections);
@@ -96,10 +112,10 @@ nlohmann::ordered_json to_json(const Schema& schema) {
     if (schema.text) {
         out["text"] = {{"separator", schema.text->separator}, {"begin", schema.text->begin}, {"end", schema.text->end}};
     }
-    if (schema.native) {
-        const NativeForm& n = *schema.native;
-        out["native"] = {{"order", n.order == rt::ByteOrder::big ? "big" : "little"}, {"code", n.code_width}};
-        if (n.header_end) out["native"]["header"] = *n.header_end;
+    if (!schema.native.empty()) {
+        json forms = json::array();
+        for (const NativeForm& n : schema.native) forms.push_back(native_form(n));
+        out["native"] = std::move(forms);
     }
     out["source"] = schema.source;
     return out;

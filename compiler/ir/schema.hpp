@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <metatf/bytes.hpp>
+#include <metatf/descriptor.hpp>
 #include <metatf/vocabulary.hpp>
 
 namespace metatf::ir {
@@ -68,6 +69,13 @@ struct Field {
     Interpretation interpretation;
     std::uint8_t feed = 0;  // the pool its values join (docs/trace-format.md, section 5.1), 0 for none
     FieldText text;  // meaningful when the record has a text form
+    std::string ctype;  // the C type whose size a native form gives this field, or ""
+};
+
+// How a native form stores a field (rt::NativeKind says what each kind means).
+struct NativeField {
+    std::uint32_t width = 0;  // bytes; 0 for implied, and for bytes whose length field gives it
+    rt::NativeKind kind = rt::NativeKind::value;
 };
 
 // The record's fields in order; repeated groups nest.
@@ -87,8 +95,11 @@ struct Record {
     std::vector<LayoutItem> layout;  // the same fields, with repetition
     // The record's first token in the text form ("" for none); no value: no text form.
     std::optional<std::string> mnemonic;
-    // The record's type code in the native binary form (its tag unless set); set when the DTD has one.
+    // The record's type code in the native binary forms (its tag unless set);
+    // none when the DTD has no native form or says 'tag.code = none'.
     std::optional<std::uint64_t> code;
+    // Per native form (Schema::native), how it stores each field; empty for the predefined records.
+    std::vector<std::vector<NativeField>> native;
 };
 
 struct Section {
@@ -103,12 +114,16 @@ struct TextForm {
     std::string end;    // a line after them, or empty
 };
 
-// The DTD's native binary form: an optional ASCII header, then each record
-// as its type code and its fields' values.
+// A DTD's native binary form: magic bytes, an ASCII header, then each record
+// as its type code and its fields' values, packed or with C alignment.
 struct NativeForm {
+    std::string name;  // "" for a DTD's one unnamed form
     rt::ByteOrder order = rt::ByteOrder::big;
     std::uint32_t code_width = 1;           // bytes of the type code
     std::optional<std::string> header_end;  // the line that ends an ASCII header
+    std::uint32_t align = 0;                // 0: packed; N: numbers aligned at their size, up to N
+    std::vector<std::uint8_t> magic;        // the bytes that start a file, in the form's order
+    std::vector<std::pair<std::string, std::uint32_t>> sizes;  // sizeof(ctype) = N, in the DTD's order
 };
 
 struct Schema {
@@ -117,7 +132,7 @@ struct Schema {
     std::vector<Section> sections;  // in number order
     std::vector<Record> records;    // by section number, then tag
     std::optional<TextForm> text;   // the native text form, if the DTD gives one
-    std::optional<NativeForm> native;  // the native binary form, if the DTD gives one
+    std::vector<NativeForm> native;  // the native binary forms the DTD gives
     std::string source;             // the DTD's text, which every trace carries
 };
 

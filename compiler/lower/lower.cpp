@@ -48,7 +48,7 @@ struct LoweredDtd::Storage {
     const char* keep(const std::string& s) { return strings.emplace_back(s).c_str(); }
     void add_record(const ir::Record& r);
     void add_text_form(const ir::Schema& schema);
-    void add_native_form(const ir::Schema& schema);
+    void add_native_forms(const ir::Schema& schema);
 
     std::deque<std::string> strings;   // a deque: c_str() pointers stay valid as it grows
     std::deque<RecordTables> tables;   // per slot; a deque for the same reason
@@ -56,8 +56,13 @@ struct LoweredDtd::Storage {
     std::vector<rt::SectionDesc> sections;
     std::vector<rt::TextRecordDesc> text_records;
     rt::TextFormDesc text_form{};
-    std::vector<std::uint64_t> native_codes;
-    rt::NativeFormDesc native_form{};
+    struct NativeTables {
+        std::deque<std::vector<rt::NativeFieldDesc>> fields;  // per slot
+        std::vector<rt::NativeRecordDesc> records;
+        std::vector<std::uint8_t> magic;
+    };
+    std::deque<NativeTables> native_tables;  // per form
+    std::vector<rt::NativeFormDesc> native_forms;
     rt::DtdDesc desc{};
 };
 
@@ -75,14 +80,25 @@ LoweredDtd::Storage::Storage(const ir::Schema& schema) {
     desc.records = records.data();
     desc.record_count = count(records.size());
     if (schema.text) add_text_form(schema);
-    if (schema.native) add_native_form(schema);
+    if (!schema.native.empty()) add_native_forms(schema);
 }
 
-void LoweredDtd::Storage::add_native_form(const ir::Schema& schema) {
-    for (const ir::Record& r : schema.records) native_codes.push_back(r.code.value_or(0));
-    const ir::NativeForm& n = *schema.native;
-    native_form = {n.order, static_cast<std::uint8_t>(n.code_width), n.header_end ? keep(*n.header_end) : nullptr, native_codes.data()};
-    desc.native_form = &native_form;
+void LoweredDtd::Storage::add_native_forms(const ir::Schema& schema) {
+    for (std::size_t k = 0; k < schema.native.size(); ++k) {
+        const ir::NativeForm& n = schema.native[k];
+        NativeTables& t = native_tables.emplace_back();
+        t.magic = n.magic;
+        for (std::size_t slot = 0; slot < schema.records.size(); ++slot) {
+            auto& fields = t.fields.emplace_back();
+            for (const ir::NativeField& f : schema.records[slot].native[k]) fields.push_back({f.width, f.kind});
+            const auto& code = schema.records[slot].code;
+            t.records.push_back({code.has_value(), code.value_or(0), fields.data()});
+        }
+        native_forms.push_back({keep(n.name), n.order, static_cast<std::uint8_t>(n.code_width), static_cast<std::uint8_t>(n.align),
+                                n.header_end ? keep(*n.header_end) : nullptr, t.magic.data(), count(t.magic.size()), t.records.data()});
+    }
+    desc.native_forms = native_forms.data();
+    desc.native_form_count = count(native_forms.size());
 }
 
 void LoweredDtd::Storage::add_record(const ir::Record& r) {

@@ -12,7 +12,7 @@ std::string count(std::uint64_t n, const std::string& noun) {
 }
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, "check", {{"--native", false}}, {"TRACE"});
+    const Options o = parse_options(args, "check", {{"--native", false}, {"--form", true}}, {"TRACE"});
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
         const auto opened = Trace::open(path, o);
@@ -55,6 +55,8 @@ Options:
   --native    TRACE is the format's native binary file, read with the DTD
               --dtd gives (docs/dtd-language.md, section 16); it is made
               into a temporary trace first
+  --form NAME with --native: the DTD's native form to read (by default the
+              only one, or the one whose magic bytes start the file)
   -h, --help  show this help
 
 Exit status: 0 for a good trace, 1 for an unreadable or malformed one, 2 for

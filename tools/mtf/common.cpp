@@ -154,9 +154,26 @@ const rt::DtdDesc& Trace::make_dtd(const rt::Header& h, const std::optional<std:
     return dtd_->desc();
 }
 
-std::unique_ptr<Trace> Trace::from_native(const std::string& path, const std::string& dtd_file) {
+const rt::NativeFormDesc* chosen_native_form(const rt::DtdDesc& dtd, const Options& o, const std::string& file, bool writing) {
+    if (dtd.native_form_count == 0) throw InputError(file + ": the DTD '" + dtd.name + "' describes no native binary form");
+    if (!o.has("--form") && dtd.native_form_count > 1) {
+        if (!writing) return nullptr;
+        std::string names;
+        for (std::uint32_t k = 0; k < dtd.native_form_count; ++k) names += (k ? ", " : "") + std::string(dtd.native_forms[k].name);
+        throw UsageError("the DTD '" + std::string(dtd.name) + "' describes several native binary forms: name one with --form (" + names + ")");
+    }
+    try {
+        return &rt::native_form(dtd, o.get("--form", ""));
+    } catch (const rt::TraceError& e) {
+        throw InputError(file + ": " + e.message);
+    }
+}
+
+std::unique_ptr<Trace> Trace::from_native(const std::string& path, const std::string& dtd_file, const std::string& form_name) {
     const auto dtd = load_dtd(dtd_file);
-    if (!dtd->desc().native_form) throw InputError(dtd_file + ": the DTD '" + dtd->desc().name + "' describes no native binary form");
+    Options named;
+    if (!form_name.empty()) named.values["--form"] = {form_name};
+    const rt::NativeFormDesc* form = chosen_native_form(dtd->desc(), named, dtd_file, false);
     refuse_directory(path);
     std::ifstream file;
     if (path != "-") {
@@ -178,7 +195,8 @@ std::unique_ptr<Trace> Trace::from_native(const std::string& path, const std::st
     } cleanup{dir};
     std::uint64_t size = 0;
     naming_file(display_name(path), [&] {
-        rt::NativeReader reader(in, dtd->desc());
+        std::optional<rt::NativeReader> detected, named_form;
+        rt::NativeReader& reader = form ? named_form.emplace(in, dtd->desc(), *form) : detected.emplace(in, dtd->desc());
         rt::TraceWriter writer(temporary, dtd->desc());
         rt::GenericRecord record;
         while (reader.next(record)) rt::encode_generic(writer, record);
@@ -192,9 +210,12 @@ std::unique_ptr<Trace> Trace::from_native(const std::string& path, const std::st
 }
 
 std::unique_ptr<Trace> Trace::open(const std::string& path, const Options& o) {
-    if (!o.has("--native")) return std::make_unique<Trace>(path, o.find("--dtd"));
+    if (!o.has("--native")) {
+        if (o.has("--form")) throw UsageError("--form names a native form: it goes with --native");
+        return std::make_unique<Trace>(path, o.find("--dtd"));
+    }
     if (!o.has("--dtd")) throw UsageError("reading a native file needs the format's DTD: --dtd FILE");
-    return from_native(path, o.get("--dtd", ""));
+    return from_native(path, o.get("--dtd", ""), o.get("--form", ""));
 }
 
 std::unique_ptr<metatf::lower::LoweredDtd> load_dtd(const std::string& path) {

@@ -90,8 +90,10 @@ public:
     // 16), read with the DTD in `dtd_file`: converted to a temporary trace
     // (the DTD's initial encodings, widened where values need it), which is
     // removed once it is open. Errors name `path` and the byte in it.
-    static std::unique_ptr<Trace> from_native(const std::string& path, const std::string& dtd_file);
-    // The trace at `path`, or with --native (and --dtd) its native file.
+    // `form` names the native form; "" for the only one, or the one whose
+    // magic bytes start the file.
+    static std::unique_ptr<Trace> from_native(const std::string& path, const std::string& dtd_file, const std::string& form);
+    // The trace at `path`, or with --native (and --dtd, maybe --form) its native file.
     static std::unique_ptr<Trace> open(const std::string& path, const Options& o);
     Trace(const Trace&) = delete;
     Trace& operator=(const Trace&) = delete;
@@ -114,6 +116,11 @@ private:
     std::unique_ptr<rt::TraceReader> reader_;
     std::optional<std::uint64_t> native_size_;  // the native file's bytes, when the trace was made from one
 };
+
+// The native form of `dtd` that --form names. Without --form: the DTD's only
+// form, or nullptr when it has several (a reader then goes by the magic
+// bytes; a writer, `writing`, needs --form). `file` is where the DTD is from.
+const rt::NativeFormDesc* chosen_native_form(const rt::DtdDesc& dtd, const Options& o, const std::string& file, bool writing);
 
 // A warning when the header names a DTD that mtf ships (dtds/) but the trace
 // has another layout (a relabelled trace), or "".

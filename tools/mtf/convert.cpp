@@ -78,7 +78,9 @@ private:
 
 class NativeSource : public Source {
 public:
-    NativeSource(std::istream& in, const rt::DtdDesc& dtd) : reader_(in, dtd) {}
+    // `form`: nullptr for the DTD's only form, or the one whose magic bytes start the file.
+    NativeSource(std::istream& in, const rt::DtdDesc& dtd, const rt::NativeFormDesc* form)
+        : reader_(form ? rt::NativeReader(in, dtd, *form) : rt::NativeReader(in, dtd)) {}
     bool next(rt::GenericRecord& record) override {
         const bool more = reader_.next(record);
         records_ += more;
@@ -92,12 +94,6 @@ private:
     rt::NativeReader reader_;
     std::uint64_t records_ = 0;
 };
-
-// `file`: the trace or DTD file the DTD comes from, for the message.
-const rt::DtdDesc& require_native_form(const rt::DtdDesc& dtd, const std::string& file) {
-    if (!dtd.native_form) throw InputError(file + ": the DTD '" + dtd.name + "' describes no native binary form");
-    return dtd;
-}
 
 // A format's own file (text, or with --native binary) to a trace. The writer
 // widens fields (with metadata) rather than refuse a value, unless --strict:
@@ -115,7 +111,9 @@ int to_binary(const std::string& input, const std::string& output, const Options
     const Encoding encoding = strict ? Encoding::initial : encoding_choice(o, false);
     const bool live = live_references(o, encoding);
     const auto dtd = load_dtd(dtd_file);
-    const rt::DtdDesc& desc = native ? require_native_form(dtd->desc(), dtd_file) : require_text_form(dtd->desc(), dtd_file);
+    if (!native && o.has("--form")) throw UsageError("--form names a native form: it goes with --native");
+    const rt::DtdDesc& desc = native ? dtd->desc() : require_text_form(dtd->desc(), dtd_file);
+    const rt::NativeFormDesc* form = native ? chosen_native_form(desc, o, dtd_file, false) : nullptr;
     std::ifstream file;
     if (input != "-") file.open(input, std::ios::binary);
     std::istream& in = input == "-" ? std::cin : file;
@@ -125,7 +123,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
     try {
         // The reader's failures are the input's, the writer's the output's.
         const std::unique_ptr<Source> source = naming_file(name, [&]() -> std::unique_ptr<Source> {
-            if (native) return std::make_unique<NativeSource>(in, desc);
+            if (native) return std::make_unique<NativeSource>(in, desc, form);
             return std::make_unique<TextSource>(in, desc, options);
         });
         std::uint64_t kept = 0;
@@ -215,10 +213,11 @@ int to_text(const std::string& input, const std::string& output, const Options& 
 int to_native(const std::string& input, const std::string& output, const Options& o) {
     return on_trace(input, [&] {
         Trace trace(input, o.find("--dtd"));
-        const rt::DtdDesc& desc = require_native_form(trace.dtd(), trace.name());
+        const rt::DtdDesc& desc = trace.dtd();
+        const rt::NativeFormDesc& form = *chosen_native_form(desc, o, trace.name(), true);
         Output out(output, output_options(o, {input}));
         std::ostringstream bytes;
-        rt::NativeWriter native(bytes, desc);
+        rt::NativeWriter native(bytes, desc, form);
         for_each_record("convert", trace, [&](const ReadRecord& r) {
             const rt::Predefined kind = desc.records[r.record.slot].predefined;
             if (kind == rt::Predefined::metadata || kind == rt::Predefined::section) return;
@@ -238,11 +237,12 @@ int to_native(const std::string& input, const std::string& output, const Options
 
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
-        args, "convert", with_trace_output({{"--native", false}, {"--skip-bad", false}, {"--strict", false}, {"--encoding", true}, {"--no-live", false}, {"-f", false}, {"--force", false}}),
+        args, "convert", with_trace_output({{"--native", false}, {"--form", true}, {"--skip-bad", false}, {"--strict", false}, {"--encoding", true}, {"--no-live", false}, {"-f", false}, {"--force", false}}),
         {"INPUT", "OUTPUT"});
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
     if (!is_trace(input)) return to_binary(input, output, o);
+    if (!o.has("--native") && o.has("--form")) throw UsageError("--form names a native form: it goes with --native");
     return o.has("--native") ? to_native(input, output, o) : to_text(input, output, o);
 }
 
@@ -256,15 +256,16 @@ const Command convert{"convert", "convert a format's own text or binary file to 
 
 Converts between a format's native text (SPC CSV, PTF ASCII, Laplace and
 Lackey text: any DTD with a 'text { ... }' block), or with --native its
-native binary file (PTF binary: a DTD with a 'native { ... }' block), and the
-Meta-TF binary trace. The direction follows INPUT: a Meta-TF trace becomes
-text (or the native file), anything else is read as text (or as the native
-file) and becomes a trace.
+native binary file (PTF binary, CHARISMA files: a DTD with a 'native'
+block), and the Meta-TF binary trace. The direction follows INPUT: a Meta-TF
+trace becomes text (or the native file), anything else is read as text (or
+as the native file) and becomes a trace.
 
   text to trace:    mtf convert --dtd dtds/spc.dtd trace.spc trace.mtf
   trace to text:    mtf convert trace.mtf trace.spc
   native to trace:  mtf convert --native --dtd dtds/ptf.dtd trace.ptfb trace.mtf
   trace to native:  mtf convert --native trace.mtf trace.ptfb
+  another layout:   mtf convert --native --form lp64 charisma.mtf run.lp64
 
 Text is read as the DTD's text form says, one record per line; the first
 line that is not a record stops the conversion with its line and column.
@@ -281,8 +282,11 @@ form's canonical spelling; its metadata and section records are left out,
 and so are its comment records (text forms cannot hold comments), with a
 warning on stderr that counts them. A native file's ASCII header (PTF's
 lines up to "$") becomes the trace's first comment, and is written back from
-it; records are read and written in the native form's byte order and widths,
-and a value too wide for its native field is an error naming its record.
+it; records are read and written in the native form's byte order, widths
+and padding, and a value too wide for its native field is an error naming
+its record. A DTD with several native forms (one per machine layout) reads
+a file in the form whose magic bytes start it, or the one --form names,
+and writes the one --form names.
 
 On a terminal, text to trace shows progress on stderr by bytes read of INPUT
 (by lines when INPUT's size is not known, as for a pipe).
@@ -297,6 +301,8 @@ Options:
                       input, read with FILE instead of the embedded DTD
   --native            the file that is not a trace is the format's native
                       binary file (docs/dtd-language.md, section 16), not text
+  --form NAME         with --native: the DTD's native form to read or write
+                      (writing needs it when the DTD has several)
   --skip-bad          text input: skip lines that are not records (too long
                       ones included); when any were skipped, report
                       "skipped N of M lines, kept K records; the first: ..."

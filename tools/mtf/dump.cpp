@@ -704,7 +704,7 @@ int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
         args, "dump",
         {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--no-meta", false}, {"--range", true}, {"--limit", true}, {"--fields", true}, {"--where", true, true},
-         {"--group", true}, {"--native", false}, {"-f", false}, {"--force", false}},
+         {"--group", true}, {"--native", false}, {"--form", true}, {"-f", false}, {"--force", false}},
         {"TRACE..."});
     const std::vector<std::string>& paths = o.positional;
     DumpOptions d{o.get("--format", "text"), o.get("-o", "-"), {}, output_options(o, paths)};
@@ -802,6 +802,8 @@ Options:
                   two must lay out records alike (the trace's fingerprint)
   --native        TRACE is the format's native binary file, read with the
                   DTD --dtd gives (docs/dtd-language.md, section 16)
+  --form NAME     with --native: the DTD's native form to read (by default
+                  the only one, or the one whose magic bytes start the file)
   -h, --help      show this help
 
 --record may be repeated; any other option given twice is a mistake.

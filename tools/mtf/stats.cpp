@@ -196,7 +196,7 @@ nlohmann::json json_report(const Trace& trace, const Stats& st) {
 }
 
 int run(const std::vector<std::string>& args) {
-    const Options o = parse_options(args, "stats", {{"--json", false}, {"--native", false}}, {"TRACE"});
+    const Options o = parse_options(args, "stats", {{"--json", false}, {"--native", false}, {"--form", true}}, {"TRACE"});
     const std::string& path = o.positional[0];
     return on_trace(path, [&] {
         const auto opened = Trace::open(path, o);
@@ -235,6 +235,8 @@ Options:
   --native    TRACE is the format's native binary file, read with the DTD
               --dtd gives (docs/dtd-language.md, section 16); it is made
               into a temporary trace first
+  --form NAME with --native: the DTD's native form to read (by default the
+              only one, or the one whose magic bytes start the file)
   -h, --help  show this help
 
 Exit status: 0 on success, 1 for an unreadable or malformed trace, 2 for a

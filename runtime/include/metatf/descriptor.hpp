@@ -81,11 +81,33 @@ struct TextFormDesc {
 // ---- the native binary form (docs/dtd-language.md, "Native binary forms"): the
 // format's own file, each record a type code and then its fields' values
 
+// How a field is stored in a native form.
+enum class NativeKind : std::uint8_t {
+    value,    // its number (width bytes) or its bytes, as in the DTD
+    chars,    // a bytes field held in a C char array of `width` bytes: its text, then NULs
+    implied,  // not stored: the length of the chars field it measures, found from the NUL
+};
+
+struct NativeFieldDesc {
+    std::uint32_t width;  // bytes in the native record (value: 0 for bytes whose length field gives it)
+    NativeKind kind;
+};
+
+struct NativeRecordDesc {
+    bool held;            // false: the form has no such record ('tag.code = none')
+    std::uint64_t code;   // the record's type code
+    const NativeFieldDesc* fields;  // per field, the tag's entry first
+};
+
 struct NativeFormDesc {
+    const char* name;              // "" for a DTD's one unnamed form
     ByteOrder order;
     std::uint8_t code_width;       // bytes of the type code that starts each record
+    std::uint8_t align;            // 0: packed; N: C alignment, each number at its size up to N bytes
     const char* header_end;        // the line that ends an ASCII header, or nullptr for none
-    const std::uint64_t* codes;    // per slot: the record's type code (unused for the predefined records)
+    const std::uint8_t* magic;     // the bytes the file starts with (before any header)
+    std::uint32_t magic_size;
+    const NativeRecordDesc* records;  // per slot (unused for the predefined records)
 };
 
 struct DtdDesc {
@@ -97,7 +119,8 @@ struct DtdDesc {
     const RecordDesc* records;  // slot order: records[i] is slot i
     std::uint32_t record_count;
     const TextFormDesc* text_form;  // the native text form, or nullptr (not part of the fingerprint)
-    const NativeFormDesc* native_form;  // the native binary form, or nullptr (not part of the fingerprint)
+    const NativeFormDesc* native_forms;  // the native binary forms (not part of the fingerprint)
+    std::uint32_t native_form_count;
 };
 
 // A hash of everything in a DTD that decides how its traces are laid out

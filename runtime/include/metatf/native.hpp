@@ -1,7 +1,8 @@
-// The native binary form of a DTD (docs/dtd-language.md, "Native binary
-// forms"): a format's own binary file, such as PTF's, read into and written
-// from generic records. An optional ASCII header, then records, each a type
-// code and its fields' values in the form's byte order, with no framing.
+// The native binary forms of a DTD (docs/dtd-language.md, "Native binary
+// forms"): a format's own binary files, such as PTF's or CHARISMA's, read
+// into and written from generic records. Magic bytes and an ASCII header,
+// each optional, then records: a type code and the fields' values in the
+// form's byte order, packed or with C's alignment padding, with no framing.
 // Both the DTD-driven tool and generated code use this one implementation.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,11 +20,46 @@
 
 namespace metatf::rt {
 
+// The DTD's native form named `name`; "" names its only form. TraceError
+// (usage) when there is no such form.
+const NativeFormDesc& native_form(const DtdDesc& dtd, std::string_view name = {});
+
+// Lays out records in a native form: where C puts padding.
+class NativeLayout {
+public:
+    NativeLayout(const DtdDesc& dtd, const NativeFormDesc& form);
+    // The alignment of field `index` of the record in `slot` (1 when packed).
+    unsigned align(std::uint32_t slot, std::uint32_t index) const;
+    // The alignment of the elements of the group starting at layout step `step`.
+    unsigned element_align(std::uint32_t slot, std::uint32_t step) const { return plans_[slot].step_align[step]; }
+    // The record's alignment: its size is a multiple of it.
+    unsigned record_align(std::uint32_t slot) const { return plans_[slot].align; }
+    // The bytes of one element when the record ends in a group of fixed-size
+    // elements (C's `T items[1]` idiom), else 0.
+    std::uint64_t trailing_stride(std::uint32_t slot) const { return plans_[slot].trailing_stride; }
+    bool packed() const { return form_.align == 0; }
+
+private:
+    struct Plan {
+        std::vector<std::uint8_t> step_align;  // per layout step: a group's element alignment
+        std::uint8_t align = 1;
+        std::uint64_t trailing_stride = 0;
+    };
+    Plan plan(std::uint32_t slot) const;
+
+    const DtdDesc& dtd_;
+    const NativeFormDesc& form_;
+    std::vector<Plan> plans_;  // per slot
+};
+
 class NativeReader {
 public:
-    // Reads the ASCII header, if the DTD's native form has one; the DTD must
-    // have a native form. A header longer than `max_header` bytes is an error.
-    NativeReader(std::istream& in, const DtdDesc& dtd, std::size_t max_header = std::size_t(1) << 20);
+    // Reads the magic bytes and the ASCII header, where the form has them.
+    // A header longer than `max_header` bytes is an error.
+    NativeReader(std::istream& in, const DtdDesc& dtd, const NativeFormDesc& form, std::size_t max_header = std::size_t(1) << 20);
+    // The DTD's only native form or, when it has several, the one whose magic
+    // bytes start the input (TraceError bad_header when none does).
+    NativeReader(std::istream& in, const DtdDesc& dtd);
 
     // Reads the next record; false at the end of the input. With a header,
     // the first record is a comment holding it: its lines, each with its line
@@ -33,8 +70,12 @@ public:
     std::uint64_t offset() const { return offset_; }  // the bytes read so far
     // The ASCII header's lines, without the end line ("" when the form has none).
     const std::string& header() const { return header_; }
+    const NativeFormDesc& form() const { return *form_; }
 
 private:
+    const NativeFormDesc& detect();
+    void start();
+    void read_magic();
     void read_header();
     bool refill();
     // `n` bytes of the input, in the buffer; the file must hold them.
@@ -52,12 +93,13 @@ private:
 
     std::istream& in_;
     const DtdDesc& dtd_;
-    const NativeFormDesc& form_;
-    std::size_t max_header_;
     std::string buffer_;        // input read ahead; buffer_[pos_] is the next byte
     std::size_t pos_ = 0;
     std::uint64_t offset_ = 0;  // the bytes consumed
     std::uint64_t record_ = 0;  // records read, the header's comment included
+    const NativeFormDesc* form_;
+    std::size_t max_header_;
+    NativeLayout layout_;
     std::string header_;
     bool header_pending_ = false;
     std::string bytes_;  // the current record's bytes values
@@ -69,13 +111,15 @@ private:
 
 class NativeWriter {
 public:
-    // The DTD must have a native form.
-    NativeWriter(std::ostream& out, const DtdDesc& dtd);
+    NativeWriter(std::ostream& out, const DtdDesc& dtd, const NativeFormDesc& form);
+    // The DTD's only native form.
+    NativeWriter(std::ostream& out, const DtdDesc& dtd) : NativeWriter(out, dtd, native_form(dtd)) {}
 
     // Writes one record (to a buffer that close() flushes). With a header, a comment as the first record is the
     // header (its text must be whole lines, none of them the end line); a
     // trace that starts otherwise gets an empty header. Other comments, and
-    // metadata and section records, have no native form: TraceError (usage).
+    // metadata and section records, and records the form does not hold
+    // ('tag.code = none'), have no native form: TraceError (usage).
     // A value the native form cannot hold (wider than its field, a float
     // that a 4-byte field would round, a length that disagrees with its
     // bytes) is a TraceError (bad_value) at the record's offset in the
@@ -84,20 +128,23 @@ public:
     // Writes the ASCII header's lines (`text` ends with a line break, or is
     // empty) and its end line; only before any record, in a form with a header.
     void header(std::string_view text);
-    // Writes the header if no record did, and flushes.
+    // Writes the magic and header if no record did, and flushes.
     void close();
 
 private:
+    void write_magic();
     void write_header(std::string_view text);
     void flush();
 
     std::ostream& out_;
     const DtdDesc& dtd_;
     const NativeFormDesc& form_;
+    NativeLayout layout_;
     std::string buffer_;  // whole records not yet handed to out_
     std::uint64_t flushed_ = 0;  // the bytes handed to out_, for the offset of a refusal
     std::vector<std::uint64_t> last_;  // scratch of the record being written, kept to save allocations
     std::uint64_t records_ = 0;
+    bool magic_written_ = false;
     bool header_written_ = false;
 };
 

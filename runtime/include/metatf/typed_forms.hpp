@@ -101,7 +101,8 @@ private:
 template <typename Records, typename Sink>
 class TypedFormWriter {
 public:
-    TypedFormWriter(std::ostream& out, const DtdDesc& dtd) : sink_(out, dtd) {}
+    template <typename... Args>
+    explicit TypedFormWriter(Args&&... args) : sink_(std::forward<Args>(args)...) {}
 
     template <typename Record>
     void write(const Record& record) {
