@@ -2,7 +2,10 @@
 // what PTF's does not: little-endian numbers, a 2-byte type code set with
 // tag.code, signed and float fields, fixed and counted bytes, a group. The
 // runtime's generic NativeReader and NativeWriter, byte for byte.
+#include <algorithm>
 #include <bit>
+#include <cstddef>
+#include <cstring>
 #include <sstream>
 #include <string>
 
@@ -176,4 +179,184 @@ r : (tag, n, m, n*(m*x)) { tag.value = 4; }
     // 2^64 - 1 elements of m = 0 x's: every element is empty, read at once.
     const std::string empty = std::string("\x04\xff\xff\xff\xff\xff\xff\xff\xff\x00", 10);
     CHECK(round_trip(empty) == empty);
+}
+
+// ---- C structs: the layout gcc gives the same structs, byte for byte ----------------
+
+namespace {
+
+const char* const c_dtd_text = R"(tag.width = 1;
+native c { order = little; code = 2; align = natural; sizeof(name8) = 8; }
+native c4 { order = little; code = 2; align = 4; sizeof(name8) = 8; }
+b.width = 1;
+big.width = 8;
+n.width = 1;
+x.width = 4;
+y.width = 1;
+z.width = 2;
+len.width = 1;
+s.type = bytes;
+s.width = len.value;
+s.ctype = "name8";
+mid : (tag, b, big, n, n*(x, y), z) { tag.value = 4; tag.code = 1; }
+tail : (tag, b, big, len, s, n, n*(x)) { tag.value = 5; tag.code = 2; }
+)";
+
+const lower::LoweredDtd& c_dtd() {
+    static const lower::LoweredDtd lowered = lower::lower(test::schema_of(c_dtd_text));
+    return lowered;
+}
+
+constexpr std::uint32_t mid_slot = 3, tail_slot = 4;
+
+struct Element {
+    std::uint32_t x;
+    std::uint8_t y;
+};
+// `mid` with two elements, as gcc lays it out (naturally, and with 8-byte types capped at 4).
+struct Mid {
+    std::uint16_t code;
+    std::uint8_t b;
+    std::uint64_t big;
+    std::uint8_t n;
+    Element e[2];
+    std::uint16_t z;
+};
+#pragma pack(push, 4)
+struct Mid4 {
+    std::uint16_t code;
+    std::uint8_t b;
+    std::uint64_t big;
+    std::uint8_t n;
+    Element e[2];
+    std::uint16_t z;
+};
+#pragma pack(pop)
+// `tail`, whose list is C's `x[1]` ("actually [n]").
+struct Tail {
+    std::uint16_t code;
+    std::uint8_t b;
+    std::uint64_t big;
+    char s[8];
+    std::uint8_t n;
+    std::uint32_t x[1];
+};
+
+// The bytes of a zeroed struct filled in as `fill` says.
+template <typename Struct, typename Fill>
+std::string struct_bytes(std::size_t size, Fill fill) {
+    std::string bytes(std::max(size, sizeof(Struct)), '\0');
+    Struct s;
+    std::memset(&s, 0, sizeof s);
+    fill(s, bytes);
+    std::memcpy(bytes.data(), &s, sizeof s);
+    bytes.resize(size);
+    return bytes;
+}
+
+std::string c_written(const rt::NativeFormDesc& form, const rt::GenericRecord& r) {
+    std::ostringstream out;
+    rt::NativeWriter writer(out, c_dtd().desc(), form);
+    writer.write(r);
+    writer.close();
+    return out.str();
+}
+
+rt::GenericRecord mid_record() {
+    return {mid_slot,
+            {integer(1, 7), integer(2, 0x1122334455667788), integer(3, 2), integer(4, 0xa0a0a0a0), integer(5, 1), integer(4, 0xb0b0b0b0),
+             integer(5, 2), integer(6, 0x3344)}};
+}
+
+template <typename Struct>
+std::string mid_struct() {
+    return struct_bytes<Struct>(sizeof(Struct), [](Struct& m, std::string&) {
+        m.code = 1;
+        m.b = 7;
+        m.big = 0x1122334455667788;
+        m.n = 2;
+        m.e[0] = {0xa0a0a0a0, 1};
+        m.e[1] = {0xb0b0b0b0, 2};
+        m.z = 0x3344;
+    });
+}
+
+const std::string word = "word";
+
+rt::GenericRecord tail_record(std::uint64_t n) {
+    rt::GenericRecord r{tail_slot, {integer(1, 9), integer(2, 5), integer(3, word.size()), bytes(4, word), integer(5, n)}};
+    for (std::uint64_t k = 0; k < n; ++k) r.values.push_back(integer(6, 100 + k));
+    return r;
+}
+
+std::string tail_struct(std::uint32_t n) {
+    const std::size_t size = sizeof(Tail) + n * sizeof(std::uint32_t) - sizeof(std::uint32_t);
+    return struct_bytes<Tail>(size, [n](Tail& t, std::string& bytes) {
+        t.code = 2;
+        t.b = 9;
+        t.big = 5;
+        std::memcpy(t.s, "word", 4);
+        t.n = static_cast<std::uint8_t>(n);
+        for (std::uint32_t k = 0; k < n; ++k) {
+            const std::uint32_t v = 100 + k;
+            std::memcpy(bytes.data() + offsetof(Tail, x) + 4 * k, &v, 4);
+        }
+        if (n > 0) t.x[0] = 100;
+    });
+}
+
+// Reads one record of `form` from `bytes`, which it must take whole.
+rt::GenericRecord c_read(const rt::NativeFormDesc& form, const std::string& bytes) {
+    std::istringstream in(bytes);
+    rt::NativeReader reader(in, c_dtd().desc(), form);
+    rt::GenericRecord r;
+    REQUIRE(reader.next(r));
+    for (rt::GenericValue& v : r.values) v.bytes = {};  // they view the reader's buffer
+    CHECK(reader.offset() == bytes.size());
+    rt::GenericRecord after;
+    CHECK_FALSE(reader.next(after));
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("native form, C structs: a group in the middle is laid out as gcc lays out the struct, naturally and packed at 4") {
+    static_assert(std::endian::native == std::endian::little, "the structs are compared as this machine stores them");
+    const rt::NativeFormDesc& c = rt::native_form(c_dtd().desc(), "c");
+    const rt::NativeFormDesc& c4 = rt::native_form(c_dtd().desc(), "c4");
+    CHECK(c_written(c, mid_record()) == mid_struct<Mid>());
+    CHECK(c_written(c4, mid_record()) == mid_struct<Mid4>());
+    CHECK(sizeof(Mid) == 40);
+    CHECK(sizeof(Mid4) == 36);
+    const rt::GenericRecord back = c_read(c, mid_struct<Mid>());
+    REQUIRE(back.values.size() == 8);
+    CHECK(back.values[1].integer == 0x1122334455667788u);
+    CHECK(back.values[5].integer == 0xb0b0b0b0u);
+    CHECK(back.values[7].integer == 0x3344u);
+}
+
+TEST_CASE("native form, C structs: a trailing x[1] list takes sizeof(struct) plus one element per further item, and a char array finds its length") {
+    const rt::NativeFormDesc& c = rt::native_form(c_dtd().desc(), "c");
+    for (std::uint32_t n : {0u, 1u, 2u, 3u}) {
+        CAPTURE(n);
+        CHECK(c_written(c, tail_record(n)) == tail_struct(n));
+        const rt::GenericRecord back = c_read(c, tail_struct(n));
+        REQUIRE(back.values.size() == 5 + n);
+        CHECK(back.values[2].integer == 4);  // the length of "word", found from its NUL
+        if (n) CHECK(back.values.back().integer == 100 + n - 1);
+    }
+    CHECK(tail_struct(0).size() == 28);  // sizeof(Tail) is 32: one element shorter
+    // Padding is skipped whatever it holds: the record reads the same, and writes back zeroed.
+    std::string dirty = tail_struct(1);
+    dirty[2 + 1] = '\x55';  // between b and big
+    dirty[16 + 6] = 'Q';    // after the NUL of "word"
+    CHECK(c_read(c, dirty).values.size() == 6);
+    CHECK(c_written(c, tail_record(1)) == tail_struct(1));
+}
+
+TEST_CASE("native form, C structs: a reader without a form finds none when no form has magic bytes") {
+    std::istringstream in(mid_struct<Mid>());
+    CHECK_THROWS_WITH_AS(rt::NativeReader(in, c_dtd().desc()),
+                         "the file starts with the magic bytes of none of the native forms of 'test' (c, c4)", rt::TraceError);
+    CHECK_THROWS_WITH_AS(rt::native_form(c_dtd().desc()), "the DTD 'test' describes several native binary forms; name one of c, c4", rt::TraceError);
 }
