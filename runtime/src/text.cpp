@@ -5,6 +5,7 @@
 #include <ios>
 #include <istream>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <streambuf>
 
@@ -52,10 +53,13 @@ const TextFormDesc& text_form_of(const DtdDesc& dtd) {
 class LineParser {
 public:
     // `last` and `pending` are the caller's, reused from line to line.
-    LineParser(const TextFormDesc& form, std::string_view line, std::uint64_t line_number,
+    // `line` is without the blanks that end it under a blank separator; `raw`
+    // with them (the same bytes, longer), for values that may end in blanks.
+    LineParser(const TextFormDesc& form, std::string_view line, std::string_view raw, std::uint64_t line_number,
                std::vector<std::uint64_t>& last, std::vector<std::size_t>& pending)
         : form_(form),
           line_(line),
+          raw_(raw),
           line_number_(line_number),
           space_(std::string_view(form.separator) == " "),
           last_(last),
@@ -133,10 +137,18 @@ public:
                 v.integer = character(index, t);
                 break;
             case TextFormat::string:
+                if (const auto n = known_length(f); n && exact(index)) {
+                    v.bytes = as_bytes(exact_value(index, *n));
+                    break;
+                }
                 before(index, false);
                 v.bytes = as_bytes(string(index));
                 break;
             case TextFormat::line:
+                if (exact(index)) {
+                    v.bytes = as_bytes(exact_value(index, std::nullopt));
+                    break;
+                }
                 before(index, false);
                 v.bytes = as_bytes(line_.substr(pos_));
                 pos_ = line_.size();
@@ -156,6 +168,37 @@ public:
 private:
     std::string describe(std::uint32_t index) const {
         return "field " + quote(record_->fields[index].path) + " of record " + quote(record_->name);
+    }
+
+    // Under a blank separator, a value whose end the line or its length gives
+    // (a `line` field, a string of known length) follows exactly one blank:
+    // blanks beyond it, and blanks at its end, are its own.
+    bool exact(std::uint32_t index) const { return space_ && !first_ && !text_->fields[index].before; }
+
+    // The length of a bytes field known before its text is read: fixed, or
+    // a length field read earlier in the line.
+    std::optional<std::uint64_t> known_length(const FieldDesc& f) const {
+        if (f.width_from == no_field) return f.initial.width;
+        if (pending_[static_cast<std::uint32_t>(f.width_from)] == none) return last_[static_cast<std::uint32_t>(f.width_from)];
+        return std::nullopt;
+    }
+
+    // An exact value of `length` bytes, or the rest of the line when none; an
+    // empty one at the very end of the line has no blank before it.
+    std::string_view exact_value(std::uint32_t index, std::optional<std::uint64_t> length) {
+        if (pos_ == raw_.size() && length.value_or(0) == 0) return {};
+        if (pos_ == raw_.size()) fail(pos_, "the line ends before " + describe(index));
+        if (!is_blank(raw_[pos_])) fail(pos_, "expected a blank before " + describe(index));
+        ++pos_;
+        const std::uint64_t n = length.value_or(raw_.size() - pos_);
+        if (n > raw_.size() - pos_) {
+            fail(pos_, describe(index) + " should have " + std::to_string(n) + " bytes, but the line has only " +
+                           std::to_string(raw_.size() - pos_) + " left");
+        }
+        const std::string_view s = raw_.substr(pos_, static_cast<std::size_t>(n));
+        pos_ += s.size();
+        if (pos_ > line_.size()) line_ = raw_.substr(0, pos_);  // the value took blanks from the line's end
+        return s;
     }
 
     // Moves past the text before field `index`: its own `before` text, or the
@@ -335,6 +378,7 @@ private:
 
     const TextFormDesc& form_;
     std::string_view line_;
+    std::string_view raw_;
     std::uint64_t line_number_;
     bool space_;
     const RecordDesc* record_ = nullptr;
@@ -372,7 +416,7 @@ TextReader::TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions opt
     if (*form_.begin == '\0') return;
     const bool read = read_line();
     if (read) check_length();
-    if (!read || line_ != form_.begin) {
+    if (!read || content() != form_.begin) {
         throw TextError(1, 1, "expected the begin line " + quote(form_.begin));
     }
 }
@@ -409,8 +453,9 @@ bool TextReader::read_line() {
     ++line_number_;
     if (!line_.empty() && line_.back() == '\r') line_.pop_back();
     end_column_ = line_.size() + 1;
+    content_size_ = line_.size();
     if (std::string_view(form_.separator) == " ") {
-        while (!line_.empty() && is_blank(line_.back())) line_.pop_back();
+        while (content_size_ > 0 && is_blank(line_[content_size_ - 1])) --content_size_;
     }
     return true;
 }
@@ -441,7 +486,7 @@ bool TextReader::next(GenericRecord& out) {
             }
             return false;
         }
-        if (*form_.end != '\0' && line_ == form_.end && !too_long_) {
+        if (*form_.end != '\0' && content() == form_.end && !too_long_) {
             ended_ = true;
             if (read_line()) throw TextError(line_number_, 1, "text after the end line " + quote(form_.end));
             return false;
@@ -457,14 +502,14 @@ bool TextReader::next(GenericRecord& out) {
 }
 
 bool TextReader::parse(GenericRecord& out) {
-    LineParser p(form_, line_, line_number_, last_, pending_);
+    LineParser p(form_, content(), line_, line_number_, last_, pending_);
     out.values.clear();
-    if (line_.empty()) p.fail(0, "empty line");
+    if (content().empty()) p.fail(0, "empty line");
     // No value may hold one: a writer could not write it back (it would end the line).
     if (const std::size_t cr = line_.find('\r'); cr != std::string::npos) p.fail(cr, "a carriage return (\\r) that does not end the line");
     if (only_slot_ >= 0) {
         out.slot = static_cast<std::uint32_t>(only_slot_);
-        if (!line_.starts_with(prefixes_[out.slot])) p.fail(0, "expected " + quote(prefixes_[out.slot]) + " at the start of the line");
+        if (!content().starts_with(prefixes_[out.slot])) p.fail(0, "expected " + quote(prefixes_[out.slot]) + " at the start of the line");
     } else {
         out.slot = match_record();
         if (out.slot == dtd_.record_count) {
@@ -479,7 +524,7 @@ bool TextReader::parse(GenericRecord& out) {
 // The record whose mnemonic, with the text around it, starts the line and
 // ends where a token may end; the longest if several do. record_count: none.
 std::uint32_t TextReader::match_record() const {
-    const std::string_view line = line_;
+    const std::string_view line = content();
     const std::string_view sep = form_.separator;
     std::uint32_t best = dtd_.record_count;
     for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
@@ -544,19 +589,29 @@ public:
         last_[index] = v.integer;
         const TextFieldDesc& t = text_->fields[index];
         if (t.format == TextFormat::omit) return;
+        const FieldDesc& f = record_->fields[index];
+        exact_ = space_ && !first_ && !t.before && exact_format(f, t);
+        const bool ends_line = record_->layout[record_->layout_count - 1].op == LayoutStep::field &&
+                               record_->layout[record_->layout_count - 1].index == index && text_of(t.after).empty();
         if (t.before) {
             out_ += t.before;
-        } else if (!first_) {
-            out_ += form_.separator;
+        } else if (!first_ && !(exact_ && ends_line && v.bytes.empty())) {
+            out_ += form_.separator;  // an empty exact value ending the line goes without
         }
         first_ = false;
-        value(record_->fields[index], t, v);
+        value(f, t, v);
         out_ += text_of(t.after);
     }
 
 private:
     std::string describe(const FieldDesc& f) const {
         return "field " + quote(f.path) + " of record " + quote(record_->name);
+    }
+
+    // A `line` field, or a string whose length the line gives before it: the
+    // reader takes its bytes exactly (LineParser::exact).
+    bool exact_format(const FieldDesc& f, const TextFieldDesc& t) const {
+        return t.format == TextFormat::line || (t.format == TextFormat::string && (f.width_from == no_field || length_written(f)));
     }
 
     void value(const FieldDesc& f, const TextFieldDesc& t, const GenericValue& v) {
@@ -609,7 +664,7 @@ private:
             refuse(describe(f) + " holds the separator " + quote(form_.separator) + ": " + excerpt(s));
         }
 
-        if (space_ && (s.empty() || is_blank(s.front()) || is_blank(s.back()))) {
+        if (space_ && !exact_ && (s.empty() || is_blank(s.front()) || is_blank(s.back()))) {
             refuse(describe(f) + " is empty or starts or ends with a blank, which a blank separator would lose");
         }
         out_ += s;
@@ -629,6 +684,7 @@ private:
     std::size_t next_ = 0;              // the next value to write
     std::vector<std::uint64_t>& last_;  // per field: its latest value (counts and lengths)
     bool first_ = true;
+    bool exact_ = false;  // the field being written is read exactly (exact_format)
 };
 
 }  // namespace
@@ -661,9 +717,13 @@ void TextWriter::check_reads_back(const GenericRecord& record) {
     const TextRecordDesc& text = form_.records[record.slot];
     GenericRecord again;
     const std::string_view line = std::string_view(line_).substr(0, line_.size() - 1);
+    std::string_view content = line;
+    if (std::string_view(form_.separator) == " ") {
+        while (!content.empty() && is_blank(content.back())) content.remove_suffix(1);
+    }
     bool same = false;
     try {
-        LineParser(form_, line, lines_, check_last_, check_pending_).parse(dtd_.records[record.slot], text, stops_[record.slot], prefixes_[record.slot].size(), again);
+        LineParser(form_, content, line, lines_, check_last_, check_pending_).parse(dtd_.records[record.slot], text, stops_[record.slot], prefixes_[record.slot].size(), again);
         same = again.values.size() == record.values.size() &&
                std::equal(again.values.begin(), again.values.end(), record.values.begin(), same_value);
     } catch (const TextError&) {

@@ -71,6 +71,8 @@ private:
     const TextFormDesc& form_;
     TextReadOptions options_;
     std::string line_;
+    std::size_t content_size_ = 0;  // line_ without the blanks that end it, under a blank separator
+    std::string_view content() const { return std::string_view(line_).substr(0, content_size_); }
     std::uint64_t line_number_ = 0;
     std::uint64_t bytes_read_ = 0;
     std::uint64_t end_column_ = 1;  // on the last line read: the column of its line break, or past its last byte
