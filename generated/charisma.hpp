@@ -1372,7 +1372,7 @@ inline constexpr rt::NativeFieldDesc native0_fields15[] = {{2, rt::NativeKind::v
 inline constexpr rt::NativeFieldDesc native0_fields16[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {2, rt::NativeKind::value}};  // unlink
 inline constexpr rt::NativeFieldDesc native0_fields17[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // asynchEnd
 inline constexpr rt::NativeFieldDesc native0_fields18[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // fcntl
-inline constexpr rt::NativeFieldDesc native0_fields19[] = {{2, rt::NativeKind::value}, {1, rt::NativeKind::value}, {1, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // compressedReadWrite
+inline constexpr rt::NativeFieldDesc native0_fields19[] = {{2, rt::NativeKind::value}, {0, rt::NativeKind::value}, {0, rt::NativeKind::value}, {0, rt::NativeKind::value}, {0, rt::NativeKind::value}, {0, rt::NativeKind::value}, {0, rt::NativeKind::value}};  // compressedReadWrite
 inline constexpr rt::NativeRecordDesc native0_records[] = {
     {false, 0, nullptr},  // comment
     {false, 0, nullptr},  // section
@@ -1414,7 +1414,7 @@ inline constexpr rt::NativeFieldDesc native1_fields15[] = {{2, rt::NativeKind::v
 inline constexpr rt::NativeFieldDesc native1_fields16[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {2, rt::NativeKind::value}};  // unlink
 inline constexpr rt::NativeFieldDesc native1_fields17[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // asynchEnd
 inline constexpr rt::NativeFieldDesc native1_fields18[] = {{2, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {8, rt::NativeKind::value}, {4, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // fcntl
-inline constexpr rt::NativeFieldDesc native1_fields19[] = {{2, rt::NativeKind::value}, {1, rt::NativeKind::value}, {1, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}, {1, rt::NativeKind::value}, {4, rt::NativeKind::value}};  // compressedReadWrite
+inline constexpr rt::NativeFieldDesc native1_fields19[] = {{2, rt::NativeKind::value}, {0, rt::NativeKind::value}, {0, rt::NativeKind::value}, {0, rt::NativeKind::value}, {0, rt::NativeKind::value}, {0, rt::NativeKind::value}, {0, rt::NativeKind::value}};  // compressedReadWrite
 inline constexpr rt::NativeRecordDesc native1_records[] = {
     {false, 0, nullptr},  // comment
     {false, 0, nullptr},  // section

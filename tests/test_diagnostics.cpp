@@ -399,6 +399,11 @@ const std::vector<Case> malformed = {
     {"n.width = 1; s.type = bytes; s.width = n.value; s.ctype = \"name\"; native { order = big; code = 1; sizeof(name) = 8; }\n"
      "a : (tag, n, n*(x), s) { tag.value = 4; x.width = 1; }",
      {"1:59: error: field 's' of record 'a' is a C char array whose length field 'n' also counts a group"}},
+    {"n.width = 1; len.width = 1; s.type = bytes; s.width = len.value; s.ctype = \"name\"; native { order = big; code = 1; sizeof(name) = 4; }\n"
+     "a : (tag, len, n, n*(s)) { tag.value = 4; }",
+     {"1:76: error: field 's' of record 'a' is a C char array whose length field 'len' is not in the same repeated group"}},
+    {"x.width = 1; a : x { tag.value = 4; tag.code = none; }",
+     {"1:48: error: record 'a' sets 'tag.code = none', but the DTD has no 'native { ... }' block"}},
     {"r.type = bytes; r.width = 4; r.ctype = \"t\"; native { order = big; code = 1; } a : (tag, r) { tag.value = 4; }",
      {"1:40: error: field 'r' of record 'a' has a fixed width, which is its size in a native form; 'ctype' is for numbers and for bytes whose length a field gives"}},
     {"x.text = \"a",

@@ -188,6 +188,9 @@ namespace {
 const char* const c_dtd_text = R"(tag.width = 1;
 native c { order = little; code = 2; align = natural; sizeof(name8) = 8; }
 native c4 { order = little; code = 2; align = 4; sizeof(name8) = 8; }
+odd.width = 3;
+small : (tag, y) { tag.value = 6; tag.code = 3; }
+unheld : (tag, odd) { tag.value = 7; tag.code = none; }
 b.width = 1;
 big.width = 8;
 n.width = 1;
@@ -207,7 +210,7 @@ const lower::LoweredDtd& c_dtd() {
     return lowered;
 }
 
-constexpr std::uint32_t mid_slot = 3, tail_slot = 4;
+constexpr std::uint32_t mid_slot = 3, tail_slot = 4, small_slot = 5, unheld_slot = 6;
 
 struct Element {
     std::uint32_t x;
@@ -352,6 +355,24 @@ TEST_CASE("native form, C structs: a trailing x[1] list takes sizeof(struct) plu
     dirty[16 + 6] = 'Q';    // after the NUL of "word"
     CHECK(c_read(c, dirty).values.size() == 6);
     CHECK(c_written(c, tail_record(1)) == tail_struct(1));
+}
+
+TEST_CASE("native form, C structs: the type code counts in a record's alignment; a record no form holds is refused") {
+    struct Small {
+        std::uint16_t code;
+        std::uint8_t y;
+    };
+    const rt::NativeFormDesc& c = rt::native_form(c_dtd().desc(), "c");
+    const rt::GenericRecord small{small_slot, {integer(1, 9)}};
+    const std::string bytes = struct_bytes<Small>(sizeof(Small), [](Small& s, std::string&) {
+        s.code = 3;
+        s.y = 9;
+    });
+    CHECK(bytes.size() == 4);
+    CHECK(c_written(c, small) == bytes);
+    CHECK(c_read(c, bytes).values[0].integer == 9);
+    CHECK_THROWS_WITH_AS(c_written(c, {unheld_slot, {integer(1, 1)}}),
+                         "record 'unheld' has no type code in the native form 'c' of 'test' ('tag.code = none')", rt::TraceError);
 }
 
 TEST_CASE("native form, C structs: a reader without a form finds none when no form has magic bytes") {

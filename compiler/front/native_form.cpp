@@ -163,6 +163,7 @@ private:
         std::vector<ir::NativeField>& out = fields_[i];
         out.assign(r.fields.size(), {});
         out[0].width = form_.code_width;
+        if (sites_[i].uncoded) return true;  // no form holds it
         bool ok = true;
         for (const ir::Field& f : r.fields) {
             if (f.index != 0) ok = field(r, f, i, out) && ok;
@@ -206,9 +207,26 @@ private:
             }
         }
         if (counts_a_group(r.layout, length)) return error(at, what + " is a C char array whose length field " + quote(r.fields[length].path) + " also counts a group");
+        if (group_of(r.layout, length) != group_of(r.layout, f.index)) {
+            return error(at, what + " is a C char array whose length field " + quote(r.fields[length].path) + " is not in the same repeated group");
+        }
         out[f.index].kind = rt::NativeKind::chars;
         out[length] = {0, rt::NativeKind::implied};
         return true;
+    }
+
+    // Where `field` sits: nullopt when `items` do not hold it, else the innermost
+    // repeated group around it (nullptr at record level).
+    static std::optional<const ir::Repeat*> group_of(const std::vector<ir::LayoutItem>& items, std::uint32_t field,
+                                                     const ir::Repeat* around = nullptr) {
+        for (const ir::LayoutItem& item : items) {
+            if (const auto* index = std::get_if<std::uint32_t>(&item)) {
+                if (*index == field) return around;
+            } else if (auto found = group_of(std::get<ir::Repeat>(item).items, field, &std::get<ir::Repeat>(item))) {
+                return found;
+            }
+        }
+        return std::nullopt;
     }
 
     static bool counts_a_group(const std::vector<ir::LayoutItem>& items, std::uint32_t field) {
@@ -244,8 +262,8 @@ public:
         if (dtd_.native_blocks.empty()) {
             for (std::size_t i = 0; i < schema_.records.size(); ++i) {
                 if (!sites_[i].code) continue;
-                diags_.error(*sites_[i].code, "record " + quote(schema_.records[i].name) +
-                                                  " has a type code, but the DTD has no 'native { ... }' block");
+                diags_.error(*sites_[i].code, "record " + quote(schema_.records[i].name) + (sites_[i].uncoded ? " sets 'tag.code = none'" : " has a type code") +
+                                                  ", but the DTD has no 'native { ... }' block");
             }
             return;
         }

@@ -172,6 +172,7 @@ const NativeFormDesc& native_form(const DtdDesc& dtd, std::string_view name) {
         names += (names.empty() ? "" : ", ") + std::string(form.name);
     }
     if (dtd.native_form_count == 0) throw TraceError(ErrorKind::usage, "the DTD " + quote(dtd.name) + " describes no native binary form");
+    if (names.empty()) names = "one unnamed form";
     if (name.empty()) throw TraceError(ErrorKind::usage, "the DTD " + quote(dtd.name) + " describes several native binary forms; name one of " + names);
     throw TraceError(ErrorKind::usage, "the DTD " + quote(dtd.name) + " describes no native binary form " + quote(name) + " (it has " + names + ")");
 }
@@ -182,7 +183,7 @@ NativeLayout::NativeLayout(const DtdDesc& dtd, const NativeFormDesc& form) : dtd
     if (form.align == 0) return;
     plans_.reserve(dtd.record_count);
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
-        plans_.push_back(dtd.records[slot].predefined == Predefined::none ? plan(slot) : Plan{});
+        plans_.push_back(dtd.records[slot].predefined == Predefined::none && form.records[slot].held ? plan(slot) : Plan{});
     }
 }
 
@@ -197,6 +198,7 @@ NativeLayout::Plan NativeLayout::plan(std::uint32_t slot) const {
     const NativeRecordDesc& n = form_.records[slot];
     Plan p;
     p.step_align.assign(r.layout_count, 1);
+    p.align = static_cast<std::uint8_t>(std::min<unsigned>(form_.code_width, form_.align));  // the type code has no layout step
     std::vector<std::uint32_t> open;  // the repeat steps around the current step
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
         const LayoutStep& s = r.layout[i];
