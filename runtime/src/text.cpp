@@ -421,7 +421,7 @@ TextReader::TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions opt
     }
 }
 
-// Reads a line without its line break ("\n" or "\r\n") into line_; false at
+// Reads a line without its line break ("\n", "\r\n" or "\r") into line_; false at
 // the end of the input. A line longer than the limit is cut there and marked
 // too long: the reader stops at the limit, or with skip_bad drops the rest of
 // the line, so that the next one can be read.
@@ -437,8 +437,11 @@ bool TextReader::read_line() {
         if (c == eof) return false;
         for (; c != eof && c != '\n'; c = in->sbumpc()) {
             ++bytes_read_;
-            // Room for one more byte: the '\r' of a "\r\n" right after the limit.
-            if (line_.size() >= limit && (c != '\r' || line_.size() > limit)) {
+            if (c == '\r') {  // "\r\n", or a lone "\r" as old Mac files (and PTF's report) end lines
+                if (in->sgetc() == '\n') bytes_read_ += in->sbumpc() == '\n';
+                break;
+            }
+            if (line_.size() >= limit) {
                 too_long_ = true;
                 if (options_.skip_bad) drop_rest_of_line(*in);
                 break;
@@ -451,7 +454,6 @@ bool TextReader::read_line() {
         throw TraceError(ErrorKind::io, "cannot read the text input", 0, -1, 0);
     }
     ++line_number_;
-    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
     end_column_ = line_.size() + 1;
     content_size_ = line_.size();
     if (std::string_view(form_.separator) == " ") {
@@ -466,6 +468,10 @@ void TextReader::drop_rest_of_line(std::streambuf& in) {
     for (int c = in.sbumpc(); c != eof; c = in.sbumpc()) {
         ++bytes_read_;
         if (c == '\n') return;
+        if (c == '\r') {
+            if (in.sgetc() == '\n') bytes_read_ += in.sbumpc() == '\n';
+            return;
+        }
     }
 }
 
@@ -506,7 +512,6 @@ bool TextReader::parse(GenericRecord& out) {
     out.values.clear();
     if (content().empty()) p.fail(0, "empty line");
     // No value may hold one: a writer could not write it back (it would end the line).
-    if (const std::size_t cr = line_.find('\r'); cr != std::string::npos) p.fail(cr, "a carriage return (\\r) that does not end the line");
     if (only_slot_ >= 0) {
         out.slot = static_cast<std::uint32_t>(only_slot_);
         if (!content().starts_with(prefixes_[out.slot])) p.fail(0, "expected " + quote(prefixes_[out.slot]) + " at the start of the line");
