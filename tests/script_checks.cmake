@@ -1,5 +1,5 @@
 # Helpers of the CTest scripts that run commands from the source tree
-# (tests/mtf/cli_test.cmake, tests/native/native_test.cmake). Needs SOURCE_DIR.
+# (tests/mtf/cli_test.cmake, tests/native/*_test.cmake). Needs SOURCE_DIR.
 
 # Runs a command from SOURCE_DIR; its exit status must be `expected_code`.
 # Sets `out` and `err` in the caller.
@@ -17,4 +17,11 @@ function(expect_equal what got want)
   if(NOT got STREQUAL want)
     message(FATAL_ERROR "${what}: expected\n${want}\ngot\n${got}")
   endif()
+endfunction()
+
+# Files `a` and `b` hold the same bytes.
+function(same_bytes what a b)
+  file(READ "${a}" x HEX)
+  file(READ "${b}" y HEX)
+  expect_equal("${what}" "${x}" "${y}")
 endfunction()

@@ -41,7 +41,7 @@ public:
         bool ok = true;
         fields_.resize(schema_.records.size());
         for (std::size_t i = 0; i < schema_.records.size(); ++i) {
-            if (schema_.records[i].predefined == rt::Predefined::none) ok = lay_out(i) && ok;
+            if (schema_.records[i].predefined == rt::Predefined::none) ok = code_fits(i) && lay_out(i) && ok;
         }
         if (ok) {
             for (std::size_t i = 0; i < schema_.records.size(); ++i) schema_.records[i].native.push_back(std::move(fields_[i]));
@@ -156,6 +156,15 @@ private:
     }
 
     // ---- the records
+
+    bool code_fits(std::size_t i) {
+        const ir::Record& r = schema_.records[i];
+        if (!r.code || form_.code_width >= 8 || *r.code >> (8 * form_.code_width) == 0) return true;
+        return error(sites_[i].code ? *sites_[i].code : sites_[i].record,
+                     "the type code " + std::to_string(*r.code) + " of record " + quote(r.name) + " does not fit in " +
+                         std::to_string(form_.code_width) + " byte(s) ('code' in the native block" +
+                         (form_.name.empty() ? "" : " " + quote(form_.name)) + ")");
+    }
 
     // Each field's width and kind in this form; false when one cannot be laid out.
     bool lay_out(std::size_t i) {
@@ -301,7 +310,7 @@ private:
         return ok;
     }
 
-    // Every record held by the native forms has a unique code that fits every form's code width.
+    // Every record held by the native forms has a unique code (FormResolver checks that it fits).
     bool codes_ok() {
         std::map<std::uint64_t, std::size_t> taken;
         bool ok = true;
@@ -314,19 +323,8 @@ private:
                 ok = error(at, "record " + quote(r.name) + " has the type code " + std::to_string(*r.code) + ", which record " +
                                    quote(schema_.records[it->second].name) + " has already");
             }
-            for (const ast::NativeBlock& b : dtd_.native_blocks) ok = code_fits(b, r, at) && ok;
         }
         return ok;
-    }
-
-    bool code_fits(const ast::NativeBlock& b, const ir::Record& r, const Location& at) {
-        for (const ast::NativeSetting& s : b.settings) {
-            const auto* n = std::get_if<ast::Integer>(&s.value);
-            if (s.of || s.name.text != "code" || !n || n->negative || n->magnitude >= 8 || *r.code >> (8 * n->magnitude) == 0) continue;
-            return error(at, "the type code " + std::to_string(*r.code) + " of record " + quote(r.name) + " does not fit in " +
-                                 std::to_string(n->magnitude) + " byte(s) ('code' in the native block" + (b.name ? " " + quote(b.name->text) : "") + ")");
-        }
-        return true;
     }
 
     bool error(const Location& at, const std::string& message) {

@@ -12,12 +12,6 @@ set(here "${SOURCE_DIR}/tests/native")
 
 include(${CMAKE_CURRENT_LIST_DIR}/../script_checks.cmake)
 
-function(same_bytes what a b)
-  file(READ "${a}" x HEX)
-  file(READ "${b}" y HEX)
-  expect_equal("${what}" "${x}" "${y}")
-endfunction()
-
 # A failure of mtf: exit status `status` and the exact line on stderr.
 function(fails status line)
   run_in_source(${status} ${MTF} ${ARGN})

@@ -111,7 +111,6 @@ int to_binary(const std::string& input, const std::string& output, const Options
     const Encoding encoding = strict ? Encoding::initial : encoding_choice(o, false);
     const bool live = live_references(o, encoding);
     const auto dtd = load_dtd(dtd_file);
-    if (!native && o.has("--form")) throw UsageError("--form names a native form: it goes with --native");
     const rt::DtdDesc& desc = native ? dtd->desc() : require_text_form(dtd->desc(), dtd_file);
     const rt::NativeFormDesc* form = native ? chosen_native_form(desc, o, dtd_file, false) : nullptr;
     std::ifstream file;
@@ -241,8 +240,8 @@ int run(const std::vector<std::string>& args) {
         {"INPUT", "OUTPUT"});
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
-    if (!is_trace(input)) return to_binary(input, output, o);
     if (!o.has("--native") && o.has("--form")) throw UsageError("--form names a native form: it goes with --native");
+    if (!is_trace(input)) return to_binary(input, output, o);
     return o.has("--native") ? to_native(input, output, o) : to_text(input, output, o);
 }
 
