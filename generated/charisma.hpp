@@ -778,13 +778,15 @@ inline constexpr rt::FieldDesc metadata_2_fields[] = {
     {"property", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
+inline constexpr rt::NamedValue header_3_rules5_names[] = {{"unlisted", 0u}, {"ipsc", 1u}, {"paragon", 2u}, {"cm5", 3u}, {"maspar", 4u}, {"hector", 5u}, {"ncube", 6u}, {"sp2", 7u}, {"crayT3d", 8u}};
+inline constexpr rt::FieldRules header_3_rules5 = {false, false, 0u, 0u, header_3_rules5_names, 9, false, rt::Order::none, nullptr};  // systemType
 inline constexpr rt::FieldDesc header_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"startDate", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
     {"gmtOffset", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
     {"systemId", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
-    {"systemType", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
+    {"systemType", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}, &header_3_rules5},
     {"mdVersion", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"releaseData", rt::Type::bytes, 0, rt::no_field, {rt::Interp::none, 80, 80, 0u, 0LL, 0}},
     {"numProcessors", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -829,6 +831,8 @@ inline constexpr rt::FieldDesc clientLeave_7_fields[] = {
     {"clientId", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep clientLeave_7_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
+inline constexpr rt::NamedValue appOpen_8_rules11_names[] = {{"read", 1u}, {"readWrite", 2u}, {"write", 4u}, {"create", 8u}, {"truncate", 16u}, {"append", 32u}};
+inline constexpr rt::FieldRules appOpen_8_rules11 = {false, false, 0u, 0u, appOpen_8_rules11_names, 6, true, rt::Order::none, nullptr};  // openFlags
 inline constexpr rt::FieldDesc appOpen_8_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
@@ -841,9 +845,11 @@ inline constexpr rt::FieldDesc appOpen_8_fields[] = {
     {"fileDesc", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"fileSize", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
     {"creationDate", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
-    {"openFlags", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
+    {"openFlags", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}, &appOpen_8_rules11},
 };
 inline constexpr rt::LayoutStep appOpen_8_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}, {rt::LayoutStep::field, 5}, {rt::LayoutStep::field, 6}, {rt::LayoutStep::field, 7}, {rt::LayoutStep::field, 8}, {rt::LayoutStep::field, 9}, {rt::LayoutStep::field, 10}, {rt::LayoutStep::field, 11}};
+inline constexpr rt::NamedValue clientOpen_9_rules11_names[] = {{"read", 1u}, {"readWrite", 2u}, {"write", 4u}, {"create", 8u}, {"truncate", 16u}, {"append", 32u}};
+inline constexpr rt::FieldRules clientOpen_9_rules11 = {false, false, 0u, 0u, clientOpen_9_rules11_names, 6, true, rt::Order::none, nullptr};  // openFlags
 inline constexpr rt::FieldDesc clientOpen_9_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
@@ -856,7 +862,7 @@ inline constexpr rt::FieldDesc clientOpen_9_fields[] = {
     {"fileDesc", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"fileSize", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
     {"creationDate", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
-    {"openFlags", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
+    {"openFlags", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}, &clientOpen_9_rules11},
 };
 inline constexpr rt::LayoutStep clientOpen_9_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}, {rt::LayoutStep::field, 5}, {rt::LayoutStep::field, 6}, {rt::LayoutStep::field, 7}, {rt::LayoutStep::field, 8}, {rt::LayoutStep::field, 9}, {rt::LayoutStep::field, 10}, {rt::LayoutStep::field, 11}};
 inline constexpr rt::FieldDesc appClose_10_fields[] = {
@@ -875,12 +881,14 @@ inline constexpr rt::FieldDesc clientClose_11_fields[] = {
     {"fileSize", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep clientClose_11_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}};
+inline constexpr rt::NamedValue readWrite_12_rules4_names[] = {{"asynchronous", 1u}, {"write", 2u}, {"clientRequest", 4u}};
+inline constexpr rt::FieldRules readWrite_12_rules4 = {false, false, 0u, 0u, readWrite_12_rules4_names, 3, true, rt::Order::none, nullptr};  // operationType
 inline constexpr rt::FieldDesc readWrite_12_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"startTime", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
     {"endTime", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
     {"fileDesc", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"operationType", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
+    {"operationType", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}, &readWrite_12_rules4},
     {"asyncId", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"applId", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"numClients", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 2, 2, 0u, 0LL, 0}},
@@ -1054,14 +1062,17 @@ inline constexpr char text[] =
     "// Open modes (byte), a bit set:\n"
     "//     0x01 read, 0x02 read/write, 0x04 write, 0x08 create, 0x10 truncate,\n"
     "//     0x20 append.\n"
+    "// `mtf check` reports any other bit; `mtf dump` shows the names.\n"
     "openFlags.width = 1;\n"
+    "openFlags.flags = { read = 0x01, readWrite = 0x02, write = 0x04, create = 0x08, truncate = 0x10, append = 0x20 };\n"
     "\n"
     "// A read/write operation (byte), a bit set:\n"
     "//     0x01 asynchronous (clear: synchronous),\n"
     "//     0x02 write (clear: read),\n"
     "//     0x04 a single client's request (clear: an application-wide request).\n"
-    "// Three bits, so eight kinds of read/write.\n"
+    "// Three bits, so eight kinds of read/write; `mtf check` reports any other.\n"
     "operationType.width = 1;\n"
+    "operationType.flags = { asynchronous = 0x01, write = 0x02, clientRequest = 0x04 };\n"
     "\n"
     "// ---- names ----------------------------------------------------------------------\n"
     "\n"
@@ -1098,8 +1109,12 @@ inline constexpr char text[] =
     "    systemId.width = 8;\n"
     "    systemId.ctype = \"u_long\";\n"
     "    // systemType (byte): 1 iPSC, 2 Paragon, 3 CM-5, 4 MasPar, 5 Hector,\n"
-    "    // 6 nCUBE, 7 SP2, 8 Cray T3D; further values may be added.\n"
+    "    // 6 nCUBE, 7 SP2, 8 Cray T3D. The header allows further values (\"etc.\"),\n"
+    "    // but names none: `mtf check` reports any other as unknown (add its name\n"
+    "    // here to accept it). 0, which the header leaves unused, is named here\n"
+    "    // for a machine it does not list: iotrace writes it for Linux.\n"
     "    systemType.width = 1;\n"
+    "    systemType.enum = { unlisted = 0, ipsc = 1, paragon = 2, cm5 = 3, maspar = 4, hector = 5, ncube = 6, sp2 = 7, crayT3d = 8 };\n"
     "    // mdVersion: the version of the machine-dependent header used (int).\n"
     "    mdVersion.type = signed;\n"
     "    mdVersion.width = 4;\n"

@@ -110,13 +110,14 @@ inline constexpr rt::FieldDesc metadata_2_fields[] = {
     {"property", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
+inline constexpr rt::FieldRules spc_3_rules5 = {false, false, 0u, 0u, nullptr, 0, false, rt::Order::nondecreasing, nullptr};  // timestamp
 inline constexpr rt::FieldDesc spc_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"asu", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"lba", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"size", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"opcode", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
-    {"timestamp", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 4, 4, 0u, 0LL, 0}},
+    {"timestamp", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 4, 4, 0u, 0LL, 0}, &spc_3_rules5},
     {"optionalCount", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"optional.optionalLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"optional.optionalText", rt::Type::bytes, 0, 7, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
@@ -186,6 +187,9 @@ inline constexpr char text[] =
     "timestamp.scale = 6;\n"
     "timestamp.width = 4;\n"
     "timestamp.interpretation = delta 0;\n"
+    "// The rule the specification states: `mtf check` reports a timestamp below\n"
+    "// the one before it.\n"
+    "timestamp.order = nondecreasing;\n"
     "\n"
     "// ---- optional fields --------------------------------------------------------\n"
     "\n"

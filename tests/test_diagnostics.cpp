@@ -7,8 +7,9 @@ using metatf::test::briefs;
 
 const std::string expected_value =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation (none, "
-    "default, baseOffset, delta, stride, sectionOffset, sectionStride, live), a type (unsigned, signed, float, bytes) or a "
-    "text format (decimal, hex, chars \"...\", string, line, omit)";
+    "default, baseOffset, delta, stride, sectionOffset, sectionStride, live), a type (unsigned, signed, float, bytes), a "
+    "text format (decimal, hex, chars \"...\", string, line, omit), names such as '{ read = 1, write = 2 }' or an order "
+    "(nondecreasing, increasing)";
 
 struct Case {
     std::string dtd;
@@ -105,7 +106,7 @@ const std::vector<Case> malformed = {
     {"a : x { tag.value = 4; }",
      {"1:5: error: field 'x' of record 'a' has no width; set 'x.width' in the record, its section or globally"}},
     {"a : x { tag.value = 4; x.widht = 1; }",
-     {"1:26: error: unknown property 'widht'; did you mean 'width'? (the properties are width, interpretation, value, type, scale, feed, text, mnemonic, before, after, code and ctype)"}},
+     {"1:26: error: unknown property 'widht'; did you mean 'width'? (the properties are width, interpretation, value, type, scale, feed, text, mnemonic, before, after, code, ctype, minimum, maximum, enum, flags and order)"}},
     {"x.width = 1; a : x { tag.value = 4; y.width = 1; }",
      {"1:37: error: record 'a' has no field 'y'; did you mean 'x'?"}},
     {"x.width = 1; a : x { tag.value = 4; x.width = 1; x.width = 2; }",
@@ -406,6 +407,47 @@ const std::vector<Case> malformed = {
      {"1:48: error: record 'a' sets 'tag.code = none', but the DTD has no 'native { ... }' block"}},
     {"r.type = bytes; r.width = 4; r.ctype = \"t\"; native { order = big; code = 1; } a : (tag, r) { tag.value = 4; }",
      {"1:40: error: field 'r' of record 'a' has a fixed width, which is its size in a native form; 'ctype' is for numbers and for bytes whose length a field gives"}},
+    // rules (docs/dtd-language.md, section 17)
+    {"x.width = 1; x.enum = { a = 1, b };",
+     {"1:34: error: expected '=' after the name, as in '{ read = 1, write = 2 }'"}},
+    {"x.width = 1; x.enum = { a = 1, };",
+     {"1:32: error: expected a name and its number, as in '{ read = 1, write = 2 }'"}},
+    {"x.width = 1; x.enum = { a = 1 b = 2 };",
+     {"1:31: error: expected ',' or '}' in the list of names"}},
+    {"x.width = 1; x.flags = { a = };",
+     {"1:30: error: expected the name's number (an integer), as in '{ read = 1, write = 2 }'"}},
+    {"x.width = 1; x.enum = {};",
+     {"1:24: error: expected a name and its number, as in '{ read = 1, write = 2 }'"}},
+    {"x.width = 1; x.minimum = low; a : x { tag.value = 4; }",
+     {"1:26: error: " + expected_value}},
+    {"x.width = 1; x.minimum = \"0\"; a : x { tag.value = 4; }",
+     {"1:26: error: 'minimum' takes an integer, as in 'length.minimum = 15;'"}},
+    {"x.width = 1; x.minimum = -1; a : x { tag.value = 4; }",
+     {"1:26: error: value -1 is negative, but field 'x' of record 'a' is unsigned"}},
+    {"x.width = 1; x.minimum = 5; x.maximum = 4; a : x { tag.value = 4; }",
+     {"1:26: error: field 'x' of record 'a' has a minimum above its maximum"}},
+    {"x.width = 2; x.type = signed; x.minimum = -5; x.maximum = -6; a : x { tag.value = 4; }",
+     {"1:43: error: field 'x' of record 'a' has a minimum above its maximum"}},
+    {"x.width = 4; x.type = float; x.maximum = 4; a : x { tag.value = 4; }",
+     {"1:42: error: 'maximum' applies to integer fields; field 'x' of record 'a' is 'float'"}},
+    {"x.width = 1; x.enum = { a = 1, b = 1 }; a : x { tag.value = 4; }",
+     {"1:32: error: 'b' has the number of 'a'; each value takes one name"}},
+    {"x.width = 1; x.enum = { a = 1, a = 2 }; a : x { tag.value = 4; }",
+     {"1:32: error: the name 'a' is given twice"}},
+    {"x.width = 1; x.flags = { a = 0 }; a : x { tag.value = 4; }",
+     {"1:26: error: flag 'a' has no bits; a flag names one bit or more"}},
+    {"x.width = 1; x.flags = { a = 3, b = 2 }; a : x { tag.value = 4; }",
+     {"1:33: error: flag 'b' shares bits with 'a'"}},
+    {"x.width = 1; x.flags = { a = 1 }; x.enum = { b = 1 }; a : x { tag.value = 4; }",
+     {"1:24: error: field 'x' of record 'a' has both 'enum' and 'flags'; name its values one way"}},
+    {"x.width = 1; x.enum = 3; a : x { tag.value = 4; }",
+     {"1:23: error: 'enum' takes names and their numbers, as in 'x.enum = { read = 1, write = 2 };'"}},
+    {"x.width = 1; x.order = decreasing; a : x { tag.value = 4; }",
+     {"1:24: error: " + expected_value}},
+    {"x.width = 1; x.order = 1; a : x { tag.value = 4; }",
+     {"1:24: error: 'order' takes nondecreasing or increasing, and 'global' after either for one order across record types"}},
+    {"x.type = bytes; x.width = 2; x.order = increasing; a : x { tag.value = 4; }",
+     {"1:40: error: 'order' applies to integer fields; field 'x' of record 'a' is 'bytes'"}},
     {"x.text = \"a",
      {"1:12: error: unterminated string: expected '\"' before the end of the line"}},
     {"x.text = \"\\q\";",

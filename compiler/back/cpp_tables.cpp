@@ -44,7 +44,32 @@ std::string table_base(const rt::RecordDesc& r, std::uint32_t slot) {
     return identifier(r.name) + "_" + std::to_string(slot);
 }
 
+const char* bool_literal(bool b) { return b ? "true" : "false"; }
+
+// The rules of field i, if it has any: "<base>_rules<i>" and the names it uses.
+void emit_rules(std::ostream& o, const rt::FieldDesc& f, const std::string& base, std::uint32_t i) {
+    const rt::FieldRules& r = *f.rules;
+    const std::string name = base + "_rules" + std::to_string(i);
+    if (r.name_count) {
+        o << "inline constexpr rt::NamedValue " << name << "_names[] = {";
+        for (std::uint32_t k = 0; k < r.name_count; ++k) {
+            o << (k ? ", " : "") << "{" << literal(r.names[k].name) << ", " << r.names[k].value << "u}";
+        }
+        o << "};\n";
+    }
+    static constexpr std::array<const char*, 3> orders = {"rt::Order::none", "rt::Order::nondecreasing", "rt::Order::increasing"};
+    static_assert(orders.size() == rt::detail::order_names.size());
+    o << "inline constexpr rt::FieldRules " << name << " = {" << bool_literal(r.has_minimum) << ", "
+      << bool_literal(r.has_maximum) << ", " << r.minimum << "u, " << r.maximum << "u, "
+      << (r.name_count ? name + "_names" : std::string("nullptr")) << ", " << r.name_count << ", "
+      << bool_literal(r.flags) << ", " << cpp_enum(orders, r.order) << ", " << (r.global ? literal(r.global) : "nullptr") << "};  // "
+      << f.path << "\n";
+}
+
 void emit_fields(std::ostream& o, const rt::RecordDesc& r, const std::string& base) {
+    for (std::uint32_t i = 0; i < r.field_count; ++i) {
+        if (r.fields[i].rules) emit_rules(o, r.fields[i], base, i);
+    }
     o << "inline constexpr rt::FieldDesc " << base << "_fields[] = {\n";
     for (std::uint32_t i = 0; i < r.field_count; ++i) {
         const rt::FieldDesc& f = r.fields[i];
@@ -55,7 +80,9 @@ void emit_fields(std::ostream& o, const rt::RecordDesc& r, const std::string& ba
           << signed_literal(e.stride) << ", " << unsigned(e.section);
         // Pools are rare: tables without them print as before.
         if (e.pool != 0 || e.feed != 0) o << ", " << unsigned(e.pool) << ", " << unsigned(e.feed);
-        o << "}},\n";
+        o << "}";
+        if (f.rules) o << ", &" << base << "_rules" << i;  // most fields have none
+        o << "},\n";
     }
     o << "};\n";
 }

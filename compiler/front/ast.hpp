@@ -71,10 +71,27 @@ struct TextFormat {
     bool upper = false;
 };
 
+// `{ read = 1, write = 2 }`: an enumeration's values or a flag set's bits, named.
+struct NamedNumber {
+    Name name;
+    Integer number;
+};
+struct NameList {
+    Location where;
+    std::vector<NamedNumber> items;
+};
+
+// `nondecreasing`, `increasing`, either followed by `global`.
+struct OrderValue {
+    rt::Order order = rt::Order::none;
+    bool global = false;
+    Location where;
+};
+
 // An interpretation is held by pointer: it is three times the size of any other
 // value, and a DTD may hold millions of properties.
 using InterpretationPtr = std::unique_ptr<Interpretation>;
-using Value = std::variant<Integer, Reference, InterpretationPtr, TypeName, String, TextFormat>;
+using Value = std::variant<Integer, Reference, InterpretationPtr, TypeName, String, TextFormat, NameList, OrderValue>;
 
 // `target.property = value;`, with target a path of one or more field names.
 struct Property {

@@ -72,7 +72,19 @@ struct text_line : TAO_PEGTL_KEYWORD("line") {};
 struct text_omit : TAO_PEGTL_KEYWORD("omit") {};
 struct text_format : sor<text_chars, text_decimal, text_hex, text_string, text_line, text_omit> {};
 
-struct value : sor<integer, string_literal, reference, interpretation, type_name, text_format> {};
+// Rules: the names of an enumeration's values or a flag set's bits, `{ read = 1, write = 2 }`,
+// and an order, `nondecreasing` or `increasing`, with `global` for one across record types.
+struct named_value_name : identifier {};
+struct named_value_equals : one<'='> {};
+struct named_value_number : integer {};
+struct named_value : seq<named_value_name, sep, must<named_value_equals>, sep, must<named_value_number>> {};
+struct names_close : one<'}'> {};
+struct name_list : seq<one<'{'>, sep, must<named_value>, star<sep, one<','>, sep, must<named_value>>, sep, must<names_close>> {};
+struct order_kind : sor<TAO_PEGTL_KEYWORD("nondecreasing"), TAO_PEGTL_KEYWORD("increasing")> {};
+struct order_global : TAO_PEGTL_KEYWORD("global") {};
+struct order_value : seq<order_kind, opt<sep, order_global>> {};
+
+struct value : sor<integer, string_literal, reference, interpretation, type_name, text_format, name_list, order_value> {};
 
 // ---- properties: `field.property = value;` --------------------------------
 struct property_path : list<path_name, dot_sep> {};
@@ -179,7 +191,12 @@ template <> inline constexpr const char* errors::message<chars_arg> = "expected 
 template <> inline constexpr const char* errors::message<value> =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation "
     "(none, default, baseOffset, delta, stride, sectionOffset, sectionStride, live), a type (unsigned, signed, float, "
-    "bytes) or a text format (decimal, hex, chars \"...\", string, line, omit)";
+    "bytes), a text format (decimal, hex, chars \"...\", string, line, omit), names such as '{ read = 1, write = 2 }' "
+    "or an order (nondecreasing, increasing)";
+template <> inline constexpr const char* errors::message<named_value> = "expected a name and its number, as in '{ read = 1, write = 2 }'";
+template <> inline constexpr const char* errors::message<named_value_equals> = "expected '=' after the name, as in '{ read = 1, write = 2 }'";
+template <> inline constexpr const char* errors::message<named_value_number> = "expected the name's number (an integer), as in '{ read = 1, write = 2 }'";
+template <> inline constexpr const char* errors::message<names_close> = "expected ',' or '}' in the list of names";
 template <> inline constexpr const char* errors::message<text_setting_value> = "expected a string, as in 'separator = \",\";'";
 template <> inline constexpr const char* errors::message<text_item> =
     "expected a text setting 'separator = \"...\";', 'begin = \"...\";', 'end = \"...\";' or '}'";

@@ -30,7 +30,8 @@ using selector = pegtl::parse_tree::selector<
         g::text_chars, g::text_decimal, g::text_hex, g::digits_arg, g::text_upper, g::text_string, g::text_line, g::text_omit, g::text_def,
         g::text_setting_name, g::text_item, g::chars_arg, g::text_setting_value, g::native_def, g::native_item,
         g::native_setting_name, g::native_word, g::native_form_name, g::native_sizeof, g::native_ctype, g::native_numbers,
-        g::native_number, g::native_next_number>>;
+        g::native_number, g::native_next_number, g::name_list, g::named_value, g::named_value_name, g::named_value_number,
+        g::order_value, g::order_kind, g::order_global>>;
 
 // Counts how deeply fields nest and refuses to go past the limit.
 struct field_depth_guard : pegtl::maybe_nothing {
@@ -223,6 +224,10 @@ private:
             return text_format(n);
         }
         if (n.is_type<g::type_name>()) return ast::TypeName{name(n)};
+        if (n.is_type<g::name_list>()) return name_list(n);
+        if (n.is_type<g::order_value>()) {
+            return ast::OrderValue{*rt::from_name<rt::Order>(n.children[0]->string_view()), n.children.size() > 1, where(n)};
+        }
         if (n.is_type<g::reference>()) {
             ast::Reference ref;
             for (const auto& part : n.children) ref.path.push_back(name(*part));
@@ -238,6 +243,12 @@ private:
         if (n.is_type<g::interp_section_offset>()) return interpretation(n, K::section_offset);
         if (n.is_type<g::interp_live>()) return interpretation(n, K::live);
         return interpretation(n, K::section_stride);
+    }
+
+    ast::NameList name_list(const Node& n) {
+        ast::NameList out{where(n), {}};
+        for (const auto& item : n.children) out.items.push_back({name(*item->children[0]), integer(*item->children[1])});
+        return out;
     }
 
     // Children: the target's names, the property name, then the value.
@@ -322,7 +333,7 @@ void advance(Cursor& c, const std::string& text, std::size_t target) {
 }
 
 // Where to resume after a syntax error at `error`: just past the end of the
-// top-level item that holds it, or, outside braces, at the next line that
+// top-level item that holds it (a '}' at depth 0, and a ';' after it), or, outside braces, at the next line that
 // starts in column 1 with a name (top-level items are written that way).
 // `start` is a point at brace depth 0.
 std::size_t resume_point(const std::string& text, std::size_t start, std::size_t error) {
@@ -352,7 +363,11 @@ std::size_t resume_point(const std::string& text, std::size_t start, std::size_t
         if (skip_comment()) continue;
         const char c = text[i++];
         if (c == '{') ++depth;
-        if (c == '}' && --depth <= 0) return i;
+        if (c == '}' && --depth <= 0) {
+            // A property whose value is a brace list ends with the ';' after it.
+            const std::size_t after = text.find_first_not_of(" \t\r\n", i);
+            return after != std::string::npos && text[after] == ';' ? after + 1 : i;
+        }
         if (c == ';' && depth == 0) return i;
         if (c == '\n' && depth == 0 && i < text.size() && (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
             return i;

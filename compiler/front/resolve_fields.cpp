@@ -121,7 +121,7 @@ private:
         bool has_width = false;
         const bool ok = resolve_type(leaf, f) && resolve_scale(leaf, f) && resolve_width(leaf, f, has_width, width_at) &&
                         resolve_interpretation(leaf, f, interp_at) && resolve_feed(leaf, f) && resolve_text(leaf, f) &&
-                        resolve_ctype(leaf, f);
+                        resolve_ctype(leaf, f) && resolve_rules(leaf, f);
         if (!ok || !check_storage(leaf, f, has_width, width_at)) {
             out_.ok = false;
             failed_.insert(f.index);
@@ -401,6 +401,90 @@ private:
         } else {
             f.text.after = s->value;
         }
+        return true;
+    }
+
+    // ---- rules: what a spec states about the values (docs/dtd-language.md, "Rules")
+
+    bool resolve_rules(const Node* leaf, ir::Field& f) {
+        return resolve_bound(leaf, f, "minimum", f.rules.minimum) && resolve_bound(leaf, f, "maximum", f.rules.maximum) &&
+               check_bounds(leaf, f) && resolve_names(leaf, f) && resolve_order(leaf, f);
+    }
+
+    // Rules are about numbers: a property that states one applies to integer fields.
+    bool integer_rule(const ast::Property& p, const ir::Field& f) {
+        if (f.type == ir::Type::unsigned_int || f.type == ir::Type::signed_int) return true;
+        return field_error(where_of(p.value), quote(p.property.text) + " applies to integer fields; " + describe(f) + " is " +
+                                                  quote(rt::name(f.type)));
+    }
+
+    // `minimum = N` or `maximum = N`: the stored integer, as the field's type reads it.
+    bool resolve_bound(const Node* leaf, ir::Field& f, const std::string& prop, std::optional<std::uint64_t>& out) {
+        const Source src = find_property(leaf, prop);
+        if (!src.property) return true;
+        const auto* num = std::get_if<ast::Integer>(&src.property->value);
+        if (!num) return value_error(*src.property, where_of(src.property->value), quote(prop) + " takes an integer, as in 'length." + prop + " = 15;'");
+        if (!integer_rule(*src.property, f)) return false;
+        out = field_value(f, *num);
+        return out.has_value();
+    }
+
+    bool check_bounds(const Node* leaf, const ir::Field& f) {
+        const auto& [lo, hi] = std::pair(f.rules.minimum, f.rules.maximum);
+        if (!lo || !hi) return true;
+        const bool above = f.type == ir::Type::signed_int ? static_cast<std::int64_t>(*lo) > static_cast<std::int64_t>(*hi) : *lo > *hi;
+        if (!above) return true;
+        return field_error(where_of(find_property(leaf, "minimum").property->value), describe(f) + " has a minimum above its maximum");
+    }
+
+    // `enum = { name = N, ... }` or `flags = { name = BITS, ... }`.
+    bool resolve_names(const Node* leaf, ir::Field& f) {
+        const Source as_enum = find_property(leaf, "enum"), as_flags = find_property(leaf, "flags");
+        if (as_enum.property && as_flags.property) {
+            return field_error(where_of(as_flags.property->value), describe(f) + " has both 'enum' and 'flags'; name its values one way");
+        }
+        const ast::Property* p = as_enum.property ? as_enum.property : as_flags.property;
+        if (!p) return true;
+        const std::string& prop = p->property.text;
+        const auto* list = std::get_if<ast::NameList>(&p->value);
+        if (!list) {
+            return value_error(*p, where_of(p->value), quote(prop) + " takes names and their numbers, as in '" + f.kind + "." + prop +
+                                                           " = { read = 1, write = 2 };'");
+        }
+        if (!integer_rule(*p, f)) return false;
+        f.rules.flags = as_flags.property != nullptr;
+        for (const ast::NamedNumber& n : list->items) {
+            const auto v = field_value(f, n.number);
+            if (!v) return false;
+            if (auto problem = naming_problem(f.rules, n.name.text, *v)) return value_error(*p, n.name.where, *problem);
+            f.rules.names.push_back({n.name.text, *v});
+        }
+        return true;
+    }
+
+    // Why `name = v` cannot join the names so far, if it cannot.
+    static std::optional<std::string> naming_problem(const ir::FieldRules& r, const std::string& name, std::uint64_t v) {
+        if (r.flags && v == 0) return "flag " + quote(name) + " has no bits; a flag names one bit or more";
+        for (const ir::NamedValue& n : r.names) {
+            if (n.name == name) return "the name " + quote(name) + " is given twice";
+            if (!r.flags && n.value == v) return quote(name) + " has the number of " + quote(n.name) + "; each value takes one name";
+            if (r.flags && (n.value & v) != 0) return "flag " + quote(name) + " shares bits with " + quote(n.name);
+        }
+        return std::nullopt;
+    }
+
+    // `order = nondecreasing` or `increasing`, maybe `global`: across all record types with this kind of field.
+    bool resolve_order(const Node* leaf, ir::Field& f) {
+        const Source src = find_property(leaf, "order");
+        if (!src.property) return true;
+        const auto* o = std::get_if<ast::OrderValue>(&src.property->value);
+        if (!o) {
+            return value_error(*src.property, where_of(src.property->value),
+                               "'order' takes nondecreasing or increasing, and 'global' after either for one order across record types");
+        }
+        if (!integer_rule(*src.property, f)) return false;
+        f.rules.order = o->order;
+        if (o->global) f.rules.global = f.kind;
         return true;
     }
 

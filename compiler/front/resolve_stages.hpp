@@ -39,9 +39,9 @@ constexpr std::size_t max_record_nodes = 4096;
 constexpr std::uint32_t max_bytes_width = 65535;
 constexpr std::uint32_t max_scale = 19;
 
-inline constexpr std::array<std::string_view, 12> property_names = {"width",  "interpretation", "value",    "type",
-                                                                    "scale",  "feed",           "text",     "mnemonic",
-                                                                    "before", "after",          "code",     "ctype"};
+inline constexpr std::array<std::string_view, 17> property_names = {
+    "width", "interpretation", "value", "type",    "scale",   "feed", "text",  "mnemonic", "before",
+    "after", "code",           "ctype", "minimum", "maximum", "enum", "flags", "order"};
 
 // ---- reporting ------------------------------------------------------------------
 

@@ -47,6 +47,22 @@ json field_text(const FieldText& t) {
     return surround(t, std::move(out));
 }
 
+// The rules a spec states about the field's values, where the DTD gives any.
+json rules(const Field& f) {
+    const FieldRules& r = f.rules;
+    json out = json::object();
+    if (r.minimum) out["minimum"] = field_value(f, *r.minimum);
+    if (r.maximum) out["maximum"] = field_value(f, *r.maximum);
+    if (!r.names.empty()) {
+        json names = json::object();
+        for (const NamedValue& n : r.names) names[n.name] = field_value(f, n.value);
+        out[r.flags ? "flags" : "enum"] = std::move(names);
+    }
+    if (r.order != rt::Order::none) out["order"] = name(r.order);
+    if (!r.global.empty()) out["orderAcross"] = r.global;
+    return out;
+}
+
 json field(const Record& r, const Field& f) {
     json out = {{"index", f.index}, {"path", f.path}, {"kind", f.kind}, {"type", name(f.type)}};
     if (f.type == Type::unsigned_int || f.type == Type::signed_int) out["scale"] = f.scale;
@@ -59,6 +75,7 @@ json field(const Record& r, const Field& f) {
     out["interpretation"] = interpretation(f);
     if (f.feed != 0) out["feed"] = f.feed;
     if (!f.ctype.empty()) out["ctype"] = f.ctype;
+    if (!f.rules.empty()) out["rules"] = rules(f);
     if (r.mnemonic && f.index != 0) out["text"] = field_text(f.text);
     if (r.mnemonic && f.index == 0 && (f.text.before || !f.text.after.empty())) out["text"] = surround(f.text);
     return out;

@@ -51,6 +51,27 @@ struct FieldText {
     bool operator==(const FieldText&) const = default;
 };
 
+// A name for one value of an enumeration, or for a bit (or bits) of a flag set.
+struct NamedValue {
+    std::string name;
+    std::uint64_t value = 0;  // the field's 64 bits (two's complement for a signed field)
+
+    bool operator==(const NamedValue&) const = default;
+};
+
+// What a spec states about an integer field's values (rt::FieldRules).
+struct FieldRules {
+    std::optional<std::uint64_t> minimum;  // the stored integer, compared as the field's type
+    std::optional<std::uint64_t> maximum;
+    std::vector<NamedValue> names;  // an enumeration's values, or a flag set's bits
+    bool flags = false;
+    rt::Order order = rt::Order::none;
+    std::string global;  // order across record types: the field kind whose values form one sequence, or ""
+
+    bool empty() const { return !minimum && !maximum && names.empty() && order == rt::Order::none; }
+    bool operator==(const FieldRules&) const = default;
+};
+
 struct Field {
     std::uint32_t index = 0;  // position in the record, counting the tag as 0
     std::string path;         // name within the record: "size", "vfield.length"
@@ -70,6 +91,7 @@ struct Field {
     std::uint8_t feed = 0;  // the pool its values join (docs/trace-format.md, section 5.1), 0 for none
     FieldText text;  // meaningful when the record has a text form
     std::string ctype;  // the C type whose size a native form gives this field, or ""
+    FieldRules rules;
 };
 
 // How a native form stores a field (rt::NativeKind says what each kind means).

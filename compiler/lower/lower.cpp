@@ -44,14 +44,20 @@ struct LoweredDtd::Storage {
         std::vector<rt::LayoutStep> layout;
         std::vector<rt::TextFieldDesc> text;
     };
+    struct RuleTables {
+        std::vector<rt::NamedValue> names;
+        rt::FieldRules rules{};
+    };
 
     const char* keep(const std::string& s) { return strings.emplace_back(s).c_str(); }
     void add_record(const ir::Record& r);
+    const rt::FieldRules* add_rules(const ir::FieldRules& r);
     void add_text_form(const ir::Schema& schema);
     void add_native_forms(const ir::Schema& schema);
 
     std::deque<std::string> strings;   // a deque: c_str() pointers stay valid as it grows
     std::deque<RecordTables> tables;   // per slot; a deque for the same reason
+    std::deque<RuleTables> rules;      // per field with rules
     std::vector<rt::RecordDesc> records;
     std::vector<rt::SectionDesc> sections;
     std::vector<rt::TextRecordDesc> text_records;
@@ -105,13 +111,24 @@ void LoweredDtd::Storage::add_record(const ir::Record& r) {
     RecordTables& t = tables.emplace_back();
     for (const ir::Field& f : r.fields) {
         const std::int32_t width_from = f.width_from ? static_cast<std::int32_t>(*f.width_from) : rt::no_field;
-        t.fields.push_back({keep(f.path), f.type, static_cast<std::uint8_t>(f.scale), width_from, initial_encoding(f)});
+        t.fields.push_back({keep(f.path), f.type, static_cast<std::uint8_t>(f.scale), width_from, initial_encoding(f),
+                            add_rules(f.rules)});
         t.text.push_back({f.text.format, f.text.ignore_case, keep(f.text.chars), f.text.digits, f.text.upper,
                           f.text.before ? keep(*f.text.before) : nullptr, keep(f.text.after)});
     }
     layout_steps(r.layout, t.layout);
     records.push_back({keep(r.name), r.tag, r.section, r.predefined, t.fields.data(), count(t.fields.size()),
                        t.layout.data(), count(t.layout.size())});
+}
+
+const rt::FieldRules* LoweredDtd::Storage::add_rules(const ir::FieldRules& r) {
+    if (r.empty()) return nullptr;
+    RuleTables& t = rules.emplace_back();
+    for (const ir::NamedValue& n : r.names) t.names.push_back({keep(n.name), n.value});
+    t.rules = {r.minimum.has_value(), r.maximum.has_value(), r.minimum.value_or(0), r.maximum.value_or(0),
+               t.names.empty() ? nullptr : t.names.data(), count(t.names.size()), r.flags, r.order,
+               r.global.empty() ? nullptr : keep(r.global)};
+    return &t.rules;
 }
 
 void LoweredDtd::Storage::add_text_form(const ir::Schema& schema) {

@@ -185,6 +185,26 @@ run(0 dump --format jsonl "${WORK_DIR}/loose.mtf")
 string(REGEX MATCHALL "\"record\":\"metadata\"" widened "${out}")
 list(LENGTH widened n)
 expect_equal("metadata records that widen asu, lba and size" "${n}" "3")
+# Rules the shipped DTDs state (docs/dtd-language.md, section 17): check reports each broken one.
+file(WRITE "${WORK_DIR}/late.spc" "0,1,512,R,2.5\n0,2,512,R,2.5\n0,3,512,W,2.4\n0,4,512,W,2.3\n")
+run(0 convert --dtd dtds/spc.dtd "${WORK_DIR}/late.spc" "${WORK_DIR}/late.mtf")
+run(1 check "${WORK_DIR}/late.mtf")
+expect_equal("check of decreasing SPC timestamps" "${out}"
+"${WORK_DIR}/late.mtf: record 4 (spc), field 'timestamp' is 2.400000, below 2.500000 of record 3 (order: nondecreasing)
+${WORK_DIR}/late.mtf: record 5 (spc), field 'timestamp' is 2.300000, below 2.400000 of record 4 (order: nondecreasing)
+${WORK_DIR}/late.mtf: 2 rule violations in 2 records
+")
+run(1 check --max-violations 0 "${WORK_DIR}/late.mtf")
+expect_equal("check --max-violations 0" "${out}" "${WORK_DIR}/late.mtf: 2 rule violations in 2 records (2 not shown; --max-violations shows more)\n")
+fails(2 "mtf: check: --max-violations takes a count (decimal digits), not 'all' (see 'mtf check --help')" check --max-violations all "${WORK_DIR}/late.mtf")
+file(WRITE "${WORK_DIR}/wide.laplace" "r 1029384756afbecd 10 fffff 0000000000012345\nw 1029384756afbece 4 123456 0000000000012345\n")
+run(0 convert --dtd dtds/laplace.dtd "${WORK_DIR}/wide.laplace" "${WORK_DIR}/wide-page.mtf")
+run(1 check "${WORK_DIR}/wide-page.mtf")
+expect_equal("check of Laplace's 4-bit length and 20-bit page" "${out}"
+"${WORK_DIR}/wide-page.mtf: record 1 (userRead), field 'length' is 16, above the maximum 15
+${WORK_DIR}/wide-page.mtf: record 3 (userWrite), field 'virtualPage' is 1193046, above the maximum 1048575
+${WORK_DIR}/wide-page.mtf: 2 rule violations in 2 records
+")
 # --compress: zstd chunks that read back to the same text; levels outside 1-22 are refused.
 run(0 convert --compress --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/packed.mtf")
 run(0 convert "${WORK_DIR}/packed.mtf" -)

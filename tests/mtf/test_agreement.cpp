@@ -7,6 +7,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <span>
 #include <string>
 
 #include <charisma.hpp>
@@ -48,10 +50,39 @@ std::string latin1_to_utf8(std::span<const std::byte> bytes) {
     return out;
 }
 
+// The names a field's enum or flags give `v`, worked out on their own: an
+// enum's one name; the flags set, in the DTD's order, then any other bits in hex.
+std::optional<std::string> expected_name(std::uint64_t v, const rt::FieldDesc& f) {
+    if (!f.rules || f.rules->name_count == 0) return std::nullopt;
+    const std::span<const rt::NamedValue> names(f.rules->names, f.rules->name_count);
+    if (!f.rules->flags) {
+        for (const rt::NamedValue& n : names) {
+            if (n.value == v) return n.name;
+        }
+        return std::nullopt;
+    }
+    if (v == 0) return "0";
+    std::string out;
+    std::uint64_t left = v;
+    for (const rt::NamedValue& n : names) {
+        if ((v & n.value) != n.value) continue;
+        out += (out.empty() ? "" : "|") + std::string(n.name);
+        left &= ~n.value;
+    }
+    if (left) {
+        char buf[24];
+        std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(left));
+        out += (out.empty() ? "" : "|") + std::string(buf);
+    }
+    return out;
+}
+
 // An integer as mtf dump should write it in JSON, worked out here on its
-// own: a string where the DTD's text form spells it as hex digits or a
-// character, a fixed-point number where it has a scale, else the integer.
+// own: its name where the field's enum or flags give one, a string where
+// the DTD's text form spells it as hex digits or a character, a
+// fixed-point number where it has a scale, else the integer.
 json expected_integer(std::uint64_t magnitude, bool negative, const rt::FieldDesc& f, const rt::TextFieldDesc* text) {
+    if (auto name = expected_name(negative ? 0 - magnitude : magnitude, f)) return *name;
     if (text && text->format == rt::TextFormat::hex) {
         char buf[80];
         std::snprintf(buf, sizeof buf, text->upper ? "%0*llX" : "%0*llx", int(text->digits), static_cast<unsigned long long>(magnitude));

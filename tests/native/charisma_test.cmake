@@ -62,6 +62,15 @@ fails(1 "mtf: check: ${WORK_DIR}/other.bin: the file starts with the magic bytes
 fails(1 "mtf: check: ${dtd}: the DTD 'charisma' describes no native binary form 'sparc' (it has ipsc860, lp64)"
       check --native --dtd ${dtd} --form sparc ${lp64})
 
+# The rules charisma.dtd states: a system type the header does not name, and
+# open flags and operation bits outside their sets, are reported with their records.
+run_in_source(0 ${WRITER_LP64} "${WORK_DIR}/type9.lp64" 9)
+run_in_source(1 ${MTF} check --native --dtd ${dtd} "${WORK_DIR}/type9.lp64")
+expect_equal("check of an unknown system type" "${out}"
+  "${WORK_DIR}/type9.lp64: record 0 (header), field 'systemType' is 9, which its enumeration does not name\n${WORK_DIR}/type9.lp64: 1 rule violation in 1 record\n")
+run_in_source(0 ${MTF} dump --native --dtd ${dtd} --where operationType=write --fields operationType ${lp64})
+expect_equal("dump --where by names" "${out}" "readWrite operationType=write\n")
+
 # Writing needs a form, and a value must fit the layout's C type.
 fails(2 "mtf: convert: the DTD 'charisma' describes several native binary forms: name one with --form (ipsc860, lp64) (see 'mtf convert --help')"
       convert --native "${WORK_DIR}/lp64.mtf" "${WORK_DIR}/no-form.bin")

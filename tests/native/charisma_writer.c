@@ -175,6 +175,8 @@ static void write_struct(const void *s, size_t size) {
     if (fwrite(s, 1, size, out) != size) exit(1);
 }
 
+static int system_type = 1;  /* IPSC_TYPE, or the writer's second argument */
+
 static void header(void) {
     TraceHeaderRecord r;
     memset(&r, 0, sizeof r);
@@ -183,7 +185,7 @@ static void header(void) {
     SET(r.gmt_offset, -18000);      /* EST */
     SET(r.timestamp, 123456789);
     SET(r.SystemId, 0x81aa0a01);    /* 129.170.10.1 */
-    SET(r.system_type, 1);          /* IPSC_TYPE */
+    SET(r.system_type, system_type);
     SET(r.md_version, 2);
     strcpy(r.release_data, "OSF/1 R1.3.3, CFS, icc R4.5");
     SET(r.num_processors, 128);
@@ -299,7 +301,9 @@ static void link_record(unsigned type, unsigned count) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2 || !(out = fopen(argv[1], "wb"))) return 2;
+    /* charisma_writer FILE [SYSTEM_TYPE]: a type other than 1 tests mtf check's rules. */
+    if (argc < 2 || argc > 3 || !(out = fopen(argv[1], "wb"))) return 2;
+    if (argc == 3) system_type = atoi(argv[2]);
     uint32_t words[2];
     SET(words[0], 0x01234567);  /* MAGIC */
     SET(words[1], 1);           /* FORMAT_VERSION */

@@ -189,6 +189,23 @@ TEST_CASE("SPC section 2.3: the well-formed lines are canonical: text, records, 
     CHECK(write_text<spc::TextWriter>(parse<spc::TextReader>(canonical)) == canonical);
 }
 
+// The rules spc.dtd states, checked on generated structs as a reader that asks does.
+std::vector<std::string> spc_rule_breaks(const std::string& text) {
+    metatf::rt::RuleChecker checker(spc::dtd);
+    std::vector<metatf::rt::RuleViolation> found;
+    const auto parsed = parse<spc::TextReader>(text);
+    for (std::size_t i = 0; i < parsed.records.size(); ++i) metatf::rt::check_rules(checker, parsed.at<spc::Spc>(i), i, found);
+    std::vector<std::string> out;
+    for (const auto& v : found) out.push_back(std::string(spc::dtd.records[static_cast<std::uint32_t>(spc::Spc::type)].fields[v.field].path) + " " + v.message);
+    return out;
+}
+
+TEST_CASE("SPC section 2.2.5: timestamps never decrease; a generated reader checks it when asked") {
+    CHECK(spc_rule_breaks(join_lines(spc_valid_lines())).empty());  // the example's equal timestamps are allowed
+    CHECK(spc_rule_breaks("0,1,512,R,2.5\n0,2,512,R,2.5\n0,3,512,W,2.499999\n0,4,512,W,3.0\n") ==
+          std::vector<std::string>{"timestamp is 2.499999, below 2.500000 of record 1 (order: nondecreasing)"});
+}
+
 TEST_CASE("PTF Figure 3 as extracted: the stray line before the begin line is rejected") {
     CHECK(read_error<ptf::TextReader>(join_lines(ptf_figure3)) == "line 1, column 1: expected the begin line 'Trace begin'");
 }

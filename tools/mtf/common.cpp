@@ -9,14 +9,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <iostream>
-
 #include <fstream>
+#include <iostream>
 
 #include <metatf/field_state.hpp>
 #include <metatf/format.hpp>
 #include <metatf/layout.hpp>
 #include <metatf/native.hpp>
+#include <metatf/rules.hpp>
 #include <metatf/writer.hpp>
 
 #include "compile.hpp"
@@ -554,7 +554,9 @@ struct Emitter {
         switch (d.type) {
             case rt::Type::unsigned_int:
             case rt::Type::signed_int:
-                if (auto word = text ? text_spelling(v.integer, text[v.field]) : std::nullopt) {
+                if (std::string named = d.rules ? rt::value_name(*d.rules, v.integer) : ""; !named.empty()) {
+                    sink.name(d.path, named);  // the DTD's enumeration or flags name it
+                } else if (auto word = text ? text_spelling(v.integer, text[v.field]) : std::nullopt) {
                     sink.name(d.path, *word);
                 } else {
                     sink.integer(d.path, v.integer, d);

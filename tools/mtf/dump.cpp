@@ -343,8 +343,12 @@ struct Condition {
 };
 
 // The stored integer VALUE stands for in field `f`: decimal (a fraction up
-// to the field's scale), 0x hex, or a character of a chars field.
+// to the field's scale), 0x hex, a character of a chars field, or a name
+// the field's enumeration or flags give.
 std::optional<std::uint64_t> stored_value(const std::string& text, const rt::FieldDesc& f, const rt::TextFieldDesc* t) {
+    for (std::uint32_t i = 0; f.rules && i < f.rules->name_count; ++i) {
+        if (text == f.rules->names[i].name) return f.rules->names[i].value;
+    }
     if (t && t->format == rt::TextFormat::chars && text.size() == 1) {
         const std::string_view chars = t->chars;
         if (const std::size_t at = chars.find(text[0]); at != std::string_view::npos) return at;
@@ -793,7 +797,8 @@ Options:
                   only records with an integer field FIELD (at the top
                   level) whose value compares so: OP is = != < <= > >=;
                   VALUE is decimal (fixed point for a scaled field), 0x
-                  hex, or the character of a chars field ('opcode=W');
+                  hex, the character of a chars field ('opcode=W'), or a
+                  name the field's enum or flags give ('type=cm5');
                   repeat it for records that meet every condition
   --fields NAME[,NAME...]
                   only these fields (top-level names, as in the CSV header:
@@ -812,7 +817,10 @@ A repeated group is a list under its count field's name and a star (n*);
 in CSV it is one cell holding the group as JSON. Values are written as the
 DTD's text form writes them, in every format: scaled integers in fixed
 point (numbers in JSON), hex fields as hex digits and chars fields as their
-character (strings in JSON). docs/mtf.md describes every format in full.
+character (strings in JSON). A value the field's enum names is shown as
+its name, and one of a flag set as its flags' names joined by '|' (strings
+in JSON); an enum value with no name stays a number. docs/mtf.md describes
+every format in full.
 
 Exit status: 0 on success, 1 for an unreadable or malformed trace or an
 unwritable output, 2 for a command-line mistake.

@@ -24,12 +24,36 @@ struct Encoding {
 
 inline constexpr std::int32_t no_field = -1;
 
+// A value of an enumeration, or a bit (or bits) of a flag set, and its name.
+struct NamedValue {
+    const char* name;
+    std::uint64_t value;  // the field's 64 bits (two's complement for a signed field)
+};
+
+// What a spec states about an integer field's values (docs/dtd-language.md,
+// "Rules"): checked by RuleChecker (rules.hpp), never by the reader itself.
+// Bounds are the stored integer (a scaled field's bound times 10^scale).
+struct FieldRules {
+    bool has_minimum = false;
+    bool has_maximum = false;
+    std::uint64_t minimum = 0;  // compared as the field's type: signed or unsigned
+    std::uint64_t maximum = 0;
+    const NamedValue* names = nullptr;  // an enumeration's values, or a flag set's bits
+    std::uint32_t name_count = 0;
+    bool flags = false;  // names are bits: a value may set any of them and no others
+    Order order = Order::none;  // against the previous value of the field
+    // order across record types: the field kind whose values, in every record
+    // type, form one sequence; nullptr: each record type's field has its own
+    const char* global = nullptr;
+};
+
 struct FieldDesc {
     const char* path;
     Type type;
     std::uint8_t scale;
     std::int32_t width_from;  // index of the field whose value is this bytes field's width, or no_field
     Encoding initial;
+    const FieldRules* rules = nullptr;  // none: the DTD states no rule for the field (not in the fingerprint)
 };
 
 // A record's layout as a flat program: a field, or the start or end of a repeated group.

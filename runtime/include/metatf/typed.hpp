@@ -28,6 +28,7 @@
 
 #include "auto_encoder.hpp"
 #include "reader.hpp"
+#include "rules.hpp"
 #include "writer.hpp"
 
 namespace metatf::rt {
@@ -852,6 +853,17 @@ private:
 
 // Writes a trace of a generated header's DTD. close() finishes it; without
 // close() nothing is left at `path`.
+// Checks a record struct, record `index` of its trace, against the rules
+// its DTD states (rules.hpp); appends what it breaks to `out`. Reading never
+// checks rules: a reader that wants them calls this for each record, in trace
+// order (orders compare with the record before).
+template <typename Record>
+void check_rules(RuleChecker& checker, const Record& record, std::uint64_t index, std::vector<RuleViolation>& out) {
+    GenericRecord generic{static_cast<std::uint32_t>(Record::type), {}};
+    detail::members(record, detail::ToGeneric{generic.values});
+    checker.check(generic, index, out);
+}
+
 template <typename Codec>
 class TypedWriter {
 public:

@@ -28,6 +28,9 @@ enum class TextFormat : std::uint8_t {
 
 enum class Predefined : std::uint8_t { none, comment, section, metadata };
 
+// The order a field's values keep from record to record (docs/dtd-language.md, "Rules").
+enum class Order : std::uint8_t { none, nondecreasing, increasing };
+
 // The `property` codes of a metadata record (the paper's Appendix B).
 enum class MetaOp : std::uint8_t {
     width = 0,
@@ -70,6 +73,7 @@ inline constexpr std::array<std::string_view, 8> interp_names = {"none",   "defa
                                                                  "stride", "sectionOffset", "sectionStride", "live"};
 inline constexpr std::array<std::string_view, 6> text_format_names = {"decimal", "hex", "chars", "string", "line", "omit"};
 inline constexpr std::array<std::string_view, 4> predefined_names = {"", "comment", "section", "metadata"};
+inline constexpr std::array<std::string_view, 3> order_names = {"", "nondecreasing", "increasing"};
 
 template <typename Enum, std::size_t N>
 constexpr std::optional<Enum> lookup(const std::array<std::string_view, N>& names, std::string_view s) {
@@ -81,11 +85,12 @@ constexpr std::optional<Enum> lookup(const std::array<std::string_view, N>& name
 
 }  // namespace detail
 
-// The DTD's spelling of each word ("" for Predefined::none).
+// The DTD's spelling of each word ("" for Predefined::none and Order::none).
 constexpr std::string_view name(Type t) { return detail::type_names[static_cast<std::size_t>(t)]; }
 constexpr std::string_view name(Interp k) { return detail::interp_names[static_cast<std::size_t>(k)]; }
 constexpr std::string_view name(TextFormat f) { return detail::text_format_names[static_cast<std::size_t>(f)]; }
 constexpr std::string_view name(Predefined p) { return detail::predefined_names[static_cast<std::size_t>(p)]; }
+constexpr std::string_view name(Order o) { return detail::order_names[static_cast<std::size_t>(o)]; }
 // A metadata property: "width", "feed", or the interpretation it sets.
 constexpr std::string_view name(MetaOp op) {
     return op == MetaOp::width ? "width" : op == MetaOp::feed ? "feed" : name(interp_of(op));
@@ -98,6 +103,7 @@ constexpr std::optional<Enum> from_name(std::string_view s) {
     if constexpr (std::is_same_v<Enum, Interp>) return detail::lookup<Interp>(detail::interp_names, s);
     if constexpr (std::is_same_v<Enum, TextFormat>) return detail::lookup<TextFormat>(detail::text_format_names, s);
     if constexpr (std::is_same_v<Enum, Predefined>) return detail::lookup<Predefined>(detail::predefined_names, s);
+    if constexpr (std::is_same_v<Enum, Order>) return detail::lookup<Order>(detail::order_names, s);
 }
 
 }  // namespace metatf::rt

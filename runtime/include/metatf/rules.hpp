@@ -1,0 +1,52 @@
+// The rules a DTD states about its fields' values (docs/dtd-language.md,
+// "Rules"): ranges, enumerations, flag sets and orders. Reading never checks
+// them, since a trace that breaks one is still well formed; `mtf check` and
+// any reader that asks check them record by record with a RuleChecker.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "descriptor.hpp"
+#include "generic.hpp"
+
+namespace metatf::rt {
+
+struct RuleViolation {
+    std::uint32_t field;  // the field's index in its record
+    std::string message;  // what is wrong, as "is 16, above the maximum 15"
+};
+
+class RuleChecker {
+public:
+    explicit RuleChecker(const DtdDesc& dtd);
+
+    // Whether the DTD states any rule at all.
+    bool any() const { return any_; }
+
+    // Checks record `index` of the trace (its values in layout order, as
+    // decode_generic() gives them), after the records before it: orders
+    // compare with the values seen last. Appends each broken rule to `out`.
+    void check(const GenericRecord& record, std::uint64_t index, std::vector<RuleViolation>& out);
+
+private:
+    struct Last {
+        bool seen = false;
+        std::uint64_t value = 0;
+        std::uint64_t record = 0;
+    };
+    void check_order(const FieldDesc& f, const GenericValue& v, Last& last, std::uint64_t index, std::vector<RuleViolation>& out) const;
+
+    const DtdDesc& dtd_;
+    bool any_ = false;
+    std::vector<std::vector<std::uint32_t>> sequence_;  // per slot, per field: its entry in last_ (ordered fields only)
+    std::vector<Last> last_;
+};
+
+// The name the field's enumeration gives `value` ("write"), or the names of
+// the flags it sets ("read|write", with "|0x40" for bits that are no whole
+// flag; "0" for none); "" when the field has no names, or its enumeration not this value.
+std::string value_name(const FieldRules& rules, std::uint64_t value);
+
+}  // namespace metatf::rt

@@ -1,0 +1,119 @@
+#include "metatf/rules.hpp"
+
+#include <map>
+#include <string_view>
+
+#include "metatf/format.hpp"
+
+namespace metatf::rt {
+
+namespace {
+
+constexpr std::uint32_t unordered = UINT32_MAX;
+
+// `a` below `b` as the field's type compares them.
+bool below(const FieldDesc& f, std::uint64_t a, std::uint64_t b) {
+    return f.type == Type::signed_int ? static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b) : a < b;
+}
+
+std::string number(const FieldDesc& f, std::uint64_t v) {
+    std::string out;
+    append_fixed(out, v, f.type == Type::signed_int, f.scale);
+    return out;
+}
+
+std::string hex(std::uint64_t v) {
+    std::string out = "0x";
+    append_digits(out, v, 16);
+    return out;
+}
+
+// The bits of `value` that its set flags (all of whose bits it sets) cover.
+std::uint64_t covered(const FieldRules& r, std::uint64_t value) {
+    std::uint64_t bits = 0;
+    for (std::uint32_t i = 0; i < r.name_count; ++i) {
+        if ((value & r.names[i].value) == r.names[i].value) bits |= r.names[i].value;
+    }
+    return bits;
+}
+
+bool integer(const FieldDesc& f) { return f.type == Type::unsigned_int || f.type == Type::signed_int; }
+
+}  // namespace
+
+RuleChecker::RuleChecker(const DtdDesc& dtd) : dtd_(dtd), sequence_(dtd.record_count) {
+    std::map<std::string_view, std::uint32_t> shared;  // a global order's field kind: its entry
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        const RecordDesc& r = dtd.records[slot];
+        sequence_[slot].assign(r.field_count, unordered);
+        for (std::uint32_t i = 0; i < r.field_count; ++i) {
+            const FieldRules* rules = r.fields[i].rules;
+            if (!rules) continue;
+            any_ = true;
+            if (rules->order == Order::none) continue;
+            if (!rules->global) {
+                sequence_[slot][i] = static_cast<std::uint32_t>(last_.size());
+                last_.emplace_back();
+                continue;
+            }
+            auto [at, added] = shared.emplace(rules->global, static_cast<std::uint32_t>(last_.size()));
+            if (added) last_.emplace_back();
+            sequence_[slot][i] = at->second;
+        }
+    }
+}
+
+void RuleChecker::check(const GenericRecord& record, std::uint64_t index, std::vector<RuleViolation>& out) {
+    if (!any_ || record.slot >= dtd_.record_count) return;
+    const RecordDesc& r = dtd_.records[record.slot];
+    for (const GenericValue& v : record.values) {
+        if (v.field >= r.field_count) continue;
+        const FieldDesc& f = r.fields[v.field];
+        if (!f.rules || !integer(f)) continue;
+        const FieldRules& rules = *f.rules;
+        if (rules.has_minimum && below(f, v.integer, rules.minimum)) {
+            out.push_back({v.field, "is " + number(f, v.integer) + ", below the minimum " + number(f, rules.minimum)});
+        }
+        if (rules.has_maximum && below(f, rules.maximum, v.integer)) {
+            out.push_back({v.field, "is " + number(f, v.integer) + ", above the maximum " + number(f, rules.maximum)});
+        }
+        if (rules.name_count && rules.flags) {
+            if (const std::uint64_t stray = v.integer & ~covered(rules, v.integer)) {
+                out.push_back({v.field, "is " + hex(v.integer) + ", whose bits " + hex(stray) + " are no flag it names"});
+            }
+        } else if (rules.name_count && value_name(rules, v.integer).empty()) {
+            out.push_back({v.field, "is " + number(f, v.integer) + ", which its enumeration does not name"});
+        }
+        if (sequence_[record.slot][v.field] != unordered) check_order(f, v, last_[sequence_[record.slot][v.field]], index, out);
+    }
+}
+
+void RuleChecker::check_order(const FieldDesc& f, const GenericValue& v, Last& last, std::uint64_t index,
+                              std::vector<RuleViolation>& out) const {
+    const bool increasing = f.rules->order == Order::increasing;
+    if (last.seen && (below(f, v.integer, last.value) || (increasing && v.integer == last.value))) {
+        out.push_back({v.field, "is " + number(f, v.integer) + (increasing ? ", not above " : ", below ") + number(f, last.value) +
+                                    " of record " + std::to_string(last.record) + " (order: " + std::string(name(f.rules->order)) +
+                                    (f.rules->global ? " across record types)" : ")")});
+    }
+    last = {true, v.integer, index};
+}
+
+std::string value_name(const FieldRules& rules, std::uint64_t value) {
+    if (!rules.flags) {
+        for (std::uint32_t i = 0; i < rules.name_count; ++i) {
+            if (rules.names[i].value == value) return rules.names[i].name;
+        }
+        return "";
+    }
+    if (rules.name_count == 0) return "";
+    if (value == 0) return "0";
+    std::string out;
+    for (std::uint32_t i = 0; i < rules.name_count; ++i) {
+        if ((value & rules.names[i].value) == rules.names[i].value) out += (out.empty() ? "" : "|") + std::string(rules.names[i].name);
+    }
+    if (const std::uint64_t stray = value & ~covered(rules, value)) out += (out.empty() ? "" : "|") + hex(stray);
+    return out;
+}
+
+}  // namespace metatf::rt
