@@ -431,6 +431,7 @@ bool TextReader::read_line() {
     constexpr int eof = std::char_traits<char>::eof();
     const std::size_t limit = options_.max_line_length;
     line_.clear();
+    line_break_ = "";
     too_long_ = false;
     try {
         int c = in->sbumpc();
@@ -438,7 +439,11 @@ bool TextReader::read_line() {
         for (; c != eof && c != '\n'; c = in->sbumpc()) {
             ++bytes_read_;
             if (c == '\r') {  // "\r\n", or a lone "\r" as old Mac files (and PTF's report) end lines
-                if (in->sgetc() == '\n') bytes_read_ += in->sbumpc() == '\n';
+                line_break_ = "\r";
+                if (in->sgetc() == '\n') {
+                    bytes_read_ += in->sbumpc() == '\n';
+                    line_break_ = "\r\n";
+                }
                 break;
             }
             if (line_.size() >= limit) {
@@ -448,7 +453,10 @@ bool TextReader::read_line() {
             }
             line_ += static_cast<char>(c);
         }
-        bytes_read_ += c == '\n';
+        if (c == '\n') {
+            ++bytes_read_;
+            line_break_ = "\n";
+        }
     } catch (const std::ios_base::failure&) {
         // A stream buffer reports a failed read by throwing (std::filebuf does).
         throw TraceError(ErrorKind::io, "cannot read the text input", 0, -1, 0);

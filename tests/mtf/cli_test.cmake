@@ -179,8 +179,19 @@ expect_equal("convert to stdout" "${out}" "${want}")
 # Non-canonical input is normalized; a value too wide for its field is kept by widening it.
 file(WRITE "${WORK_DIR}/loose.spc" "1,3435888,512,w, 1.6\r\n300,1099511627776,8589934592,R,2.5,x y,\n")
 run(0 convert --encoding initial --dtd dtds/spc.dtd "${WORK_DIR}/loose.spc" "${WORK_DIR}/loose.mtf")
+expect_equal("report of rewritten lines" "${err}" "mtf: convert: ${WORK_DIR}/loose.spc: rewrote 2 of 2 lines in the format's canonical spelling (--exact refuses that); the first: line 1, column 15: \"1,3435888,512,w, 1.6\\r\\n\" is written \"1,3435888,512,W,1.600000\\n\"\n")
 run(0 convert "${WORK_DIR}/loose.mtf" -)
 expect_equal("normalized SPC" "${out}" "1,3435888,512,W,1.600000\n300,1099511627776,8589934592,R,2.500000,x y,\n")
+# --exact: a line spelled otherwise than it is written back is an error, and nothing is written.
+fails(1 "mtf: convert: ${WORK_DIR}/loose.spc: line 1, column 15: the line is not spelled as it is written back: \"1,3435888,512,w, 1.6\\r\\n\" is written \"1,3435888,512,W,1.600000\\n\" (--exact)"
+      convert --exact --dtd dtds/spc.dtd "${WORK_DIR}/loose.spc" "${WORK_DIR}/loose-exact.mtf")
+if(EXISTS "${WORK_DIR}/loose-exact.mtf")
+  message(FATAL_ERROR "convert --exact left its output")
+endif()
+run(0 convert --exact --dtd dtds/spc.dtd ${spc} "${WORK_DIR}/exact.mtf")
+expect_equal("convert --exact of canonical text" "${err}" "")
+fails(2 "mtf: convert: --exact is about the spelling of text input; INPUT is a trace (see 'mtf convert --help')"
+      convert --exact "${WORK_DIR}/exact.mtf" "${WORK_DIR}/exact.spc")
 run(0 dump --format jsonl "${WORK_DIR}/loose.mtf")
 string(REGEX MATCHALL "\"record\":\"metadata\"" widened "${out}")
 list(LENGTH widened n)
@@ -324,7 +335,7 @@ fails(1 "mtf: convert: ${WORK_DIR}/unended.ptf: line 2, column 9: the text ends 
       convert --dtd dtds/ptf.dtd "${WORK_DIR}/unended.ptf" "${WORK_DIR}/unended.mtf")
 # A line longer than 1 MiB: an error where the limit is passed; --skip-bad drops the line.
 string(REPEAT "," 1048576 commas)
-file(WRITE "${WORK_DIR}/long.spc" "0,1,2,W,0.5${commas}\n0,1,2,W,0.5\n")
+file(WRITE "${WORK_DIR}/long.spc" "0,1,2,W,0.5${commas}\n0,1,2,W,0.500000\n")
 fails(1 "mtf: convert: ${WORK_DIR}/long.spc: line 1, column 1048577: the line is longer than 1048576 bytes, the limit for one line"
       convert --dtd dtds/spc.dtd "${WORK_DIR}/long.spc" "${WORK_DIR}/long.mtf")
 run(0 convert --skip-bad --dtd dtds/spc.dtd "${WORK_DIR}/long.spc" "${WORK_DIR}/long.mtf")

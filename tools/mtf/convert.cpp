@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -56,12 +57,34 @@ public:
     // Skipped lines (--skip-bad), and the report of them.
     virtual std::uint64_t skipped() const { return 0; }
     virtual std::string skip_report(std::uint64_t) const { return {}; }
+    // Records whose input is not spelled as they would be written back, and the report of them.
+    virtual std::uint64_t rewritten() const { return 0; }
+    virtual std::string rewrite_report() const { return {}; }
 };
 
+// A line as messages show it: in quotes, its line break and any byte
+// outside printable ASCII escaped.
+std::string shown_line(std::string_view line) { return escape_text(std::as_bytes(std::span(line.data(), line.size()))); }
+
+// Reads text lines, and compares each with the line the text writer makes of
+// its record: a line spelled otherwise (case, blanks, leading zeros, line
+// break) is written back in the canonical spelling, so it is counted, and
+// with `exact` refused.
 class TextSource : public Source {
 public:
-    TextSource(std::istream& in, const rt::DtdDesc& dtd, rt::TextReadOptions options) : reader_(in, dtd, options) {}
-    bool next(rt::GenericRecord& record) override { return reader_.next(record); }
+    TextSource(std::istream& in, const rt::DtdDesc& dtd, rt::TextReadOptions options, bool exact)
+        : reader_(in, dtd, options), canonical_(written_, dtd), exact_(exact) {}
+    bool next(rt::GenericRecord& record) override {
+        if (!reader_.next(record)) return false;
+        compare(record);
+        return true;
+    }
+    std::uint64_t rewritten() const override { return rewritten_; }
+    // "rewrote N of M lines in the canonical spelling ...; the first: line L, column C: ... is written ...".
+    std::string rewrite_report() const override {
+        return "rewrote " + std::to_string(rewritten_) + " of " + std::to_string(reader_.line()) +
+               " lines in the format's canonical spelling (--exact refuses that); the first: " + first_rewrite_;
+    }
     std::string place() const override { return "line " + std::to_string(reader_.line()); }
     std::uint64_t progress(bool by_bytes) const override { return by_bytes ? reader_.bytes_read() : reader_.line(); }
     const char* progress_unit(bool by_bytes) const override { return by_bytes ? "bytes" : "lines"; }
@@ -73,7 +96,25 @@ public:
     }
 
 private:
+    void compare(const rt::GenericRecord& record) {
+        written_.str({});
+        canonical_.write(record);
+        const std::string_view canonical = written_.view(), line = reader_.record_line(), end = reader_.line_break();
+        if (canonical.size() == line.size() + end.size() && canonical.starts_with(line) && canonical.ends_with(end)) return;
+        const std::string original = std::string(line) + std::string(end);
+        const auto differs = std::mismatch(original.begin(), original.end(), canonical.begin(), canonical.end());
+        const std::uint64_t column = static_cast<std::uint64_t>(differs.first - original.begin()) + 1;
+        const std::string what = shown_line(original) + " is written " + shown_line(canonical);
+        if (exact_) throw rt::TextError(reader_.line(), column, "the line is not spelled as it is written back: " + what + " (--exact)");
+        if (rewritten_++ == 0) first_rewrite_ = "line " + std::to_string(reader_.line()) + ", column " + std::to_string(column) + ": " + what;
+    }
+
     rt::TextReader reader_;
+    std::ostringstream written_;
+    rt::TextWriter canonical_;  // writes into written_, one line at a time
+    bool exact_;
+    std::uint64_t rewritten_ = 0;
+    std::string first_rewrite_;
 };
 
 class NativeSource : public Source {
@@ -108,6 +149,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
         throw UsageError("--strict keeps the initial encodings: it cannot be used with --encoding auto");
     }
     if (native && o.has("--skip-bad")) throw UsageError("--skip-bad skips lines of text; a native file has none");
+    if (native && o.has("--exact")) throw UsageError("--exact is about the spelling of text lines; a native file has none");
     const Encoding encoding = strict ? Encoding::initial : encoding_choice(o, false);
     const bool live = live_references(o, encoding);
     const auto dtd = load_dtd(dtd_file);
@@ -123,7 +165,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
         // The reader's failures are the input's, the writer's the output's.
         const std::unique_ptr<Source> source = naming_file(name, [&]() -> std::unique_ptr<Source> {
             if (native) return std::make_unique<NativeSource>(in, desc, form);
-            return std::make_unique<TextSource>(in, desc, options);
+            return std::make_unique<TextSource>(in, desc, options, o.has("--exact"));
         });
         std::uint64_t kept = 0;
         naming_file(output, [&] {
@@ -156,6 +198,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
             writer.close();
         });
         if (source->skipped() != 0) std::cerr << "mtf: convert: " << name << ": " << source->skip_report(kept) << '\n';
+        if (source->rewritten() != 0) std::cerr << "mtf: convert: " << name << ": " << source->rewrite_report() << '\n';
     } catch (const rt::TextError& e) {
         throw InputError(name + ": " + e.what());
     } catch (const rt::TraceError& e) {
@@ -236,12 +279,13 @@ int to_native(const std::string& input, const std::string& output, const Options
 
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
-        args, "convert", with_trace_output({{"--native", false}, {"--form", true}, {"--skip-bad", false}, {"--strict", false}, {"--encoding", true}, {"--no-live", false}, {"-f", false}, {"--force", false}}),
+        args, "convert", with_trace_output({{"--native", false}, {"--form", true}, {"--skip-bad", false}, {"--exact", false}, {"--strict", false}, {"--encoding", true}, {"--no-live", false}, {"-f", false}, {"--force", false}}),
         {"INPUT", "OUTPUT"});
     const std::string& input = o.positional[0];
     const std::string& output = o.positional[1];
     if (!o.has("--native") && o.has("--form")) throw UsageError("--form names a native form: it goes with --native");
     if (!is_trace(input)) return to_binary(input, output, o);
+    if (o.has("--exact")) throw UsageError("--exact is about the spelling of text input; INPUT is a trace");
     return o.has("--native") ? to_native(input, output, o) : to_text(input, output, o);
 }
 
@@ -307,6 +351,11 @@ Options:
                       "skipped N of M lines, kept K records; the first: ..."
                       on stderr (M counts every line, a begin or end line
                       too), and fail (exit 1, no OUTPUT) if no record was kept
+  --exact             text input: refuse a line that is not spelled as it
+                      would be written back (exit 1, no OUTPUT). Without it
+                      such lines are kept as records, and their count is
+                      reported on stderr: "rewrote N of M lines in the
+                      format's canonical spelling ...; the first: ..."
   --encoding auto|initial
                       text input: the trace's encodings are chosen from the
                       data (auto, the default) or the DTD's (initial)

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "descriptor.hpp"
@@ -58,6 +59,10 @@ public:
     std::uint64_t skipped() const { return skipped_; }
     // The first error skipped under skip_bad, for a report.
     const std::string& first_skipped() const { return first_skipped_; }
+    // The line of the record read last, as the input spells it, and the
+    // line break that ended it: "\n", "\r\n", "\r", or "" at the end of the input.
+    std::string_view record_line() const { return line_; }
+    std::string_view line_break() const { return line_break_; }
 
 private:
     bool read_line();
@@ -71,6 +76,7 @@ private:
     const TextFormDesc& form_;
     TextReadOptions options_;
     std::string line_;
+    std::string_view line_break_;
     std::size_t content_size_ = 0;  // line_ without the blanks that end it, under a blank separator
     std::string_view content() const { return std::string_view(line_).substr(0, content_size_); }
     std::uint64_t line_number_ = 0;
