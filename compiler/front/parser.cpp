@@ -3,6 +3,7 @@
 #include <cctype>
 #include <limits>
 #include <string_view>
+#include <vector>
 
 #include <tao/pegtl.hpp>
 #include <tao/pegtl/contrib/parse_tree.hpp>
@@ -333,11 +334,13 @@ void advance(Cursor& c, const std::string& text, std::size_t target) {
 }
 
 // Where to resume after a syntax error at `error`: just past the end of the
-// top-level item that holds it (a '}' at depth 0, and a ';' after it), or, outside braces, at the next line that
-// starts in column 1 with a name (top-level items are written that way).
+// top-level item that holds it (a '}' at depth 0, and a ';' after it),
+// or, outside braces, at the next line that starts in column 1 with a name
+// (top-level items are written that way). A list of names ('= { a = 1 }')
+// that is never closed ends at the ';' or line that would end its property.
 // `start` is a point at brace depth 0.
 std::size_t resume_point(const std::string& text, std::size_t start, std::size_t error) {
-    long depth = 0;
+    std::vector<bool> open;  // per open brace: whether it opens a value's list of names
     std::size_t i = start;
     auto skip_comment = [&] {
         if (text.compare(i, 2, "//") == 0) {
@@ -352,26 +355,35 @@ std::size_t resume_point(const std::string& text, std::size_t start, std::size_t
         }
         return false;
     };
+    auto opens_list = [&](std::size_t brace) {
+        const std::size_t before = text.find_last_not_of(" \t\r\n", brace == 0 ? 0 : brace - 1);
+        return brace > 0 && before != std::string::npos && text[before] == '=';
+    };
+    auto at_name = [&] { return i < text.size() && (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_'); };
     while (i < error && i < text.size()) {
         if (skip_comment()) continue;
-        if (text[i] == '{') ++depth;
-        if (text[i] == '}' && depth > 0) --depth;
+        if (text[i] == '{') open.push_back(opens_list(i));
+        if (text[i] == '}' && !open.empty()) open.pop_back();
         ++i;
     }
     i = error;
     while (i < text.size()) {
         if (skip_comment()) continue;
         const char c = text[i++];
-        if (c == '{') ++depth;
-        if (c == '}' && --depth <= 0) {
+        if (c == '{') open.push_back(opens_list(i - 1));
+        if (c == '}') {
+            if (!open.empty()) open.pop_back();
+            if (!open.empty()) continue;
             // A property whose value is a brace list ends with the ';' after it.
             const std::size_t after = text.find_first_not_of(" \t\r\n", i);
             return after != std::string::npos && text[after] == ';' ? after + 1 : i;
         }
-        if (c == ';' && depth == 0) return i;
-        if (c == '\n' && depth == 0 && i < text.size() && (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
-            return i;
+        const bool in_list = !open.empty() && open.back();
+        if (c == ';' && (open.empty() || in_list)) {
+            if (in_list) open.pop_back();
+            if (open.empty()) return i;
         }
+        if (c == '\n' && at_name() && (open.empty() || (open.size() == 1 && in_list))) return i;
     }
     return text.size();
 }

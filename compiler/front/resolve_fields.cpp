@@ -7,6 +7,8 @@
 // the field is reported per record, whose name the message carries.
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <string_view>
 
 #include "resolve_stages.hpp"
 
@@ -429,12 +431,16 @@ private:
         return out.has_value();
     }
 
+    // Reported at the bound written last, which is the one that conflicts.
     bool check_bounds(const Node* leaf, const ir::Field& f) {
         const auto& [lo, hi] = std::pair(f.rules.minimum, f.rules.maximum);
         if (!lo || !hi) return true;
         const bool above = f.type == ir::Type::signed_int ? static_cast<std::int64_t>(*lo) > static_cast<std::int64_t>(*hi) : *lo > *hi;
         if (!above) return true;
-        return field_error(where_of(find_property(leaf, "minimum").property->value), describe(f) + " has a minimum above its maximum");
+        const Location low = where_of(find_property(leaf, "minimum").property->value);
+        const Location high = where_of(find_property(leaf, "maximum").property->value);
+        const bool high_later = std::pair(high.line, high.column) > std::pair(low.line, low.column);
+        return field_error(high_later ? high : low, describe(f) + " has a minimum above its maximum");
     }
 
     // `enum = { name = N, ... }` or `flags = { name = BITS, ... }`.
@@ -453,24 +459,46 @@ private:
         }
         if (!integer_rule(*p, f)) return false;
         f.rules.flags = as_flags.property != nullptr;
+        if (f.rules.flags && f.type == ir::Type::signed_int) {
+            return field_error(where_of(p->value), "'flags' name bits of unsigned fields; " + describe(f) + " is 'signed'");
+        }
+        if (list->items.size() > max_names) {
+            return value_error(*p, where_of(p->value), quote(prop) + " names at most " + std::to_string(max_names) + " values");
+        }
+        // The names and numbers as written are the same for every field: checked once.
+        if (report_.first_at({p, Finding::names}) && !names_unique(*p, *list, f.rules.flags)) return false;
         for (const ast::NamedNumber& n : list->items) {
             const auto v = field_value(f, n.number);
             if (!v) return false;
-            if (auto problem = naming_problem(f.rules, n.name.text, *v)) return value_error(*p, n.name.where, *problem);
             f.rules.names.push_back({n.name.text, *v});
         }
         return true;
     }
 
-    // Why `name = v` cannot join the names so far, if it cannot.
-    static std::optional<std::string> naming_problem(const ir::FieldRules& r, const std::string& name, std::uint64_t v) {
-        if (r.flags && v == 0) return "flag " + quote(name) + " has no bits; a flag names one bit or more";
-        for (const ir::NamedValue& n : r.names) {
-            if (n.name == name) return "the name " + quote(name) + " is given twice";
-            if (!r.flags && n.value == v) return quote(name) + " has the number of " + quote(n.name) + "; each value takes one name";
-            if (r.flags && (n.value & v) != 0) return "flag " + quote(name) + " shares bits with " + quote(n.name);
+    // Each name once, each enum number once, each flag's bits in no other flag.
+    bool names_unique(const ast::Property& p, const ast::NameList& list, bool flags) {
+        std::map<std::string_view, const ast::Name*> names;
+        std::map<std::pair<bool, std::uint64_t>, const ast::Name*> numbers;  // enum: sign and magnitude
+        std::uint64_t bits = 0;
+        for (const ast::NamedNumber& n : list.items) {
+            const std::string& name = n.name.text;
+            const std::uint64_t v = n.number.negative ? ~n.number.magnitude + 1 : n.number.magnitude;
+            if (!names.emplace(name, &n.name).second) return value_error(p, n.name.where, "the name " + quote(name) + " is given twice");
+            if (flags && v == 0) return value_error(p, n.name.where, "flag " + quote(name) + " has no bits; a flag names one bit or more");
+            if (flags && (bits & v) != 0) {
+                const auto other = std::find_if(list.items.begin(), list.items.end(), [&](const ast::NamedNumber& o) {
+                    const std::uint64_t w = o.number.negative ? ~o.number.magnitude + 1 : o.number.magnitude;
+                    return (w & v) != 0;
+                });
+                return value_error(p, n.name.where, "flag " + quote(name) + " shares bits with " + quote(other->name.text));
+            }
+            bits |= v;
+            const auto key = std::pair(n.number.negative && n.number.magnitude != 0, n.number.magnitude);
+            if (auto [at, added] = numbers.emplace(key, &n.name); !flags && !added) {
+                return value_error(p, n.name.where, quote(name) + " has the number of " + quote(at->second->text) + "; each value takes one name");
+            }
         }
-        return std::nullopt;
+        return true;
     }
 
     // `order = nondecreasing` or `increasing`, maybe `global`: across all record types with this kind of field.

@@ -38,6 +38,9 @@ constexpr std::size_t max_record_depth = 64;
 constexpr std::size_t max_record_nodes = 4096;
 constexpr std::uint32_t max_bytes_width = 65535;
 constexpr std::uint32_t max_scale = 19;
+// An enum or flag set names at most this many values (a flag set of 64-bit
+// fields has at most 64); it bounds what reading and checking one costs.
+constexpr std::size_t max_names = 4096;
 
 inline constexpr std::array<std::string_view, 17> property_names = {
     "width", "interpretation", "value", "type",    "scale",   "feed", "text",  "mnemonic", "before",
@@ -47,7 +50,7 @@ inline constexpr std::array<std::string_view, 17> property_names = {
 
 // What is wrong at a site of a definition's text when it is expanded in a
 // record; the same finding in another record is not reported again.
-enum class Finding { cycle, depth, mnemonic, introduced_count, count, reference, value };
+enum class Finding { cycle, depth, mnemonic, introduced_count, count, reference, value, names };
 
 // Where a finding is: a node of the syntax tree, and for a property set in a
 // scope, the definition whose field reads it.

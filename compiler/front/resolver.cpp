@@ -4,6 +4,7 @@
 #include "resolve_stages.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace metatf::front {
 
@@ -28,6 +29,7 @@ public:
         check_tags(tag_sites_, scopes_, report_);
         check_unused_properties(scopes_, report_);
         check_pools();
+        check_global_orders();
         resolve_text_form(dtd_, schema_, text_sites_, diags_);
         resolve_native_form(dtd_, schema_, text_sites_, diags_);
         diags_.sort_by_position();
@@ -140,6 +142,24 @@ private:
 
     // A table is read in the middle of the record that refers to it, which
     // would see the pools change (docs/trace-format.md, section 5.1).
+    // A global order compares the values of one field kind across record
+    // types, so they must be the same kind of number: one type, one scale.
+    void check_global_orders() {
+        std::map<std::string_view, std::pair<const ir::Record*, const ir::Field*>> first;
+        for (std::size_t i = 0; i < schema_.records.size(); ++i) {
+            for (const ir::Field& f : schema_.records[i].fields) {
+                if (f.rules.global.empty()) continue;
+                const auto [at, added] = first.emplace(f.rules.global, std::pair(&schema_.records[i], &f));
+                const ir::Field& g = *at->second.second;
+                if (added || (g.type == f.type && g.scale == f.scale)) continue;
+                report_.error(text_sites_[i].record, "field " + quote(f.path) + " of record " + quote(schema_.records[i].name) +
+                                                         " and field " + quote(g.path) + " of record " + quote(at->second.first->name) +
+                                                         " share the global order of " + quote(f.rules.global) +
+                                                         ", but differ in type or scale");
+            }
+        }
+    }
+
     void check_pools() {
         if (!pool_at_ || !table_at_) return;
         Reporter::note(&report_.error(*pool_at_, "a DTD with tables (sectionOffset fields) has no pools of live values"),

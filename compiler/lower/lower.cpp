@@ -1,5 +1,6 @@
 #include "lower.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <vector>
@@ -125,6 +126,8 @@ const rt::FieldRules* LoweredDtd::Storage::add_rules(const ir::FieldRules& r) {
     if (r.empty()) return nullptr;
     RuleTables& t = rules.emplace_back();
     for (const ir::NamedValue& n : r.names) t.names.push_back({keep(n.name), n.value});
+    // An enumeration is looked up by value; flags are shown in the DTD's order.
+    if (!r.flags) std::ranges::sort(t.names, {}, &rt::NamedValue::value);
     t.rules = {r.minimum.has_value(), r.maximum.has_value(), r.minimum.value_or(0), r.maximum.value_or(0),
                t.names.empty() ? nullptr : t.names.data(), count(t.names.size()), r.flags, r.order,
                r.global.empty() ? nullptr : keep(r.global)};

@@ -1,6 +1,8 @@
 #include "metatf/rules.hpp"
 
+#include <algorithm>
 #include <map>
+#include <span>
 #include <string_view>
 
 #include "metatf/format.hpp"
@@ -16,16 +18,23 @@ bool below(const FieldDesc& f, std::uint64_t a, std::uint64_t b) {
     return f.type == Type::signed_int ? static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b) : a < b;
 }
 
-std::string number(const FieldDesc& f, std::uint64_t v) {
+std::string hex(std::uint64_t v) {
+    std::string out = "0x";
+    append_digits(out, v, 16);
+    return out;
+}
+
+// A value as messages show it: in hex where the DTD's text form writes the field so.
+std::string number(const FieldDesc& f, std::uint64_t v, bool in_hex) {
+    if (in_hex) return hex(v);
     std::string out;
     append_fixed(out, v, f.type == Type::signed_int, f.scale);
     return out;
 }
 
-std::string hex(std::uint64_t v) {
-    std::string out = "0x";
-    append_digits(out, v, 16);
-    return out;
+bool written_in_hex(const DtdDesc& dtd, std::uint32_t slot, std::uint32_t field) {
+    const TextFormDesc* form = dtd.text_form;
+    return form && form->records[slot].mnemonic && form->records[slot].fields[field].format == TextFormat::hex;
 }
 
 // The bits of `value` that its set flags (all of whose bits it sets) cover.
@@ -71,28 +80,29 @@ void RuleChecker::check(const GenericRecord& record, std::uint64_t index, std::v
         const FieldDesc& f = r.fields[v.field];
         if (!f.rules || !integer(f)) continue;
         const FieldRules& rules = *f.rules;
+        const bool in_hex = written_in_hex(dtd_, record.slot, v.field);
         if (rules.has_minimum && below(f, v.integer, rules.minimum)) {
-            out.push_back({v.field, "is " + number(f, v.integer) + ", below the minimum " + number(f, rules.minimum)});
+            out.push_back({v.field, "is " + number(f, v.integer, in_hex) + ", below the minimum " + number(f, rules.minimum, in_hex)});
         }
         if (rules.has_maximum && below(f, rules.maximum, v.integer)) {
-            out.push_back({v.field, "is " + number(f, v.integer) + ", above the maximum " + number(f, rules.maximum)});
+            out.push_back({v.field, "is " + number(f, v.integer, in_hex) + ", above the maximum " + number(f, rules.maximum, in_hex)});
         }
         if (rules.name_count && rules.flags) {
             if (const std::uint64_t stray = v.integer & ~covered(rules, v.integer)) {
                 out.push_back({v.field, "is " + hex(v.integer) + ", whose bits " + hex(stray) + " are no flag it names"});
             }
         } else if (rules.name_count && value_name(rules, v.integer).empty()) {
-            out.push_back({v.field, "is " + number(f, v.integer) + ", which its enumeration does not name"});
+            out.push_back({v.field, "is " + number(f, v.integer, in_hex) + ", which its enumeration does not name"});
         }
-        if (sequence_[record.slot][v.field] != unordered) check_order(f, v, last_[sequence_[record.slot][v.field]], index, out);
+        if (sequence_[record.slot][v.field] != unordered) check_order(f, v, in_hex, last_[sequence_[record.slot][v.field]], index, out);
     }
 }
 
-void RuleChecker::check_order(const FieldDesc& f, const GenericValue& v, Last& last, std::uint64_t index,
+void RuleChecker::check_order(const FieldDesc& f, const GenericValue& v, bool in_hex, Last& last, std::uint64_t index,
                               std::vector<RuleViolation>& out) const {
     const bool increasing = f.rules->order == Order::increasing;
     if (last.seen && (below(f, v.integer, last.value) || (increasing && v.integer == last.value))) {
-        out.push_back({v.field, "is " + number(f, v.integer) + (increasing ? ", not above " : ", below ") + number(f, last.value) +
+        out.push_back({v.field, "is " + number(f, v.integer, in_hex) + (increasing ? ", not above " : ", below ") + number(f, last.value, in_hex) +
                                     " of record " + std::to_string(last.record) + " (order: " + std::string(name(f.rules->order)) +
                                     (f.rules->global ? " across record types)" : ")")});
     }
@@ -101,10 +111,9 @@ void RuleChecker::check_order(const FieldDesc& f, const GenericValue& v, Last& l
 
 std::string value_name(const FieldRules& rules, std::uint64_t value) {
     if (!rules.flags) {
-        for (std::uint32_t i = 0; i < rules.name_count; ++i) {
-            if (rules.names[i].value == value) return rules.names[i].name;
-        }
-        return "";
+        const std::span names(rules.names, rules.name_count);
+        const auto at = std::ranges::lower_bound(names, value, {}, &NamedValue::value);
+        return at != names.end() && at->value == value ? at->name : "";
     }
     if (rules.name_count == 0) return "";
     if (value == 0) return "0";

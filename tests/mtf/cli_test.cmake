@@ -212,8 +212,8 @@ file(WRITE "${WORK_DIR}/wide.laplace" "r 1029384756afbecd 10 fffff 0000000000012
 run(0 convert --dtd dtds/laplace.dtd "${WORK_DIR}/wide.laplace" "${WORK_DIR}/wide-page.mtf")
 run(1 check "${WORK_DIR}/wide-page.mtf")
 expect_equal("check of Laplace's 4-bit length and 20-bit page" "${out}"
-"${WORK_DIR}/wide-page.mtf: record 1 (userRead), field 'length' is 16, above the maximum 15
-${WORK_DIR}/wide-page.mtf: record 3 (userWrite), field 'virtualPage' is 1193046, above the maximum 1048575
+"${WORK_DIR}/wide-page.mtf: record 1 (userRead), field 'length' is 0x10, above the maximum 0xf
+${WORK_DIR}/wide-page.mtf: record 3 (userWrite), field 'virtualPage' is 0x123456, above the maximum 0xfffff
 ${WORK_DIR}/wide-page.mtf: 2 rule violations in 2 records
 ")
 # --compress: zstd chunks that read back to the same text; levels outside 1-22 are refused.

@@ -78,11 +78,18 @@ std::optional<std::string> expected_name(std::uint64_t v, const rt::FieldDesc& f
 }
 
 // An integer as mtf dump should write it in JSON, worked out here on its
-// own: its name where the field's enum or flags give one, a string where
-// the DTD's text form spells it as hex digits or a character, a
-// fixed-point number where it has a scale, else the integer.
+// own: its name where the field's enum or flags give one (a string of its
+// number where they do not), a string where the DTD's text form spells it as
+// hex digits or a character, a fixed-point number where it has a scale,
+// else the integer.
 json expected_integer(std::uint64_t magnitude, bool negative, const rt::FieldDesc& f, const rt::TextFieldDesc* text) {
-    if (auto name = expected_name(negative ? 0 - magnitude : magnitude, f)) return *name;
+    std::string digits = std::to_string(magnitude);
+    if (f.scale != 0) {
+        if (digits.size() <= f.scale) digits.insert(0, f.scale + 1 - digits.size(), '0');
+        digits.insert(digits.size() - f.scale, ".");
+    }
+    digits.insert(0, negative ? "-" : "");
+    if (f.rules && f.rules->name_count) return expected_name(negative ? 0 - magnitude : magnitude, f).value_or(digits);
     if (text && text->format == rt::TextFormat::hex) {
         char buf[80];
         std::snprintf(buf, sizeof buf, text->upper ? "%0*llX" : "%0*llx", int(text->digits), static_cast<unsigned long long>(magnitude));
@@ -90,10 +97,7 @@ json expected_integer(std::uint64_t magnitude, bool negative, const rt::FieldDes
     }
     if (text && text->format == rt::TextFormat::chars && magnitude < std::strlen(text->chars)) return std::string(1, text->chars[magnitude]);
     if (f.scale == 0) return negative ? json(-static_cast<std::int64_t>(magnitude)) : json(magnitude);
-    std::string digits = std::to_string(magnitude);
-    if (digits.size() <= f.scale) digits.insert(0, f.scale + 1 - digits.size(), '0');
-    digits.insert(digits.size() - f.scale, ".");
-    return json::parse((negative ? "-" : "") + digits);
+    return json::parse(digits);
 }
 
 // Builds the JSON of a generated record struct through visit_fields().

@@ -70,6 +70,10 @@ expect_equal("check of an unknown system type" "${out}"
   "${WORK_DIR}/type9.lp64: record 0 (header), field 'systemType' is 9, which its enumeration does not name\n${WORK_DIR}/type9.lp64: 1 rule violation in 1 record\n")
 run_in_source(0 ${MTF} dump --native --dtd ${dtd} --where operationType=write --fields operationType ${lp64})
 expect_equal("dump --where by names" "${out}" "readWrite operationType=write\n")
+run_in_source(0 ${MTF} dump --native --dtd ${dtd} --where "operationType=asynchronous|clientRequest" --fields operationType ${lp64})
+expect_equal("dump --where by flags" "${out}" "readWrite operationType=asynchronous|clientRequest\n")
+run_in_source(0 ${MTF} dump --format jsonl --native --dtd ${dtd} "${WORK_DIR}/type9.lp64" --fields systemType --limit 1)
+expect_equal("an unnamed enum value in JSON" "${out}" "{\"record\":\"header\",\"index\":0,\"section\":0,\"fields\":{\"systemType\":\"9\"}}\n")
 
 # Writing needs a form, and a value must fit the layout's C type.
 fails(2 "mtf: convert: the DTD 'charisma' describes several native binary forms: name one with --form (ipsc860, lp64) (see 'mtf convert --help')"

@@ -75,10 +75,15 @@ int run(const std::vector<std::string>& args) {
         warn_of_dtd_name("check", trace);
         Rules rules(trace, shown);
         std::uint64_t records = 0;
-        for_each_record("check", trace, [&](const ReadRecord& r) {
-            ++records;
-            rules.check(r);
-        });
+        try {
+            for_each_record("check", trace, [&](const ReadRecord& r) {
+                ++records;
+                rules.check(r);
+            });
+        } catch (...) {
+            rules.flush();  // the violations before a malformed record are reported too
+            throw;
+        }
         rules.flush();
         if (rules.violations()) {
             const std::uint64_t hidden = rules.violations() > shown ? rules.violations() - shown : 0;

@@ -554,8 +554,10 @@ struct Emitter {
         switch (d.type) {
             case rt::Type::unsigned_int:
             case rt::Type::signed_int:
-                if (std::string named = d.rules ? rt::value_name(*d.rules, v.integer) : ""; !named.empty()) {
-                    sink.name(d.path, named);  // the DTD's enumeration or flags name it
+                if (d.rules && d.rules->name_count) {
+                    // A field with names is a word in every format, named or not.
+                    const std::string named = rt::value_name(*d.rules, v.integer);
+                    sink.name(d.path, named.empty() ? format_integer(v.integer, d.type == rt::Type::signed_int, d.scale) : named);
                 } else if (auto word = text ? text_spelling(v.integer, text[v.field]) : std::nullopt) {
                     sink.name(d.path, *word);
                 } else {

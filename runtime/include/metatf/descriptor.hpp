@@ -38,7 +38,7 @@ struct FieldRules {
     bool has_maximum = false;
     std::uint64_t minimum = 0;  // compared as the field's type: signed or unsigned
     std::uint64_t maximum = 0;
-    const NamedValue* names = nullptr;  // an enumeration's values, or a flag set's bits
+    const NamedValue* names = nullptr;  // an enumeration's values by value (as 64-bit words), or a flag set's bits in the DTD's order
     std::uint32_t name_count = 0;
     bool flags = false;  // names are bits: a value may set any of them and no others
     Order order = Order::none;  // against the previous value of the field

@@ -36,7 +36,8 @@ private:
         std::uint64_t value = 0;
         std::uint64_t record = 0;
     };
-    void check_order(const FieldDesc& f, const GenericValue& v, Last& last, std::uint64_t index, std::vector<RuleViolation>& out) const;
+    void check_order(const FieldDesc& f, const GenericValue& v, bool in_hex, Last& last, std::uint64_t index,
+                     std::vector<RuleViolation>& out) const;
 
     const DtdDesc& dtd_;
     bool any_ = false;
