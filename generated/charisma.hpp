@@ -779,7 +779,7 @@ inline constexpr rt::FieldDesc metadata_2_fields[] = {
 };
 inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
 inline constexpr rt::NamedValue header_3_rules5_names[] = {{"unlisted", 0u}, {"ipsc", 1u}, {"paragon", 2u}, {"cm5", 3u}, {"maspar", 4u}, {"hector", 5u}, {"ncube", 6u}, {"sp2", 7u}, {"crayT3d", 8u}};
-inline constexpr rt::FieldRules header_3_rules5 = {false, false, 0u, 0u, header_3_rules5_names, 9, false, rt::Order::none, nullptr};  // systemType
+inline constexpr rt::FieldRules header_3_rules5 = {false, false, 0u, 0u, header_3_rules5_names, 9, false, rt::Order::none, nullptr, false, 0u};  // systemType
 inline constexpr rt::FieldDesc header_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"startDate", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
@@ -832,7 +832,7 @@ inline constexpr rt::FieldDesc clientLeave_7_fields[] = {
 };
 inline constexpr rt::LayoutStep clientLeave_7_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
 inline constexpr rt::NamedValue appOpen_8_rules11_names[] = {{"read", 1u}, {"readWrite", 2u}, {"write", 4u}, {"create", 8u}, {"truncate", 16u}, {"append", 32u}};
-inline constexpr rt::FieldRules appOpen_8_rules11 = {false, false, 0u, 0u, appOpen_8_rules11_names, 6, true, rt::Order::none, nullptr};  // openFlags
+inline constexpr rt::FieldRules appOpen_8_rules11 = {false, false, 0u, 0u, appOpen_8_rules11_names, 6, true, rt::Order::none, nullptr, false, 0u};  // openFlags
 inline constexpr rt::FieldDesc appOpen_8_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
@@ -849,7 +849,7 @@ inline constexpr rt::FieldDesc appOpen_8_fields[] = {
 };
 inline constexpr rt::LayoutStep appOpen_8_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}, {rt::LayoutStep::field, 5}, {rt::LayoutStep::field, 6}, {rt::LayoutStep::field, 7}, {rt::LayoutStep::field, 8}, {rt::LayoutStep::field, 9}, {rt::LayoutStep::field, 10}, {rt::LayoutStep::field, 11}};
 inline constexpr rt::NamedValue clientOpen_9_rules11_names[] = {{"read", 1u}, {"readWrite", 2u}, {"write", 4u}, {"create", 8u}, {"truncate", 16u}, {"append", 32u}};
-inline constexpr rt::FieldRules clientOpen_9_rules11 = {false, false, 0u, 0u, clientOpen_9_rules11_names, 6, true, rt::Order::none, nullptr};  // openFlags
+inline constexpr rt::FieldRules clientOpen_9_rules11 = {false, false, 0u, 0u, clientOpen_9_rules11_names, 6, true, rt::Order::none, nullptr, false, 0u};  // openFlags
 inline constexpr rt::FieldDesc clientOpen_9_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
@@ -882,7 +882,7 @@ inline constexpr rt::FieldDesc clientClose_11_fields[] = {
 };
 inline constexpr rt::LayoutStep clientClose_11_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}};
 inline constexpr rt::NamedValue readWrite_12_rules4_names[] = {{"asynchronous", 1u}, {"write", 2u}, {"clientRequest", 4u}};
-inline constexpr rt::FieldRules readWrite_12_rules4 = {false, false, 0u, 0u, readWrite_12_rules4_names, 3, true, rt::Order::none, nullptr};  // operationType
+inline constexpr rt::FieldRules readWrite_12_rules4 = {false, false, 0u, 0u, readWrite_12_rules4_names, 3, true, rt::Order::none, nullptr, false, 0u};  // operationType
 inline constexpr rt::FieldDesc readWrite_12_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"startTime", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},

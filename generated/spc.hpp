@@ -110,10 +110,11 @@ inline constexpr rt::FieldDesc metadata_2_fields[] = {
     {"property", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
-inline constexpr rt::FieldRules spc_3_rules5 = {false, false, 0u, 0u, nullptr, 0, false, rt::Order::nondecreasing, nullptr};  // timestamp
+inline constexpr rt::FieldRules spc_3_rules1 = {false, false, 0u, 0u, nullptr, 0, false, rt::Order::none, nullptr, true, 0u};  // asu
+inline constexpr rt::FieldRules spc_3_rules5 = {false, false, 0u, 0u, nullptr, 0, false, rt::Order::nondecreasing, nullptr, false, 0u};  // timestamp
 inline constexpr rt::FieldDesc spc_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
-    {"asu", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
+    {"asu", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}, &spc_3_rules1},
     {"lba", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"size", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"opcode", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
@@ -161,8 +162,10 @@ inline constexpr char text[] =
     "// ---- field kinds and their starting encodings ------------------------------\n"
     "\n"
     "// Application specific unit: the number of the storage unit the I/O went\n"
-    "// to. Numbered from 0; the units of a trace form a dense range 0..n-1.\n"
+    "// to. Numbered from 0; the units of a trace form a dense range 0..n-1, a\n"
+    "// rule `mtf check` checks (a unit missing from the range is reported).\n"
     "asu.width = 1;\n"
+    "asu.dense = 0;\n"
     "\n"
     "// Logical block address: where in the unit the transfer starts, counted in\n"
     "// blocks (the block size is given with the trace, not in it), from 0.\n"

@@ -116,6 +116,25 @@ TEST_CASE("rules: names as dump shows them") {
     CHECK(rt::value_name(*r.fields[1].rules, 3).empty());  // a range names nothing
 }
 
+TEST_CASE("rules: a dense field's values run from its start to the largest with no gap, checked after the last record") {
+    const lower::LoweredDtd lowered = lower::lower(test::schema_of("tag.width = 1; u.width = 1; u.dense = 1; r : (tag, u) { tag.value = 4; }"));
+    const auto checked = [&](std::vector<std::uint64_t> values) {
+        rt::RuleChecker c(lowered.desc());
+        std::vector<rt::RuleViolation> found;
+        for (std::size_t i = 0; i < values.size(); ++i) c.check({3, {integer(1, values[i])}}, i, found);
+        c.finish(found);
+        Lines out;
+        for (const auto& v : found) out.push_back(std::to_string(v.slot) + " " + v.message);
+        return out;
+    };
+    CHECK(checked({}).empty());
+    CHECK(checked({3, 1, 2, 2, 1}).empty());
+    CHECK(checked({1, 4}) == Lines{"3 takes values from 1 to 4, but not 2, 3 (dense from 1)"});
+    CHECK(checked({0, 1}) == Lines{"0 is 0, below 1, where its dense range starts"});
+    CHECK(checked({1, 100}) == Lines{"3 takes values from 1 to 100, but not 2, 3, 4, 5, 6 (98 missing) (dense from 1)"});
+    CHECK(checked({1, 255, 255}) == Lines{"3 takes values from 1 to 255, but not 2, 3, 4, 5, 6 (253 missing) (dense from 1)"});
+}
+
 TEST_CASE("rules: a DTD without rules has none to check, and rules leave the fingerprint alone") {
     const std::string plain = "tag.width = 1; x.width = 1; r : (tag, x) { tag.value = 4; }";
     const lower::LoweredDtd without = lower::lower(test::schema_of(plain));

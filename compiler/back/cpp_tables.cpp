@@ -62,7 +62,8 @@ void emit_rules(std::ostream& o, const rt::FieldDesc& f, const std::string& base
     o << "inline constexpr rt::FieldRules " << name << " = {" << bool_literal(r.has_minimum) << ", "
       << bool_literal(r.has_maximum) << ", " << r.minimum << "u, " << r.maximum << "u, "
       << (r.name_count ? name + "_names" : std::string("nullptr")) << ", " << r.name_count << ", "
-      << bool_literal(r.flags) << ", " << cpp_enum(orders, r.order) << ", " << (r.global ? literal(r.global) : "nullptr") << "};  // "
+      << bool_literal(r.flags) << ", " << cpp_enum(orders, r.order) << ", " << (r.global ? literal(r.global) : "nullptr") << ", " << bool_literal(r.dense) << ", "
+      << r.dense_start << "u};  // "
       << f.path << "\n";
 }
 

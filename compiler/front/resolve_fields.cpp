@@ -410,7 +410,7 @@ private:
 
     bool resolve_rules(const Node* leaf, ir::Field& f) {
         return resolve_bound(leaf, f, "minimum", f.rules.minimum) && resolve_bound(leaf, f, "maximum", f.rules.maximum) &&
-               check_bounds(leaf, f) && resolve_names(leaf, f) && resolve_order(leaf, f);
+               check_bounds(leaf, f) && resolve_names(leaf, f) && resolve_order(leaf, f) && resolve_dense(leaf, f);
     }
 
     // Rules are about numbers: a property that states one applies to integer fields.
@@ -513,6 +513,21 @@ private:
         if (!integer_rule(*src.property, f)) return false;
         f.rules.order = o->order;
         if (o->global) f.rules.global = f.kind;
+        return true;
+    }
+
+    // `dense = N`: the values a trace holds are N, N + 1, ... up to the largest, none left out.
+    bool resolve_dense(const Node* leaf, ir::Field& f) {
+        const Source src = find_property(leaf, "dense");
+        if (!src.property) return true;
+        const auto* num = std::get_if<ast::Integer>(&src.property->value);
+        if (!num || num->negative) {
+            return value_error(*src.property, where_of(src.property->value), "'dense' takes the first value of the range, as in 'unit.dense = 0;'");
+        }
+        if (f.type != ir::Type::unsigned_int) {
+            return field_error(num->where, "'dense' applies to unsigned fields; " + describe(f) + " is " + quote(rt::name(f.type)));
+        }
+        f.rules.dense = num->magnitude;
         return true;
     }
 

@@ -60,6 +60,7 @@ json rules(const Field& f) {
     }
     if (r.order != rt::Order::none) out["order"] = name(r.order);
     if (!r.global.empty()) out["orderAcross"] = r.global;
+    if (r.dense) out["dense"] = *r.dense;
     return out;
 }
 

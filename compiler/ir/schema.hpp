@@ -67,8 +67,9 @@ struct FieldRules {
     bool flags = false;
     rt::Order order = rt::Order::none;
     std::string global;  // order across record types: the field kind whose values form one sequence, or ""
+    std::optional<std::uint64_t> dense;  // the values in a trace run from this one up, with no gap
 
-    bool empty() const { return !minimum && !maximum && names.empty() && order == rt::Order::none; }
+    bool empty() const { return !minimum && !maximum && names.empty() && order == rt::Order::none && !dense; }
     bool operator==(const FieldRules&) const = default;
 };
 

@@ -130,7 +130,7 @@ const rt::FieldRules* LoweredDtd::Storage::add_rules(const ir::FieldRules& r) {
     if (!r.flags) std::ranges::sort(t.names, {}, &rt::NamedValue::value);
     t.rules = {r.minimum.has_value(), r.maximum.has_value(), r.minimum.value_or(0), r.maximum.value_or(0),
                t.names.empty() ? nullptr : t.names.data(), count(t.names.size()), r.flags, r.order,
-               r.global.empty() ? nullptr : keep(r.global)};
+               r.global.empty() ? nullptr : keep(r.global), r.dense.has_value(), r.dense.value_or(0)};
     return &t.rules;
 }
 

@@ -59,6 +59,7 @@ RuleChecker::RuleChecker(const DtdDesc& dtd) : dtd_(dtd), sequence_(dtd.record_c
             const FieldRules* rules = r.fields[i].rules;
             if (!rules) continue;
             any_ = true;
+            if (rules->dense) dense_.push_back({slot, i, {}});
             if (rules->order == Order::none) continue;
             if (!rules->global) {
                 sequence_[slot][i] = static_cast<std::uint32_t>(last_.size());
@@ -94,6 +95,12 @@ void RuleChecker::check(const GenericRecord& record, std::uint64_t index, std::v
         } else if (rules.name_count && value_name(rules, v.integer).empty()) {
             out.push_back({v.field, "is " + number(f, v.integer, in_hex) + ", which its enumeration does not name"});
         }
+        if (rules.dense && v.integer < rules.dense_start) {
+            out.push_back({v.field, "is " + number(f, v.integer, in_hex) + ", below " + number(f, rules.dense_start, in_hex) +
+                                        ", where its dense range starts"});
+        } else if (rules.dense) {
+            note_dense(f, v, record.slot);
+        }
         if (sequence_[record.slot][v.field] != unordered) check_order(f, v, in_hex, last_[sequence_[record.slot][v.field]], index, out);
     }
 }
@@ -107,6 +114,42 @@ void RuleChecker::check_order(const FieldDesc& f, const GenericValue& v, bool in
                                     (f.rules->global ? " across record types)" : ")")});
     }
     last = {true, v.integer, index};
+}
+
+void RuleChecker::note_dense(const FieldDesc& f, const GenericValue& v, std::uint32_t slot) {
+    for (Dense& d : dense_) {
+        if (d.slot != slot || d.field != v.field || d.overflow) continue;
+        d.seen.insert(v.integer);
+        if (d.seen.size() > max_dense_values) {
+            d.overflow = true;
+            d.seen = {};
+        }
+    }
+}
+
+void RuleChecker::finish(std::vector<RuleViolation>& out) const {
+    for (const Dense& d : dense_) {
+        const FieldDesc& f = dtd_.records[d.slot].fields[d.field];
+        const std::uint64_t start = f.rules->dense_start;
+        if (d.overflow) {
+            out.push_back({d.field, "takes more than " + std::to_string(max_dense_values) + " values: whether they are dense is not checked", d.slot});
+            continue;
+        }
+        if (d.seen.empty()) continue;
+        const std::uint64_t top = *std::max_element(d.seen.begin(), d.seen.end());
+        // At most max_dense_values values are seen, so a dense range is no longer than that.
+        const std::uint64_t missing = (top - start) - (d.seen.size() - 1);
+        if (missing == 0) continue;
+        std::string which;
+        unsigned listed = 0;
+        for (std::uint64_t v = start; v <= top && listed < 5; ++v) {
+            if (!d.seen.count(v)) which += (listed++ ? ", " : "") + std::to_string(v);
+        }
+        out.push_back({d.field, "takes values from " + std::to_string(start) + " to " + std::to_string(top) + ", but not " + which +
+                                    (missing > listed ? " (" + std::to_string(missing) + " missing)" : "") + " (dense from " +
+                                    std::to_string(start) + ")",
+                       d.slot});
+    }
 }
 
 std::string value_name(const FieldRules& rules, std::uint64_t value) {

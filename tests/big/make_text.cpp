@@ -48,9 +48,10 @@ void spc_trace(std::ostream& out, std::uint64_t n, Random& r) {
     for (std::uint64_t i = 0; i < n; ++i) {
         spc::Spc s;
         // Like a real storage trace: 24 units, 1 TiB of blocks, up to 64 KiB per I/O, sub-millisecond
-        // gaps with rare pauses. The last record outgrows the initial widths of ASU, LBA and size.
+        // gaps with rare pauses. The last record outgrows the initial widths of LBA and size, and
+        // adds a 25th unit (the units stay dense from 0, as SPC requires and mtf check checks).
         const bool last = i + 1 == n;
-        s.asu = last ? 300 : r.below(24);
+        s.asu = last ? 24 : r.below(24);
         s.lba = last ? std::uint64_t(1) << 40 : r.below(std::uint64_t(1) << 31);
         s.size = last ? std::uint64_t(1) << 33 : r.chance(2) ? 0 : 512 * (1 + r.below(128));
         s.opcode = r.below(2);

@@ -208,6 +208,13 @@ ${WORK_DIR}/late.mtf: 2 rule violations in 2 records
 run(1 check --max-violations 0 "${WORK_DIR}/late.mtf")
 expect_equal("check --max-violations 0" "${out}" "${WORK_DIR}/late.mtf: 2 rule violations in 2 records (2 not shown; --max-violations shows more)\n")
 fails(2 "mtf: check: --max-violations takes a count (decimal digits), not 'all' (see 'mtf check --help')" check --max-violations all "${WORK_DIR}/late.mtf")
+file(WRITE "${WORK_DIR}/units.spc" "0,1,512,R,0.1\n3,2,512,R,0.2\n1,2,512,R,0.3\n")
+run(0 convert --dtd dtds/spc.dtd "${WORK_DIR}/units.spc" "${WORK_DIR}/units.mtf")
+run(1 check "${WORK_DIR}/units.mtf")
+expect_equal("check of SPC units with a gap" "${out}"
+"${WORK_DIR}/units.mtf: record type 'spc', field 'asu' takes values from 0 to 3, but not 2 (dense from 0)
+${WORK_DIR}/units.mtf: 1 rule violation
+")
 file(WRITE "${WORK_DIR}/wide.laplace" "r 1029384756afbecd 10 fffff 0000000000012345\nw 1029384756afbece 4 123456 0000000000012345\n")
 run(0 convert --dtd dtds/laplace.dtd "${WORK_DIR}/wide.laplace" "${WORK_DIR}/wide-page.mtf")
 run(1 check "${WORK_DIR}/wide-page.mtf")

@@ -48,6 +48,19 @@ public:
         }
         if (report_.size() >= 1 << 16) flush();
     }
+    // The rules about the whole trace, once every record is read.
+    void finish() {
+        found_.clear();
+        checker_.finish(found_);
+        for (const rt::RuleViolation& v : found_) {
+            if (violations_++ < shown_) {
+                const rt::RecordDesc& desc = dtd_.records[v.slot];
+                report_ += name_ + ": record type " + rt::quote(desc.name) + ", field " + rt::quote(desc.fields[v.field].path) + " " +
+                           v.message + "\n";
+            }
+        }
+        flush();
+    }
     void flush() {
         print(report_);
         report_.clear();
@@ -84,10 +97,11 @@ int run(const std::vector<std::string>& args) {
             rules.flush();  // the violations before a malformed record are reported too
             throw;
         }
-        rules.flush();
+        rules.finish();
         if (rules.violations()) {
             const std::uint64_t hidden = rules.violations() > shown ? rules.violations() - shown : 0;
-            print(trace.name() + ": " + count(rules.violations(), "rule violation") + " in " + count(rules.records(), "record") +
+            print(trace.name() + ": " + count(rules.violations(), "rule violation") +
+                  (rules.records() ? " in " + count(rules.records(), "record") : std::string()) +
                   (hidden ? " (" + std::to_string(hidden) + " not shown; --max-violations shows more)" : "") + "\n");
             return 1;
         }
@@ -117,6 +131,8 @@ On success prints one line,
   TRACE: ok: N records, K sections with data, B bytes
 and exits 0. Each value that breaks a rule is a line on standard output,
   TRACE: record R (NAME), field 'F' is 16, above the maximum 15
+(a rule about the whole trace, such as 'dense', names no record:
+  TRACE: record type 'NAME', field 'F' takes values from 0 to 7, but not 2 ...)
 up to --max-violations of them, then a count of them all,
   TRACE: V rule violations in M records
 and the exit status is 1. On the first problem in the trace's bytes prints

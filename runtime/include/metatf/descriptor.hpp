@@ -45,6 +45,9 @@ struct FieldRules {
     // order across record types: the field kind whose values, in every record
     // type, form one sequence; nullptr: each record type's field has its own
     const char* global = nullptr;
+    // dense: the values in a trace are dense_start, dense_start + 1, ... up to the largest, each at least once
+    bool dense = false;
+    std::uint64_t dense_start = 0;
 };
 
 struct FieldDesc {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "descriptor.hpp"
@@ -16,6 +17,7 @@ namespace metatf::rt {
 struct RuleViolation {
     std::uint32_t field;  // the field's index in its record
     std::string message;  // what is wrong, as "is 16, above the maximum 15"
+    std::uint32_t slot = 0;  // the record type (finish() only: check() gives its record's)
 };
 
 class RuleChecker {
@@ -30,6 +32,13 @@ public:
     // compare with the values seen last. Appends each broken rule to `out`.
     void check(const GenericRecord& record, std::uint64_t index, std::vector<RuleViolation>& out);
 
+    // After the last record: the rules about the whole trace (`dense`).
+    void finish(std::vector<RuleViolation>& out) const;
+
+    // A dense field keeps the distinct values it has seen, up to this many;
+    // past them its rule is reported as not checked.
+    static constexpr std::size_t max_dense_values = std::size_t(1) << 20;
+
 private:
     struct Last {
         bool seen = false;
@@ -39,8 +48,16 @@ private:
     void check_order(const FieldDesc& f, const GenericValue& v, bool in_hex, Last& last, std::uint64_t index,
                      std::vector<RuleViolation>& out) const;
 
+    struct Dense {
+        std::uint32_t slot, field;
+        std::unordered_set<std::uint64_t> seen;  // from the start of the range up
+        bool overflow = false;
+    };
+    void note_dense(const FieldDesc& f, const GenericValue& v, std::uint32_t slot);
+
     const DtdDesc& dtd_;
     bool any_ = false;
+    std::vector<Dense> dense_;
     std::vector<std::vector<std::uint32_t>> sequence_;  // per slot, per field: its entry in last_ (ordered fields only)
     std::vector<Last> last_;
 };
