@@ -36,11 +36,15 @@ struct string_literal : seq<one<'"'>, star<sor<escape, not_one<'"', '\n', '\r'>>
 struct path_name : identifier {};
 struct reference : seq<path_name, dot_sep, list<path_name, dot_sep>> {};
 
-struct default_arg : integer {};
-struct base_arg : integer {};
-struct delta_arg : integer {};
-struct initial_arg : integer {};
-struct stride_arg : integer {};
+// An interpretation's arguments are numbers; a field reference there is refused with its own message.
+struct reference_argument : reference {};
+template <typename Number>
+struct argument : sor<Number, seq<at<reference>, raise<reference_argument>>> {};
+struct default_arg : argument<integer> {};
+struct base_arg : argument<integer> {};
+struct delta_arg : argument<integer> {};
+struct initial_arg : argument<integer> {};
+struct stride_arg : argument<integer> {};
 struct section_arg : sor<integer, identifier> {};
 struct pool_arg : integer {};
 
@@ -173,6 +177,8 @@ struct errors {
 };
 
 template <> inline constexpr const char* errors::message<comment_body> = "unterminated comment: '/*' has no matching '*/'";
+template <> inline constexpr const char* errors::message<reference_argument> =
+    "an interpretation's argument is a number, not a field's value (docs/dtd-language.md, decision 41)";
 template <> inline constexpr const char* errors::message<default_arg> = "expected the default value (an integer) after 'default'";
 template <> inline constexpr const char* errors::message<base_arg> = "expected the base (an integer) after 'baseOffset'";
 template <> inline constexpr const char* errors::message<delta_arg> = "expected the initial value (an integer) after 'delta'";

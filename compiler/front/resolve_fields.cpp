@@ -524,8 +524,9 @@ private:
         if (!num || num->negative) {
             return value_error(*src.property, where_of(src.property->value), "'dense' takes the first value of the range, as in 'unit.dense = 0;'");
         }
-        if (f.type != ir::Type::unsigned_int) {
-            return field_error(num->where, "'dense' applies to unsigned fields; " + describe(f) + " is " + quote(rt::name(f.type)));
+        if (f.type != ir::Type::unsigned_int || f.scale != 0) {
+            const std::string what = f.scale ? "has scale " + std::to_string(f.scale) : "is " + quote(rt::name(f.type));
+            return field_error(num->where, "'dense' applies to unsigned fields without a scale; " + describe(f) + " " + what);
         }
         f.rules.dense = num->magnitude;
         return true;

@@ -99,7 +99,7 @@ void RuleChecker::check(const GenericRecord& record, std::uint64_t index, std::v
             out.push_back({v.field, "is " + number(f, v.integer, in_hex) + ", below " + number(f, rules.dense_start, in_hex) +
                                         ", where its dense range starts"});
         } else if (rules.dense) {
-            note_dense(f, v, record.slot);
+            note_dense(v, record.slot);
         }
         if (sequence_[record.slot][v.field] != unordered) check_order(f, v, in_hex, last_[sequence_[record.slot][v.field]], index, out);
     }
@@ -116,7 +116,7 @@ void RuleChecker::check_order(const FieldDesc& f, const GenericValue& v, bool in
     last = {true, v.integer, index};
 }
 
-void RuleChecker::note_dense(const FieldDesc& f, const GenericValue& v, std::uint32_t slot) {
+void RuleChecker::note_dense(const GenericValue& v, std::uint32_t slot) {
     for (Dense& d : dense_) {
         if (d.slot != slot || d.field != v.field || d.overflow) continue;
         d.seen.insert(v.integer);
@@ -132,7 +132,8 @@ void RuleChecker::finish(std::vector<RuleViolation>& out) const {
         const FieldDesc& f = dtd_.records[d.slot].fields[d.field];
         const std::uint64_t start = f.rules->dense_start;
         if (d.overflow) {
-            out.push_back({d.field, "takes more than " + std::to_string(max_dense_values) + " values: whether they are dense is not checked", d.slot});
+            out.push_back({d.field, "takes more than " + std::to_string(max_dense_values) + " values: whether they are dense is not checked", d.slot,
+                           true});
             continue;
         }
         if (d.seen.empty()) continue;
@@ -140,14 +141,15 @@ void RuleChecker::finish(std::vector<RuleViolation>& out) const {
         // At most max_dense_values values are seen, so a dense range is no longer than that.
         const std::uint64_t missing = (top - start) - (d.seen.size() - 1);
         if (missing == 0) continue;
+        const bool in_hex = written_in_hex(dtd_, d.slot, d.field);
         std::string which;
         unsigned listed = 0;
         for (std::uint64_t v = start; v <= top && listed < 5; ++v) {
-            if (!d.seen.count(v)) which += (listed++ ? ", " : "") + std::to_string(v);
+            if (!d.seen.count(v)) which += (listed++ ? ", " : "") + number(f, v, in_hex);
         }
-        out.push_back({d.field, "takes values from " + std::to_string(start) + " to " + std::to_string(top) + ", but not " + which +
+        out.push_back({d.field, "takes values from " + number(f, start, in_hex) + " to " + number(f, top, in_hex) + ", but not " + which +
                                     (missing > listed ? " (" + std::to_string(missing) + " missing)" : "") + " (dense from " +
-                                    std::to_string(start) + ")",
+                                    number(f, start, in_hex) + ")",
                        d.slot});
     }
 }

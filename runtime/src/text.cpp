@@ -419,6 +419,7 @@ TextReader::TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions opt
     if (!read || content() != form_.begin) {
         throw TextError(1, 1, "expected the begin line " + quote(form_.begin));
     }
+    begin_as_read_ = line_ + std::string(line_break_);
 }
 
 // Reads a line without its line break ("\n", "\r\n" or "\r") into line_; false at
@@ -502,6 +503,7 @@ bool TextReader::next(GenericRecord& out) {
         }
         if (*form_.end != '\0' && content() == form_.end && !too_long_) {
             ended_ = true;
+            end_as_read_ = line_ + std::string(line_break_);
             if (read_line()) throw TextError(line_number_, 1, "text after the end line " + quote(form_.end));
             return false;
         }

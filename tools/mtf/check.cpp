@@ -1,6 +1,7 @@
 // mtf check: reads a whole trace with every check the runtime makes, and
 // checks the rules its DTD states about values.
 #include <charconv>
+#include <iostream>
 #include <set>
 
 #include <metatf/format.hpp>
@@ -53,10 +54,12 @@ public:
         found_.clear();
         checker_.finish(found_);
         for (const rt::RuleViolation& v : found_) {
-            if (violations_++ < shown_) {
-                const rt::RecordDesc& desc = dtd_.records[v.slot];
-                report_ += name_ + ": record type " + rt::quote(desc.name) + ", field " + rt::quote(desc.fields[v.field].path) + " " +
-                           v.message + "\n";
+            const rt::RecordDesc& desc = dtd_.records[v.slot];
+            const std::string line = "record type " + rt::quote(desc.name) + ", field " + rt::quote(desc.fields[v.field].path) + " " + v.message;
+            if (v.unchecked) {
+                std::cerr << "mtf: check: " << name_ << ": warning: " << line << '\n';
+            } else if (violations_++ < shown_) {
+                report_ += name_ + ": " + line + "\n";
             }
         }
         flush();

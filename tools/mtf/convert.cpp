@@ -62,28 +62,39 @@ public:
     virtual std::string rewrite_report() const { return {}; }
 };
 
-// A line as messages show it: in quotes, its line break and any byte
-// outside printable ASCII escaped.
-std::string shown_line(std::string_view line) { return escape_text(std::as_bytes(std::span(line.data(), line.size()))); }
+// Up to 60 bytes of a line around byte `at`, as messages show it: in
+// quotes, line breaks and bytes outside printable ASCII escaped, "..." where cut.
+std::string shown_line(std::string_view line, std::size_t at) {
+    const std::size_t start = at > 20 ? at - 20 : 0;
+    const std::string_view part = line.substr(start, 60);
+    const std::string text = escape_text(std::as_bytes(std::span(part.data(), part.size())));
+    return (start ? "..." : "") + text + (start + part.size() < line.size() ? "..." : "");
+}
 
 // Reads text lines, and compares each with the line the text writer makes of
-// its record: a line spelled otherwise (case, blanks, leading zeros, line
-// break) is written back in the canonical spelling, so it is counted, and
-// with `exact` refused.
+// its record (and the begin and end lines with the form's): a line spelled
+// otherwise (case, blanks, leading zeros, line break) is written back in the
+// canonical spelling, so it is counted, and with `exact` refused.
 class TextSource : public Source {
 public:
     TextSource(std::istream& in, const rt::DtdDesc& dtd, rt::TextReadOptions options, bool exact)
-        : reader_(in, dtd, options), canonical_(written_, dtd), exact_(exact) {}
-    bool next(rt::GenericRecord& record) override {
-        if (!reader_.next(record)) return false;
-        compare(record);
-        return true;
+        : reader_(in, dtd, options), canonical_(written_, dtd), exact_(exact), form_(*dtd.text_form) {
+        if (*form_.begin) compare(reader_.begin_as_read(), std::string(form_.begin) + "\n");
     }
-    std::uint64_t rewritten() const override { return rewritten_; }
-    // "rewrote N of M lines in the canonical spelling ...; the first: line L, column C: ... is written ...".
-    std::string rewrite_report() const override {
-        return "rewrote " + std::to_string(rewritten_) + " of " + std::to_string(reader_.line()) +
-               " lines in the format's canonical spelling (--exact refuses that); the first: " + first_rewrite_;
+    bool next(rt::GenericRecord& record) override {
+        if (!reader_.next(record)) {
+            if (*form_.end) compare(reader_.end_as_read(), std::string(form_.end) + "\n");
+            return false;
+        }
+        written_.str({});
+        try {
+            canonical_.write(record);
+        } catch (const rt::TextError& e) {  // read, but not written back: a spelling of its own
+            rewrite(line_as_read(), 1, "is not written back as text (" + e.message + ")");
+            return true;
+        }
+        compare(line_as_read(), written_.view());
+        return true;
     }
     std::string place() const override { return "line " + std::to_string(reader_.line()); }
     std::uint64_t progress(bool by_bytes) const override { return by_bytes ? reader_.bytes_read() : reader_.line(); }
@@ -94,25 +105,34 @@ public:
         return "skipped " + std::to_string(reader_.skipped()) + " of " + std::to_string(reader_.line()) + " lines, kept " +
                std::to_string(kept) + " records; the first: " + reader_.first_skipped();
     }
+    std::uint64_t rewritten() const override { return rewritten_; }
+    // "rewrote N of M lines in the canonical spelling ...; the first: line L, column C: ... is written ...".
+    std::string rewrite_report() const override {
+        return "rewrote " + std::to_string(rewritten_) + " of " + std::to_string(reader_.line()) +
+               " lines in the format's canonical spelling (--exact refuses that); the first: " + first_rewrite_;
+    }
 
 private:
-    void compare(const rt::GenericRecord& record) {
-        written_.str({});
-        canonical_.write(record);
-        const std::string_view canonical = written_.view(), line = reader_.record_line(), end = reader_.line_break();
-        if (canonical.size() == line.size() + end.size() && canonical.starts_with(line) && canonical.ends_with(end)) return;
-        const std::string original = std::string(line) + std::string(end);
+    std::string line_as_read() const { return std::string(reader_.record_line()) + std::string(reader_.line_break()); }
+
+    void compare(const std::string& original, std::string_view canonical) {
+        if (original == canonical) return;
         const auto differs = std::mismatch(original.begin(), original.end(), canonical.begin(), canonical.end());
-        const std::uint64_t column = static_cast<std::uint64_t>(differs.first - original.begin()) + 1;
-        const std::string what = shown_line(original) + " is written " + shown_line(canonical);
-        if (exact_) throw rt::TextError(reader_.line(), column, "the line is not spelled as it is written back: " + what + " (--exact)");
-        if (rewritten_++ == 0) first_rewrite_ = "line " + std::to_string(reader_.line()) + ", column " + std::to_string(column) + ": " + what;
+        const std::size_t at = static_cast<std::size_t>(differs.first - original.begin());
+        rewrite(original, at + 1, "is written " + shown_line(canonical, at));
+    }
+    // Line `reader_.line()`, `original`, is not written back as it was read: `what`, from `column` on.
+    void rewrite(const std::string& original, std::uint64_t column, const std::string& what) {
+        const std::string message = shown_line(original, column - 1) + " " + what;
+        if (exact_) throw rt::TextError(reader_.line(), column, "the line is not spelled as it is written back: " + message + " (--exact)");
+        if (rewritten_++ == 0) first_rewrite_ = "line " + std::to_string(reader_.line()) + ", column " + std::to_string(column) + ": " + message;
     }
 
     rt::TextReader reader_;
     std::ostringstream written_;
     rt::TextWriter canonical_;  // writes into written_, one line at a time
     bool exact_;
+    const rt::TextFormDesc& form_;
     std::uint64_t rewritten_ = 0;
     std::string first_rewrite_;
 };

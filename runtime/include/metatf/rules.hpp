@@ -18,6 +18,7 @@ struct RuleViolation {
     std::uint32_t field;  // the field's index in its record
     std::string message;  // what is wrong, as "is 16, above the maximum 15"
     std::uint32_t slot = 0;  // the record type (finish() only: check() gives its record's)
+    bool unchecked = false;  // not a violation: a rule that could not be checked (finish() only)
 };
 
 class RuleChecker {
@@ -53,7 +54,7 @@ private:
         std::unordered_set<std::uint64_t> seen;  // from the start of the range up
         bool overflow = false;
     };
-    void note_dense(const FieldDesc& f, const GenericValue& v, std::uint32_t slot);
+    void note_dense(const GenericValue& v, std::uint32_t slot);
 
     const DtdDesc& dtd_;
     bool any_ = false;

@@ -63,6 +63,10 @@ public:
     // line break that ended it: "\n", "\r\n", "\r", or "" at the end of the input.
     std::string_view record_line() const { return line_; }
     std::string_view line_break() const { return line_break_; }
+    // The begin and end lines as read, line breaks included ("" when the
+    // form has none, or the end line is not read yet).
+    const std::string& begin_as_read() const { return begin_as_read_; }
+    const std::string& end_as_read() const { return end_as_read_; }
 
 private:
     bool read_line();
@@ -77,6 +81,7 @@ private:
     TextReadOptions options_;
     std::string line_;
     std::string_view line_break_;
+    std::string begin_as_read_, end_as_read_;
     std::size_t content_size_ = 0;  // line_ without the blanks that end it, under a blank separator
     std::string_view content() const { return std::string_view(line_).substr(0, content_size_); }
     std::uint64_t line_number_ = 0;
