@@ -36,6 +36,7 @@ t.width = len.value;
 u.width = 8;
 r : (tag, a, f, d, n, n*(s, len, t), u) { tag.value = 4; tag.code = 4660; }
 q : (tag) { tag.value = 5; tag.code = 0; }
+v : (tag, ver) { tag.value = 6; ver.width = 2; ver.value = 3; }
 )";
 
 const lower::LoweredDtd& dtd() {
@@ -43,7 +44,7 @@ const lower::LoweredDtd& dtd() {
     return lowered;
 }
 
-constexpr std::uint32_t r_slot = 3, q_slot = 4;
+constexpr std::uint32_t r_slot = 3, q_slot = 4, v_slot = 5;
 
 rt::GenericValue integer(std::uint32_t field, std::uint64_t v) { return {field, v, 0, {}}; }
 rt::GenericValue real(std::uint32_t field, double v) { return {field, 0, v, {}}; }
@@ -153,6 +154,14 @@ TEST_CASE("native form: a cut file and an unknown code are errors at their byte"
     CHECK(read_error(sample_bytes.substr(0, 20)) == "byte 20, record 0: the file ends inside record 0");
     CHECK(read_error(std::string("\x00", 1)) == "byte 1, record 0: the file ends inside a record's type code");
     CHECK(read_error(std::string("\x00\x00\x99\x99", 4)) == "byte 2, record 1: no record has the type code 39321");
+}
+
+TEST_CASE("native form: a value the DTD fixes is written and read, and another is refused by both") {
+    const std::string version = std::string("\x06\x00\x03\x00", 4);
+    CHECK(written({{v_slot, {integer(1, 3)}}}) == version);
+    CHECK(read_error(version) == "read");
+    CHECK(refusal({v_slot, {integer(1, 4)}}) == "field 'ver' of record 'v' is 4; the DTD fixes it at 3");
+    CHECK(read_error(std::string("\x06\x00\x04\x00", 4)) == "byte 4, record 0: field 'ver' of record 'v' is 4; the DTD fixes it at 3");
 }
 
 TEST_CASE("native form: groups of groups, and a huge count of elements that read nothing") {

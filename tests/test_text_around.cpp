@@ -34,6 +34,7 @@ call : (tag, a, n, s) {
 }
 named : (tag, len, name, a) { tag.value = 5; tag.mnemonic = "name"; a.before = "="; }
 hexed : (tag, n, a) { tag.value = 6; tag.mnemonic = "h"; a.before = "0x"; }
+version : (tag, v, n) { tag.value = 7; tag.mnemonic = "v"; v.width = 1; v.value = 2; v.text = hex digits 2; }
 )dtd";
 
 const lower::LoweredDtd& dtd() {
@@ -108,6 +109,11 @@ TEST_CASE("text around values: missing text is an error at its column") {
     CHECK(read_error("call>@00FF(007) -5\n") == "line 1, column 1: unknown record 'call>@00FF(007)'");
     CHECK(read_error("<call@00FF(007) -5\n") == "line 1, column 1: unknown record '<call@00FF(007)'");
     CHECK(read_error("name foo\n") == "line 1, column 9: the line ends before field 'a' of record 'named'");
+}
+
+TEST_CASE("a value the DTD fixes is read and written, and another value is an error at its column") {
+    CHECK(normalized("v 2 5\n") == "v 02 005\n");
+    CHECK(read_error("v 3 5\n") == "line 1, column 3: field 'v' of record 'version' is 3; the DTD fixes it at 2");
 }
 
 TEST_CASE("text around values: a token holding a record's text is refused by the writer") {

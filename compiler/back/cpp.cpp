@@ -94,6 +94,13 @@ const char* member_type(ir::Type t) {
     return "";
 }
 
+// A member's initializer: the field's fixed value, which writers then fill in.
+std::string fixed_value(const ir::Field& f) {
+    if (!f.value) return "";
+    if (f.type == ir::Type::signed_int) return signed_literal(static_cast<std::int64_t>(*f.value));
+    return std::to_string(*f.value) + "u";
+}
+
 // How one record type becomes C++: names for its struct, members and groups.
 class RecordCode {
 public:
@@ -161,8 +168,7 @@ private:
             if (const auto* index = std::get_if<std::uint32_t>(&item)) {
                 if (top && *index == 0) continue;  // the tag is the struct's type
                 const ir::Field& f = record_.fields[*index];
-                o << indent << member_type(f.type) << " " << member_[*index] << "{};"
-                  << "\n";
+                o << indent << member_type(f.type) << " " << member_[*index] << "{" << fixed_value(f) << "};\n";
                 continue;
             }
             const auto& rep = std::get<ir::Repeat>(item);

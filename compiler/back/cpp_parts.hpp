@@ -2,6 +2,7 @@
 // cpp_tables.cpp the descriptor tables, cpp_text.cpp the text form's classes.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 
@@ -17,6 +18,8 @@ namespace metatf::back {
 std::string identifier(const std::string& name);
 // A C++ string literal holding `text`, split after each line break.
 std::string literal(const std::string& text);
+// A C++ literal of a signed 64-bit value.
+std::string signed_literal(std::int64_t v);
 
 // Namespace detail with the descriptor tables of a lowered DTD (lower/lower.hpp),
 // native forms included, and the constant `dtd` over them.

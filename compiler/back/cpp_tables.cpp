@@ -9,6 +9,12 @@
 
 namespace metatf::back {
 
+std::string signed_literal(std::int64_t v) {
+    // The most negative value has no literal of its own.
+    if (v == INT64_MIN) return "INT64_MIN";
+    return std::to_string(v) + "LL";
+}
+
 namespace {
 
 // The C++ names of the runtime's enumerators, in enumerator order
@@ -31,12 +37,6 @@ static_assert(type_enums.size() == rt::detail::type_names.size() &&
 template <std::size_t N, typename Enum>
 const char* cpp_enum(const std::array<const char*, N>& names, Enum e) {
     return names[static_cast<std::size_t>(e)];
-}
-
-std::string signed_literal(std::int64_t v) {
-    // The most negative value has no literal of its own.
-    if (v == INT64_MIN) return "INT64_MIN";
-    return std::to_string(v) + "LL";
 }
 
 // The name of a record's tables: "<record>_<slot>".
@@ -82,7 +82,8 @@ void emit_fields(std::ostream& o, const rt::RecordDesc& r, const std::string& ba
         // Pools are rare: tables without them print as before.
         if (e.pool != 0 || e.feed != 0) o << ", " << unsigned(e.pool) << ", " << unsigned(e.feed);
         o << "}";
-        if (f.rules) o << ", &" << base << "_rules" << i;  // most fields have none
+        if (f.rules || f.fixed) o << ", " << (f.rules ? "&" + base + "_rules" + std::to_string(i) : "nullptr");  // most fields have none
+        if (f.fixed) o << ", true, " << f.fixed_value << "u";
         o << "},\n";
     }
     o << "};\n";

@@ -75,11 +75,6 @@ private:
         if (names_tag) return set_tag_value(ctx, p, report_errors);
         Node* leaf = lookup(report_, ctx, p.target, report_errors);
         if (!leaf) return false;
-        if (prop == "value") {
-            error(report_errors, p.property.where,
-                  "only a record's tag takes a value ('tag.value = N;'); for a constant field use 'interpretation = default N'");
-            return false;
-        }
         auto [it, fresh] = leaf->assigned.emplace(prop, Node::Assignment{&p, &ctx, ctx.depth});
         // Two definitions at one depth cannot both reach a leaf: this is one block setting it twice.
         if (!fresh && it->second.depth == ctx.depth) {

@@ -123,7 +123,7 @@ private:
         bool has_width = false;
         const bool ok = resolve_type(leaf, f) && resolve_scale(leaf, f) && resolve_width(leaf, f, has_width, width_at) &&
                         resolve_interpretation(leaf, f, interp_at) && resolve_feed(leaf, f) && resolve_text(leaf, f) &&
-                        resolve_ctype(leaf, f) && resolve_rules(leaf, f);
+                        resolve_ctype(leaf, f) && resolve_fixed(leaf, f) && resolve_rules(leaf, f);
         if (!ok || !check_storage(leaf, f, has_width, width_at)) {
             out_.ok = false;
             failed_.insert(f.index);
@@ -402,6 +402,32 @@ private:
             f.text.before = s->value;
         } else {
             f.text.after = s->value;
+        }
+        return true;
+    }
+
+    // `value = N` on a field other than the tag: the field is stored as its
+    // encoding says, and its value is always N (docs/dtd-language.md, section 9).
+    bool resolve_fixed(const Node* leaf, ir::Field& f) {
+        const Source src = find_property(leaf, "value");
+        if (!src.property) return true;
+        const auto* num = std::get_if<ast::Integer>(&src.property->value);
+        if (!num) return value_error(*src.property, where_of(src.property->value), "'value' takes an integer, as in 'magic.value = 0x4d54;'");
+        if (f.type != ir::Type::unsigned_int && f.type != ir::Type::signed_int) {
+            return field_error(num->where, "'value' applies to integer fields; " + describe(f) + " is " + quote(rt::name(f.type)));
+        }
+        f.value = field_value(f, *num);
+        if (!f.value) return false;
+        const ir::Interpretation& in = f.interpretation;
+        if (in.kind == ir::InterpretationKind::default_value && in.value != *f.value) {
+            return field_error(num->where, "'value' fixes " + describe(f) + " at " + num->text +
+                                               ", but its interpretation 'default' gives it another value");
+        }
+        const std::uint32_t w = f.restore_width;
+        const bool fits = f.type == ir::Type::signed_int ? rt::fits_signed(*f.value, w) : rt::fits_unsigned(*f.value, w);
+        if (in.kind == ir::InterpretationKind::none && !f.width_from && w != 0 && !fits) {
+            return field_error(num->where, "value " + num->text + " does not fit " + describe(f) + ", which takes " + std::to_string(w) +
+                                               (w == 1 ? " byte" : " bytes"));
         }
         return true;
     }

@@ -81,10 +81,8 @@ private:
             return std::pair{p.property.where, kind == "tag" ? "a record's mnemonic is set inside its '{ ... }', not for a whole scope"
                                                              : mnemonic_error()};
         }
-        if (prop == "value") {
-            return std::pair{p.property.where, std::string(kind == "tag" ? "'tag.value' is set inside a record's '{ ... }', not for a whole scope"
-                                                                         : "only a record's tag takes a value ('tag.value = N;'); for a "
-                                                                           "constant field use 'interpretation = default N'")};
+        if (prop == "value" && kind == "tag") {
+            return std::pair{p.property.where, std::string("'tag.value' is set inside a record's '{ ... }', not for a whole scope")};
         }
         if (kind == "tag" && prop != "width") return std::pair{p.property.where, tag_property_error(prop)};
         if (kind == "tag" && scope.parent) {

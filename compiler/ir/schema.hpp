@@ -92,6 +92,8 @@ struct Field {
     std::uint8_t feed = 0;  // the pool its values join (docs/trace-format.md, section 5.1), 0 for none
     FieldText text;  // meaningful when the record has a text form
     std::string ctype;  // the C type whose size a native form gives this field, or ""
+    // `value = N`: the field's fixed value (its 64 bits), which writers store and readers check
+    std::optional<std::uint64_t> value;
     FieldRules rules;
 };
 

@@ -113,7 +113,7 @@ void LoweredDtd::Storage::add_record(const ir::Record& r) {
     for (const ir::Field& f : r.fields) {
         const std::int32_t width_from = f.width_from ? static_cast<std::int32_t>(*f.width_from) : rt::no_field;
         t.fields.push_back({keep(f.path), f.type, static_cast<std::uint8_t>(f.scale), width_from, initial_encoding(f),
-                            add_rules(f.rules)});
+                            add_rules(f.rules), f.value.has_value(), f.value.value_or(0)});
         t.text.push_back({f.text.format, f.text.ignore_case, keep(f.text.chars), f.text.digits, f.text.upper,
                           f.text.before ? keep(*f.text.before) : nullptr, keep(f.text.after)});
     }

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "metatf/format.hpp"
+
 namespace metatf::rt {
 
 namespace {
@@ -87,6 +89,15 @@ bool table_section(const DtdDesc& dtd, int number) {
         }
     }
     return false;
+}
+
+std::string not_fixed_message(const RecordDesc& r, const FieldDesc& f, std::uint64_t value) {
+    const bool is_signed = f.type == Type::signed_int;
+    std::string out = "field " + quote(f.path) + " of record " + quote(r.name) + " is ";
+    append_fixed(out, value, is_signed, f.scale);
+    out += "; the DTD fixes it at ";
+    append_fixed(out, f.fixed_value, is_signed, f.scale);
+    return out;
 }
 
 }  // namespace metatf::rt

@@ -121,6 +121,7 @@ public:
             v.real = float_from_bits(raw, w);
         } else {
             v.integer = f.type == Type::signed_int ? sign_extend(raw, w) : raw;
+            if (f.fixed && v.integer != f.fixed_value) take_.fail(not_fixed_message(r_, f, v.integer));
         }
         last_[index] = v.integer;
     }
@@ -459,6 +460,7 @@ public:
         if (nf.kind == NativeKind::chars) return chars(f, v, w);
         if (f.type == Type::bytes) return bytes(f, v, w);
         std::uint64_t raw = v.integer;
+        if (f.fixed && raw != f.fixed_value) refuse(not_fixed_message(r_, f, raw));
         if (f.type == Type::floating) {
             const auto narrow = static_cast<float>(v.real);
             if (w == 4 && double(narrow) != v.real && v.real == v.real) {

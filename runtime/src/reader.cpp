@@ -191,6 +191,12 @@ void TraceReader::overrun(std::uint64_t wanted) const {
                                    std::to_string(wanted) + " bytes here, more than its chunk holds");
 }
 
+// Reported at the field's bytes, where it stores them in the record.
+void TraceReader::not_fixed(const FieldState& s, std::uint64_t value) {
+    const bool in_record = stores_bytes(s.kind) && s.kind != Interp::live;
+    fail_at(in_record ? pos_ - s.width : pos_, ErrorKind::bad_value, not_fixed_message(dtd_->records[slot_], *s.desc, value));
+}
+
 char TraceReader::native_order() const {
     return (header_.order == ByteOrder::little) == (std::endian::native == std::endian::little);
 }

@@ -115,6 +115,7 @@ public:
         const TextFieldDesc& t = text_->fields[index];
         GenericValue v;
         v.field = index;
+        std::size_t start = pos_;
         switch (t.format) {
             case TextFormat::omit:
                 pending_[index] = out_->size();
@@ -122,6 +123,7 @@ public:
                 return;
             case TextFormat::decimal:
                 before(index, true);
+                start = pos_;
                 if (f.type == Type::floating) {
                     v.real = real(index);
                 } else {
@@ -130,10 +132,12 @@ public:
                 break;
             case TextFormat::hex:
                 before(index, true);
+                start = pos_;
                 v.integer = hex(index);
                 break;
             case TextFormat::chars:
                 before(index, true);
+                start = pos_;
                 v.integer = character(index, t);
                 break;
             case TextFormat::string:
@@ -154,6 +158,7 @@ public:
                 pos_ = line_.size();
                 break;
         }
+        if (f.fixed && v.integer != f.fixed_value) fail(start, not_fixed_message(*record_, f, v.integer));
         literal(text_of(t.after), "after", index);
         if (f.type == Type::bytes && f.width_from != no_field && pending_[static_cast<std::uint32_t>(f.width_from)] != none) {
             const auto length = static_cast<std::uint32_t>(f.width_from);

@@ -125,6 +125,12 @@ void TraceWriter::reject(const FieldState& s, std::uint64_t value, const std::st
     fail(ErrorKind::bad_value, "value " + shown + " of field '" + s.desc->path + "' (" + std::string(name(s.kind)) + ") " + why);
 }
 
+void TraceWriter::not_fixed(const FieldState& s, std::uint64_t value) {
+    const std::uint64_t v = s.desc->fixed_value;
+    const std::string fixed = s.desc->type == Type::signed_int ? std::to_string(static_cast<std::int64_t>(v)) : std::to_string(v);
+    reject(s, value, "differs from the value the DTD fixes, " + fixed);
+}
+
 void TraceWriter::refuse_record(const RecordDesc& r) {
     check_usable();
     fail(ErrorKind::usage, std::string("record '") + r.name + "' belongs to section " + std::to_string(r.section) +

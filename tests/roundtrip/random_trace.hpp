@@ -99,6 +99,7 @@ public:
 private:
     std::uint64_t next(std::uint32_t i) {
         rt::FieldState& s = states_[i];
+        if (s.desc->fixed) return last_[i] = s.desc->fixed_value;  // its metadata keeps it storable (fixed_metadata())
         const bool is_signed = s.desc->type == rt::Type::signed_int;
         std::uint64_t v = 0;
         switch (s.kind) {
@@ -265,6 +266,7 @@ private:
         const auto sizing = sizing_fields(r);
         const std::uint32_t field = 1 + static_cast<std::uint32_t>(random_.below(r.field_count - 1));
         const rt::FieldState& s = w.runtime().states(slot)[field];
+        if (s.desc->fixed) return fixed_metadata(w, slot, field, *s.desc);
         if (sizing.count(field)) {  // counts and lengths: stored small, or back to their DTD setting
             if (random_.chance(50)) {
                 const auto width = 1 + static_cast<std::uint32_t>(random_.below(2));
@@ -325,6 +327,30 @@ private:
         }
         written_.push_back(Any(std::in_place_type<Metadata>, Metadata{static_cast<RecordType>(slot), field, op, a,
                                                                       op == rt::MetaOp::stride || op == rt::MetaOp::section_stride ? b : 0}));
+    }
+
+    // A field whose value the DTD fixes: a width that holds the value, a
+    // default of the value, or none.
+    void fixed_metadata(Writer& w, std::uint32_t slot, std::uint32_t field, const rt::FieldDesc& f) {
+        const bool is_signed = f.type == rt::Type::signed_int;
+        std::uint32_t least = 1;
+        while (least < 8 && !(is_signed ? rt::fits_signed(f.fixed_value, least) : rt::fits_unsigned(f.fixed_value, least))) ++least;
+        const auto type = static_cast<RecordType>(slot);
+        Metadata m{type, field, rt::MetaOp::none, 0, 0};
+        switch (random_.below(3)) {
+            case 0:
+                m.op = rt::MetaOp::width;
+                m.a = least + random_.below(9 - least);
+                w.set_width(type, field, static_cast<std::uint32_t>(m.a));
+                break;
+            case 1:
+                m.op = rt::MetaOp::default_value;
+                m.a = f.fixed_value;
+                w.set_interpretation(type, field, m.op, m.a);
+                break;
+            default: w.set_interpretation(type, field, m.op); break;
+        }
+        written_.push_back(Any(std::in_place_type<Metadata>, m));
     }
 
     void write_record(Writer& w) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "bytes.hpp"
 #include "vocabulary.hpp"
@@ -57,6 +58,10 @@ struct FieldDesc {
     std::int32_t width_from;  // index of the field whose value is this bytes field's width, or no_field
     Encoding initial;
     const FieldRules* rules = nullptr;  // none: the DTD states no rule for the field (not in the fingerprint)
+    // `value = N`: every record's value of the field is N, which writers
+    // store and readers check (not in the fingerprint: the layout is the same)
+    bool fixed = false;
+    std::uint64_t fixed_value = 0;
 };
 
 // A record's layout as a flat program: a field, or the start or end of a repeated group.
@@ -154,6 +159,10 @@ struct DtdDesc {
 // (tags, sections, fields, types, initial encodings, repetition), but not of
 // its comments or spelling. Traces carry it, and a reader checks it.
 std::uint64_t fingerprint(const DtdDesc& dtd);
+
+// What is wrong with `value` of field `f` of record `r`, which is not the
+// field's fixed value (FieldDesc::fixed): readers and text readers say it.
+std::string not_fixed_message(const RecordDesc& r, const FieldDesc& f, std::uint64_t value);
 
 // Whether the DTD declares section `number` (1-255).
 bool defines_section(const DtdDesc& dtd, std::uint8_t number);

@@ -149,6 +149,7 @@ public:
     METATF_INLINE std::uint64_t read_int(FieldState& s) {
         const std::uint64_t value = decode_int(s);
         if (s.feed != 0) [[unlikely]] pools_.feed(s.feed, value);
+        if (s.desc->fixed && value != s.desc->fixed_value) [[unlikely]] not_fixed(s, value);
         return value;
     }
     double read_float(FieldState& s);
@@ -215,6 +216,7 @@ private:
         return v;
     }
     [[noreturn]] void overrun(std::uint64_t wanted) const;
+    [[noreturn]] void not_fixed(const FieldState& s, std::uint64_t value);
     [[noreturn]] void fail_at(const std::byte* at, ErrorKind kind, const std::string& message);
     std::uint64_t strided(FieldState& s);
     std::uint64_t file_offset() const;

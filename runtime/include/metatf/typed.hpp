@@ -96,8 +96,17 @@ struct Desc {
         }
         return record.predefined == Predefined::none;
     }
-    // Whether a record of this type can ever be planned: it has no repeated group.
-    static constexpr bool plannable = flat();
+    // Fixed values (FieldDesc::fixed) are checked by the field primitives:
+    // their records (headers, magic numbers: rare) take the field-by-field path.
+    static constexpr bool has_fixed() {
+        for (std::uint32_t i = 0; i < record.field_count; ++i) {
+            if (record.fields[i].fixed) return true;
+        }
+        return false;
+    }
+    // Whether a record of this type can ever be planned: it has no repeated
+    // group and no fixed value.
+    static constexpr bool plannable = flat() && !has_fixed();
 
     // The bytes field `i` takes in the initial layout, if that is fixed.
     static constexpr std::uint32_t initial_width(std::uint32_t i) {
@@ -117,7 +126,7 @@ struct Desc {
     // Whether the initial layout is known now: constant widths, values that
     // need no state (none, default, sectionOffset) and feed no pool.
     static constexpr bool initial() {
-        if (!flat()) return false;
+        if (!plannable) return false;
         for (std::uint32_t i = 0; i < record.layout_count; ++i) {
             if (!initial_fixed(record.layout[i].index)) return false;
         }

@@ -142,6 +142,7 @@ public:
         return offset;
     }
     METATF_INLINE void write_int(FieldState& s, std::uint64_t value) {
+        if (s.desc->fixed && value != s.desc->fixed_value) [[unlikely]] not_fixed(s, value);
         switch (s.kind) {
             case Interp::none:
                 put(s, value, s.desc->type == Type::signed_int ? fits_signed(value, s.width) : fits_unsigned(value, s.width));
@@ -207,6 +208,7 @@ private:
     void put_strided(FieldState& s, std::uint64_t value);
     void put_live(FieldState& s, std::uint64_t value);
     [[noreturn]] void reject(const FieldState& s, std::uint64_t value, const std::string& why);
+    [[noreturn]] void not_fixed(const FieldState& s, std::uint64_t value);
     [[noreturn]] void fail(ErrorKind kind, const std::string& message);
     void check_usable() const;
     void flush(std::uint8_t section);
