@@ -447,7 +447,7 @@ namespace detail {
 
 inline constexpr rt::FieldDesc comment_0_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
-    {"length", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
+    {"length", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 2, 2, 0u, 0LL, 0}},
     {"data", rt::Type::bytes, 0, 1, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep comment_0_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}};
@@ -598,6 +598,10 @@ inline constexpr char text[] =
     "// `metadata`. See docs/dtd-language.md, \"HATF 1.0 as a DTD\".\n"
     "\n"
     "tag.width = 1;\n"
+    "\n"
+    "// HATF 1.0's comment record stores its length in 2 bytes: up to 65,535\n"
+    "// bytes of text (Meta-TF's comment takes 1 unless a DTD says otherwise).\n"
+    "comment.length.width = 2;\n"
     "\n"
     "// ---- field kinds and their default encodings ------------------------------\n"
     "\n"

@@ -6,6 +6,8 @@
 
 #include <metatf/layout.hpp>
 
+#include <metatf/predefined.hpp>
+
 #include "lower/lower.hpp"
 #include "support.hpp"
 
@@ -80,6 +82,16 @@ TEST_CASE("lowering: the DTD's name, text, tag width and declared sections") {
     CHECK(d.records[4].tag == 9);
     CHECK(d.records[0].predefined == rt::Predefined::comment);
     CHECK(d.records[3].predefined == rt::Predefined::none);
+}
+
+TEST_CASE("lowering: a comment's length takes 1 byte, or 2 where the DTD says so, and the fingerprint tells them apart") {
+    const lower::LoweredDtd one = lower::lower(test::schema_of("r : (tag) { tag.value = 4; }"));
+    const lower::LoweredDtd two = lower::lower(test::schema_of("comment.length.width = 2; r : (tag) { tag.value = 4; }"));
+    REQUIRE(one.desc().records[0].predefined == rt::Predefined::comment);
+    CHECK(rt::comment_length_width(one.desc().records[0]) == 1);
+    CHECK(rt::comment_length_width(two.desc().records[0]) == 2);
+    CHECK(rt::max_comment_bytes(2) == 65535);
+    CHECK(rt::fingerprint(one.desc()) != rt::fingerprint(two.desc()));
 }
 
 TEST_CASE("lowering: nested repeats become a flat layout program without the tag") {

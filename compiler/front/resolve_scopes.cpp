@@ -38,6 +38,10 @@ public:
                 report_unknown_property(report_, p);
                 continue;
             }
+            if (predefined_names.count(p.target.front().text) && p.target.size() > 1) {
+                set_comment_length(scope, p);
+                continue;
+            }
             if (p.target.size() != 1) {
                 report_.error(p.target[1].where, "a property outside a record names one field kind, not a path; set " +
                                                      quote(path_text(p.target) + "." + p.property.text) +
@@ -54,6 +58,33 @@ public:
                                it->second.property->target.front().where, "it is first set here");
             }
         }
+    }
+
+    // Of the predefined records, a DTD sets one thing: how many bytes a
+    // comment's length takes (HATF 1.0's comments have 2), once, globally.
+    void set_comment_length(const Scope& scope, const ast::Property& p) {
+        const bool length = p.target.size() == 2 && p.target[0].text == "comment" && p.target[1].text == "length";
+        if (!length || p.property.text != "width") {
+            report_.error(p.target.front().where, "of the predefined records, a DTD sets only the width of a comment's length, "
+                                                  "as in 'comment.length.width = 2;'");
+            return;
+        }
+        if (scope.parent) {
+            report_.error(p.target.front().where, "a comment's length width is set once, globally, not in " + scope_label(scope));
+            return;
+        }
+        if (comment_length_) {
+            Reporter::note(&report_.error(p.target.front().where, "'comment.length.width' is already set"),
+                           comment_length_->target.front().where, "it is first set here");
+            return;
+        }
+        comment_length_ = &p;
+        const auto* num = std::get_if<ast::Integer>(&p.value);
+        if (!num || num->negative || num->magnitude < 1 || num->magnitude > 2) {
+            report_.error(where_of(p.value), "a comment's length takes 1 or 2 bytes (up to 255 or 65,535 bytes of text)");
+            return;
+        }
+        out_.comment_length = static_cast<std::uint32_t>(num->magnitude);
     }
 
     void add_sections(const std::vector<ast::Section>& sections) {
@@ -111,6 +142,7 @@ private:
 
     Scopes& out_;
     Reporter& report_;
+    const ast::Property* comment_length_ = nullptr;
     std::map<std::string, const ast::Section*, std::less<>> by_name_;
     std::map<std::uint64_t, const ast::Section*> by_number_;
 };

@@ -128,11 +128,12 @@ struct Scopes {
     std::vector<Scope> sections;
     std::vector<Scope*> all;  // predefined, global, then the sections in order
     std::unordered_map<const ast::RecordDef*, const Scope*> scope_of;  // where each top-level definition is written
+    std::uint32_t comment_length = 1;  // bytes of a comment's length: 'comment.length.width = 2;' (decision 37)
 
     const ast::RecordDef* find_record(const Scope* scope, std::string_view name) const;
 };
 
-// Fills `schema.sections` and `schema.tag_width`.
+// Fills `schema.sections` and `schema.tag_width`, and out.comment_length.
 void resolve_scopes(const ast::Dtd& dtd, const ast::Dtd& prelude, Scopes& out, ir::Schema& schema, Reporter& report);
 
 // ---- the expanded field tree of one record -----------------------------------------

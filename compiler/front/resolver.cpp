@@ -117,6 +117,10 @@ private:
             }
         }
         if (scope.predefined) record.predefined = rt::from_name<rt::Predefined>(def.name.text).value();
+        if (record.predefined == rt::Predefined::comment) {
+            ir::Field& length = record.fields[1];  // the prelude's vfield.length
+            length.width = length.restore_width = scopes_.comment_length;
+        }
         text_sites_.push_back(std::move(sites));
         schema_.records.push_back(std::move(record));
     }

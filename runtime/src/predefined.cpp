@@ -46,7 +46,8 @@ std::uint64_t predefined_size(const DtdDesc& dtd, unsigned word, const GenericRe
     switch (dtd.records[record.slot].predefined) {
         case Predefined::comment: {
             const std::span<const std::byte> text = record.values[1].bytes;
-            put_comment(count, count_bytes, {reinterpret_cast<const char*>(text.data()), text.size()});
+            put_comment(count, count_bytes, {reinterpret_cast<const char*>(text.data()), text.size()},
+                        comment_length_width(dtd.records[record.slot]));
             break;
         }
         case Predefined::section: put_section(count, 0); break;

@@ -518,7 +518,8 @@ std::string_view TraceReader::read_comment() {
                             const std::span<const std::byte> bytes(pos_, static_cast<std::size_t>(n));
                             pos_ += n;
                             return bytes;
-                        });
+                        },
+                        comment_length_width(dtd_->records[slot_]));
 }
 
 std::uint8_t TraceReader::read_section() {

@@ -251,14 +251,16 @@ void TraceWriter::flush_segment() {
 }
 
 void TraceWriter::comment(std::string_view text) {
-    if (text.size() > max_comment_bytes) {
-        throw TraceError(ErrorKind::usage, "a comment holds at most " + std::to_string(max_comment_bytes) + " bytes, not " +
+    const std::uint32_t slot = predefined_slot_[static_cast<int>(Predefined::comment)];
+    const unsigned width = comment_length_width(dtd_.records[slot]);
+    if (text.size() > max_comment_bytes(width)) {
+        throw TraceError(ErrorKind::usage, "a comment holds at most " + std::to_string(max_comment_bytes(width)) + " bytes, not " +
                                                std::to_string(text.size()),
                          0, current_, record_count_);
     }
-    begin_record(predefined_slot_[static_cast<int>(Predefined::comment)]);
-    put_comment([this](std::uint64_t v, unsigned width) { append_raw(v, width); },
-                [this](std::span<const std::byte> bytes) { buffer_->append(bytes); }, text);
+    begin_record(slot);
+    put_comment([this](std::uint64_t v, unsigned w) { append_raw(v, w); },
+                [this](std::span<const std::byte> bytes) { buffer_->append(bytes); }, text, width);
     end_record();
 }
 

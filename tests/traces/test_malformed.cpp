@@ -39,7 +39,7 @@ namespace {
 using namespace hatf10;
 
 // The base trace and its records' sizes under hatf10's initial encodings.
-constexpr std::uint64_t comment_size = 1 + 1 + 9;  // tag, length, "malformed"
+constexpr std::uint64_t comment_size = 1 + 2 + 9;  // tag, length (2 bytes in HATF 1.0), "malformed"
 constexpr std::uint64_t alloc_size = 1 + 4 + 4;    // tag, size, address
 constexpr std::uint64_t free_size = 1 + 4;         // tag, address
 constexpr std::uint64_t base_records = 4;
@@ -393,10 +393,10 @@ TEST_CASE("unknown tag in the data") {
         }
         CHECK(show(corrupt_base(t, f, [&](TraceBytes& b) { b.b[data] = 0; })) ==
               show(ErrorKind::unknown_tag, data, 0, 0, "no record of section 0 has tag 0"));
-        // A comment read as a free record: its address takes the length byte and
-        // "mal", and the next tag read is 'f' (102).
+        // A comment read as a free record: its address takes the 2 length bytes and
+        // "ma", and the next tag read is 'l' (108).
         CHECK(show(corrupt_base(t, f, [&](TraceBytes& b) { b.b[data] = Free::tag; })) ==
-              show(ErrorKind::unknown_tag, data + free_size, 0, 1, "no record of section 0 has tag 102"));
+              show(ErrorKind::unknown_tag, data + free_size, 0, 1, "no record of section 0 has tag 108"));
     }
 }
 
@@ -455,7 +455,7 @@ TEST_CASE("a comment length that runs past the end of its chunk") {
     TempTrace t("comment-length");
     const std::uint64_t data = hatf10_data_start(8);
     CHECK(show(corrupt_base(t, formats[0], [&](TraceBytes& b) { b.b[data + 1] = 200; })) ==
-          show(ErrorKind::truncated, data + 2, 0, 0, "record 'comment' needs 200 bytes here, more than its chunk holds"));
+          show(ErrorKind::truncated, data + 3, 0, 0, "record 'comment' needs 200 bytes here, more than its chunk holds"));
 }
 
 TEST_CASE("a bytes field whose length runs past the end of its chunk") {
@@ -844,12 +844,12 @@ TEST_CASE("a value that does not fit fails the write and close() leaves no file"
             rt::WriterOptions strict = f.options();
             strict.strict = true;  // else the writer widens the field
             Writer w(t.path(), strict);
-            w.comment("x");                            // record 0: 3 bytes
+            w.comment("x");                            // record 0: 4 bytes
             w.write(Alloc{.size = 1, .address = 2});  // record 1: 9 bytes
             CHECK(t.has_partial());
             // Record 2's size field would start after its tag.
             CHECK(show(error_of([&] { w.write(Alloc{.size = 0x100000000, .address = 3}); })) ==
-                  show(ErrorKind::bad_value, data + 3 + alloc_size + 1, 0, 2,
+                  show(ErrorKind::bad_value, data + 4 + alloc_size + 1, 0, 2,
                        "value 4294967296 of field 'size' (none) does not fit in 4 bytes"));
             const auto unusable = show(ErrorKind::usage, 0, 0, 2, "an earlier write failed; the trace cannot be completed");
             CHECK(show(error_of([&] { w.close(); })) == unusable);
@@ -931,8 +931,8 @@ TEST_CASE("refused requests leave the writer usable") {
         {
             Writer out(t.path(), f.options());
             out.write(Alloc{.size = 1, .address = 2});  // record 0
-            CHECK(show(error_of([&] { out.comment(std::string(256, 'c')); })) ==
-                  show(ErrorKind::usage, 0, 0, 1, "a comment holds at most 255 bytes, not 256"));
+            CHECK(show(error_of([&] { out.comment(std::string(65536, 'c')); })) ==
+                  show(ErrorKind::usage, 0, 0, 1, "a comment holds at most 65535 bytes, not 65536"));
             CHECK(show(error_of([&] { out.set_width(RecordType::Alloc, Alloc::size_field, 9); })) ==
                   show(ErrorKind::bad_metadata, 0, 0, 1, "metadata for field 'size' of record 'alloc': width 9 is more than 8 bytes"));
             CHECK(show(error_of([&] { out.set_width(RecordType::Comment, 1, 2); })) ==
@@ -943,7 +943,7 @@ TEST_CASE("refused requests leave the writer usable") {
                   (w == 4 ? show(ErrorKind::bad_metadata, 0, 0, 1, "a metadata value does not fit the 4-byte values of this trace's class")
                           : std::string("no error")));
             CHECK(show(error_of([&] { out.section(5); })) == show(ErrorKind::usage, 0, 0, w == 4 ? 1 : 2, "section 5 is not defined by the DTD"));
-            out.comment(std::string(255, 'c'));
+            out.comment(std::string(65535, 'c'));  // HATF 1.0's longest
             out.close();
             CHECK(show(error_of([&] { out.write(Free{.address = 2}); })) ==
                   show(ErrorKind::usage, 0, 0, w == 4 ? 2 : 3, "the trace is closed"));
@@ -958,7 +958,7 @@ TEST_CASE("refused requests leave the writer usable") {
         }
         REQUIRE(r.next());
         REQUIRE(r.type() == RecordType::Comment);
-        CHECK(r.get<Comment>().text == std::string(255, 'c'));
+        CHECK(r.get<Comment>().text == std::string(65535, 'c'));
         CHECK(!r.next());
     }
 }

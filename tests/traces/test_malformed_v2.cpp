@@ -168,9 +168,9 @@ void check(const Outcome& got, const Outcome& expected) {
 using Write = void (*)(const std::string& path, const Format& f);
 constexpr std::size_t small_chunks = 16;
 
-// hatf10: records of 11, 9, 9, 5, 9 and 5 bytes. With chunks of 16 bytes the
+// hatf10: records of 12, 9, 9, 5, 9 and 5 bytes. With chunks of 16 bytes the
 // writer ends a segment after records 1 and 4: segments of 2, 3 and 1
-// records, of 20, 23 and 5 bytes, each one chunk of section 0.
+// records, of 21, 23 and 5 bytes, each one chunk of section 0.
 void write_hatf10(const std::string& path, const Format& f) {
     using namespace hatf10;
     Writer w(path, f.options(small_chunks));
@@ -345,7 +345,7 @@ TEST_CASE("the base traces read back and have the layout the tests assume") {
         CHECK(l.w == w);
         CHECK(l.data_start == l.name_at() + std::strlen(hatf10::dtd.name) + std::strlen(hatf10::dtd.text));
         REQUIRE(l.segments.size() == 3);
-        const std::uint64_t records[] = {2, 3, 1}, sizes[] = {20, 23, 5};
+        const std::uint64_t records[] = {2, 3, 1}, sizes[] = {21, 23, 5};
         for (std::size_t i = 0; i < 3; ++i) {
             const Layout::Frame& s = l.segments[i];
             CAPTURE(i);

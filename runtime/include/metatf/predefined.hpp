@@ -22,8 +22,11 @@ namespace metatf::rt {
 struct GenericRecord;
 class TraceReader;
 
-// A comment's length is one byte.
-inline constexpr std::size_t max_comment_bytes = 255;
+// A comment's length takes 1 byte, or 2 where the DTD says
+// 'comment.length.width = 2;' (HATF 1.0's comments): the width of field 1
+// (the prelude's vfield.length) of the DTD's comment record.
+inline unsigned comment_length_width(const RecordDesc& comment) { return comment.fields[1].initial.width; }
+constexpr std::size_t max_comment_bytes(unsigned length_width) { return (std::size_t(1) << (8 * length_width)) - 1; }
 
 // The number of values a metadata record carries for `op`.
 constexpr unsigned metadata_value_count(MetaOp op) {
@@ -52,8 +55,8 @@ enum class MetadataPart { tag, field, property };
 // Writes a predefined record after its tag through put(value, width), which
 // writes an unsigned number of `width` bytes, and put_bytes(span).
 template <typename Put, typename PutBytes>
-void put_comment(Put&& put, PutBytes&& put_bytes, std::string_view text) {
-    put(text.size(), 1);
+void put_comment(Put&& put, PutBytes&& put_bytes, std::string_view text, unsigned length_width) {
+    put(text.size(), length_width);
     put_bytes(std::as_bytes(std::span(text.data(), text.size())));
 }
 
@@ -76,8 +79,8 @@ void put_metadata(Put&& put, const MetadataParts& m, unsigned tag_width, unsigne
 // Reads a predefined record after its tag through take(width), which reads an
 // unsigned number of `width` bytes, and take_bytes(n), which reads n bytes.
 template <typename Take, typename TakeBytes>
-std::string_view take_comment(Take&& take, TakeBytes&& take_bytes) {
-    const std::span<const std::byte> text = take_bytes(take(1));
+std::string_view take_comment(Take&& take, TakeBytes&& take_bytes, unsigned length_width) {
+    const std::span<const std::byte> text = take_bytes(take(length_width));
     return {reinterpret_cast<const char*>(text.data()), text.size()};
 }
 
