@@ -1,6 +1,5 @@
 // mtf check: reads a whole trace with every check the runtime makes, and
 // checks the rules its DTD states about values.
-#include <charconv>
 #include <iostream>
 #include <set>
 
@@ -21,13 +20,7 @@ constexpr std::uint64_t default_max_violations = 20;
 
 std::uint64_t max_violations(const Options& o) {
     if (!o.has("--max-violations")) return default_max_violations;
-    const std::string text = o.get("--max-violations", "");
-    std::uint64_t n = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
-        throw UsageError("--max-violations takes a count (decimal digits), not '" + text + "'");
-    }
-    return n;
+    return decimal_option("--max-violations", o.get("--max-violations", ""), "a count");
 }
 
 // Checks each record against the DTD's rules, printing the first `shown` violations.

@@ -23,6 +23,15 @@
 
 namespace mtf {
 
+std::uint64_t decimal_option(const std::string& option, const std::string& text, const std::string& what) {
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
+        throw UsageError(option + " takes " + what + " (decimal digits), not '" + text + "'");
+    }
+    return n;
+}
+
 // ---- options
 
 std::optional<std::string> Options::find(const std::string& name) const {

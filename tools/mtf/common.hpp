@@ -38,6 +38,10 @@ struct InputError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The value of `option` given as decimal digits, or a UsageError that says
+// it takes `what` ("a count", "a record index or count").
+std::uint64_t decimal_option(const std::string& option, const std::string& text, const std::string& what);
+
 struct Command {
     const char* name;
     const char* summary;  // one line, for `mtf --help`

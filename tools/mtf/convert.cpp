@@ -93,7 +93,11 @@ public:
             rewrite(line_as_read(), 1, "is not written back as text (" + e.message + ")");
             return true;
         }
-        compare(line_as_read(), written_.view());
+        // Compared in place: most lines are spelled as they are written back.
+        const std::string_view line = reader_.record_line(), end = reader_.line_break(), canonical = written_.view();
+        if (canonical.size() != line.size() + end.size() || !canonical.starts_with(line) || !canonical.ends_with(end)) {
+            compare(line_as_read(), canonical);
+        }
         return true;
     }
     std::string place() const override { return "line " + std::to_string(reader_.line()); }

@@ -471,14 +471,9 @@ std::set<std::string> chosen_fields(const Options& o, const rt::DtdDesc& dtd, co
     return fields;
 }
 
-// A record count or index for `option`: decimal digits.
+// A record count or index for `option`.
 std::uint64_t count_of(const std::string& option, const std::string& text) {
-    std::uint64_t n = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
-        throw UsageError(option + " takes a record index or count (decimal digits), not '" + text + "'");
-    }
-    return n;
+    return decimal_option(option, text, "a record index or count");
 }
 
 // --range FIRST:END (record indices from 0, END excluded; either may be left
