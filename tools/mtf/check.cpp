@@ -34,12 +34,7 @@ public:
         if (found_.empty()) return;
         ++records_;
         const rt::RecordDesc& desc = dtd_.records[r.record.slot];
-        for (const rt::RuleViolation& v : found_) {
-            if (violations_++ < shown_) {
-                report_ += name_ + ": record " + std::to_string(r.index) + " (" + desc.name + "), field " +
-                           rt::quote(desc.fields[v.field].path) + " " + v.message + "\n";
-            }
-        }
+        for (const rt::RuleViolation& v : found_) list("record " + std::to_string(r.index) + " (" + desc.name + ")", desc, v);
         if (report_.size() >= 1 << 16) flush();
     }
     // The rules about the whole trace, once every record is read.
@@ -48,11 +43,12 @@ public:
         checker_.finish(found_);
         for (const rt::RuleViolation& v : found_) {
             const rt::RecordDesc& desc = dtd_.records[v.slot];
-            const std::string line = "record type " + rt::quote(desc.name) + ", field " + rt::quote(desc.fields[v.field].path) + " " + v.message;
+            const std::string where = "record type " + rt::quote(desc.name);
             if (v.unchecked) {
-                std::cerr << "mtf: check: " << name_ << ": warning: " << line << '\n';
-            } else if (violations_++ < shown_) {
-                report_ += name_ + ": " + line + "\n";
+                std::cerr << "mtf: check: " << name_ << ": warning: " << where << ", field " << rt::quote(desc.fields[v.field].path) << " "
+                          << v.message << '\n';
+            } else {
+                list(where, desc, v);
             }
         }
         flush();
@@ -65,6 +61,11 @@ public:
     std::uint64_t records() const { return records_; }
 
 private:
+    // "TRACE: WHERE, field 'F' MESSAGE", while fewer than `shown` are listed; counts every one.
+    void list(const std::string& where, const rt::RecordDesc& desc, const rt::RuleViolation& v) {
+        if (violations_++ < shown_) report_ += name_ + ": " + where + ", field " + rt::quote(desc.fields[v.field].path) + " " + v.message + "\n";
+    }
+
     const rt::DtdDesc& dtd_;
     rt::RuleChecker checker_;
     std::string name_;
