@@ -138,6 +138,8 @@ const std::vector<Case> malformed = {
      {"1:15: error: a comment's length width is set once, globally, not in section 's'"}},
     {"comment.length.width = 2; comment.length.width = 2;",
      {"1:27: error: 'comment.length.width' is already set"}},
+    {"x.width = 0; a : x { tag.value = 4; x.value = 5; }",
+     {"1:47: error: value 5 does not fit field 'x' of record 'a', which takes 0 bytes"}},
     {"x.width = 1; x.value = 256; a : x { tag.value = 4; }",
      {"1:24: error: value 256 does not fit field 'x' of record 'a', which takes 1 byte"}},
     {"a.b.width = 1;",

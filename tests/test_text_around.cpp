@@ -35,6 +35,7 @@ call : (tag, a, n, s) {
 named : (tag, len, name, a) { tag.value = 5; tag.mnemonic = "name"; a.before = "="; }
 hexed : (tag, n, a) { tag.value = 6; tag.mnemonic = "h"; a.before = "0x"; }
 version : (tag, v, n) { tag.value = 7; tag.mnemonic = "v"; v.width = 1; v.value = 2; v.text = hex digits 2; }
+pair : (tag, k, k*(n)) { tag.value = 8; tag.mnemonic = "p"; k.width = 1; k.value = 2; k.text = omit; }
 )dtd";
 
 const lower::LoweredDtd& dtd() {
@@ -114,6 +115,15 @@ TEST_CASE("text around values: missing text is an error at its column") {
 TEST_CASE("a value the DTD fixes is read and written, and another value is an error at its column") {
     CHECK(normalized("v 2 5\n") == "v 02 005\n");
     CHECK(read_error("v 3 5\n") == "line 1, column 3: field 'v' of record 'version' is 3; the DTD fixes it at 2");
+    // A count the line implies, not written.
+    CHECK(normalized("p 1 2\n") == "p 001 002\n");
+    CHECK(read_error("p 1 2 3\n") == "line 1, column 2: field 'k' of record 'pair' is 3; the DTD fixes it at 2");
+    // The text writer refuses the record rather than write a line its reader refuses.
+    std::ostringstream out;
+    rt::TextWriter writer(out, dtd().desc());
+    const rt::GenericRecord wrong{6, {{1, 3, 0, {}}, {2, 5, 0, {}}}};
+    REQUIRE(std::string(dtd().desc().records[6].name) == "version");
+    CHECK_THROWS_WITH_AS(writer.write(wrong), "line 1: field 'v' of record 'version' is 3; the DTD fixes it at 2", rt::TextError);
 }
 
 TEST_CASE("text around values: a token holding a record's text is refused by the writer") {

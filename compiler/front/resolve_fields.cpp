@@ -407,7 +407,7 @@ private:
     }
 
     // `value = N` on a field other than the tag: the field is stored as its
-    // encoding says, and its value is always N (docs/dtd-language.md, section 9).
+    // encoding says, and its value is always N (docs/dtd-language.md, section 6).
     bool resolve_fixed(const Node* leaf, ir::Field& f) {
         const Source src = find_property(leaf, "value");
         if (!src.property) return true;
@@ -425,7 +425,7 @@ private:
         }
         const std::uint32_t w = f.restore_width;
         const bool fits = f.type == ir::Type::signed_int ? rt::fits_signed(*f.value, w) : rt::fits_unsigned(*f.value, w);
-        if (in.kind == ir::InterpretationKind::none && !f.width_from && w != 0 && !fits) {
+        if (in.kind == ir::InterpretationKind::none && !fits) {
             return field_error(num->where, "value " + num->text + " does not fit " + describe(f) + ", which takes " + std::to_string(w) +
                                                (w == 1 ? " byte" : " bytes"));
         }

@@ -160,6 +160,12 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
         return std::string("interpretation '") + std::string(name(kind)) + "' applies to integer fields, not '" +
                std::string(name(s.desc->type)) + "'";
     }
+    if (kind == Interp::default_value && s.desc->fixed && a != s.desc->fixed_value) {
+        // Metadata changes how a value is stored, never a value the DTD fixes.
+        const bool is_signed = s.desc->type == Type::signed_int;
+        const auto text = [&](std::uint64_t v) { return is_signed ? std::to_string(static_cast<std::int64_t>(v)) : std::to_string(v); };
+        return "the DTD fixes the field's value at " + text(s.desc->fixed_value) + "; 'default " + text(a) + "' would change it";
+    }
     if (kind == Interp::section_offset || kind == Interp::section_stride) {
         if (a == 0 || a > 255 || !defines_section(dtd, static_cast<std::uint8_t>(a))) {
             return "there is no section " + std::to_string(a);

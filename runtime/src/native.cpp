@@ -138,6 +138,8 @@ private:
         take_.drop_after(at + length);
         spans_.emplace_back(values_.size() - 1, at);
         const auto measured = static_cast<std::uint32_t>(f.width_from);
+        const FieldDesc& m = r_.fields[measured];
+        if (m.fixed && length != m.fixed_value) take_.fail(not_fixed_message(r_, m, length));
         last_[measured] = length;
         for (std::size_t k = values_.size(); k-- > 0;) {
             if (values_[k].field == measured) {
@@ -454,13 +456,13 @@ public:
         const FieldDesc& f = r_.fields[index];
         const NativeFieldDesc& nf = n_.fields[index];
         last_[index] = v.integer;
+        if (f.fixed && v.integer != f.fixed_value) refuse(not_fixed_message(r_, f, v.integer));
         if (nf.kind == NativeKind::implied) return;  // the chars field it measures says it
         if (!packed_) zeros(padding_.before_field(index, written()));
         const unsigned w = nf.width;
         if (nf.kind == NativeKind::chars) return chars(f, v, w);
         if (f.type == Type::bytes) return bytes(f, v, w);
         std::uint64_t raw = v.integer;
-        if (f.fixed && raw != f.fixed_value) refuse(not_fixed_message(r_, f, raw));
         if (f.type == Type::floating) {
             const auto narrow = static_cast<float>(v.real);
             if (w == 4 && double(narrow) != v.real && v.real == v.real) {

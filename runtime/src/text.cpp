@@ -102,9 +102,10 @@ public:
             for (std::uint64_t k = 0; k < n; ++k) element();
             return;
         }
-        const std::size_t slot = pending_[count];
+        const std::size_t slot = pending_[count], start = pos_;
         std::uint64_t n = 0;
         for (; pos_ < line_.size(); ++n) element();
+        check_fixed(count, n, start);
         (*out_)[slot].integer = n;
         last_[count] = n;
         pending_[count] = none;
@@ -158,10 +159,11 @@ public:
                 pos_ = line_.size();
                 break;
         }
-        if (f.fixed && v.integer != f.fixed_value) fail(start, not_fixed_message(*record_, f, v.integer));
+        if (f.type != Type::bytes) check_fixed(index, v.integer, start);
         literal(text_of(t.after), "after", index);
         if (f.type == Type::bytes && f.width_from != no_field && pending_[static_cast<std::uint32_t>(f.width_from)] != none) {
             const auto length = static_cast<std::uint32_t>(f.width_from);
+            check_fixed(length, v.bytes.size(), start);
             (*out_)[pending_[length]].integer = v.bytes.size();
             last_[length] = v.bytes.size();
             pending_[length] = none;
@@ -171,6 +173,11 @@ public:
     }
 
 private:
+    // A value the DTD fixes (FieldDesc::fixed), read or implied by the line, must be that value.
+    void check_fixed(std::uint32_t index, std::uint64_t value, std::size_t at) const {
+        const FieldDesc& f = record_->fields[index];
+        if (f.fixed && value != f.fixed_value) fail(at, not_fixed_message(*record_, f, value));
+    }
     std::string describe(std::uint32_t index) const {
         return "field " + quote(record_->fields[index].path) + " of record " + quote(record_->name);
     }
@@ -608,8 +615,9 @@ public:
         const GenericValue& v = (*values_)[next_++];
         last_[index] = v.integer;
         const TextFieldDesc& t = text_->fields[index];
-        if (t.format == TextFormat::omit) return;
         const FieldDesc& f = record_->fields[index];
+        if (f.fixed && v.integer != f.fixed_value) refuse(not_fixed_message(*record_, f, v.integer));
+        if (t.format == TextFormat::omit) return;
         exact_ = space_ && !first_ && !t.before && exact_format(f, t);
         const bool ends_line = record_->layout[record_->layout_count - 1].op == LayoutStep::field &&
                                record_->layout[record_->layout_count - 1].index == index && text_of(t.after).empty();

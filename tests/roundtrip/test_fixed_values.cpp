@@ -91,6 +91,21 @@ TEST_CASE("fixed values: a writer refuses a record that gives another value, and
     }
     CHECK_FALSE(std::filesystem::exists(path));
 
+    // Metadata changes how the value is stored, not the value.
+    {
+        features::Writer w(path);
+        CHECK(error_of([&] { w.set_interpretation(features::RecordType::Header, features::Header::magic_field, rt::MetaOp::default_value, 5); },
+                       false) == "metadata for field 'magic' of record 'header': the DTD fixes the field's value at 1297368609; 'default 5' would change it");
+        w.set_interpretation(features::RecordType::Header, features::Header::magic_field, rt::MetaOp::default_value, 0x4d544621);
+        w.write(features::Header{});
+        w.close();
+        features::Reader r(path);
+        REQUIRE(r.next());
+        REQUIRE(r.next());
+        CHECK(r.get<features::Header>().magic == 0x4d544621u);
+        std::filesystem::remove(path);
+    }
+
     // The generic encoder (mtf's) too, whatever encoding it could choose.
     rt::TraceWriter w(path, features::Codec::dtd);
     const rt::GenericRecord header{static_cast<std::uint32_t>(features::RecordType::Header), {{1, 7, 0, {}}, {2, std::uint64_t(-3), 0, {}}}};
