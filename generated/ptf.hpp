@@ -452,7 +452,7 @@ namespace detail {
 
 inline constexpr rt::FieldDesc comment_0_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
-    {"length", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
+    {"length", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 2, 2, 0u, 0LL, 0}},
     {"data", rt::Type::bytes, 0, 1, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep comment_0_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}};
@@ -614,6 +614,11 @@ inline constexpr char text[] =
     "// value does not fit, so these widths never lose a value.\n"
     "\n"
     "tag.width = 1;\n"
+    "\n"
+    "// The binary form's ASCII header (a version and notes, up to its '$' line)\n"
+    "// becomes the trace's first comment: a 2-byte length lets it take up to\n"
+    "// 65,535 bytes, not 255.\n"
+    "comment.length.width = 2;\n"
     "\n"
     "// ---- the text form ---------------------------------------------------------\n"
     "\n"

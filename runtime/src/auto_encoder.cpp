@@ -149,7 +149,7 @@ bool is_integer(const FieldState& s) { return s.desc->type == Type::unsigned_int
 // those of the table's section, and the global ones, which may be written anywhere.
 bool may_change(const DtdDesc& dtd, std::uint32_t slot) {
     const std::uint8_t section = dtd.records[slot].section;
-    return !table_section(dtd, section == 0 ? -1 : section);
+    return dtd.records[slot].predefined == Predefined::none && !table_section(dtd, section == 0 ? -1 : section);
 }
 
 }  // namespace
@@ -162,6 +162,10 @@ AutoEncoder::AutoEncoder(TraceWriter& writer, std::size_t window, bool live)
 }
 
 void AutoEncoder::write(const GenericRecord& record) {
+    if (writer_.dtd().records[record.slot].predefined == Predefined::comment && record.values.size() == 2) {
+        const std::span<const std::byte> text = record.values[1].bytes;  // a native file's header
+        return comment({reinterpret_cast<const char*>(text.data()), text.size()});
+    }
     events_.push_back({Event::record, record.slot, values_.size(), record.values.size()});
     for (const GenericValue& v : record.values) {
         offsets_.push_back(bytes_.size());

@@ -58,7 +58,18 @@ fails("mtf: convert: ${WORK_DIR}/code.ptfb: byte 10, record 1: no record has the
 file(WRITE "${WORK_DIR}/header.ptfb" "PTF 1.0\nnotes\n")
 fails("mtf: convert: ${WORK_DIR}/header.ptfb: byte 14, record 0: the file ends before the header's end line '$'"
       convert --native --dtd dtds/ptf.dtd "${WORK_DIR}/header.ptfb" "${WORK_DIR}/header.mtf")
-if(EXISTS "${WORK_DIR}/cut.mtf" OR EXISTS "${WORK_DIR}/code.mtf" OR EXISTS "${WORK_DIR}/header.mtf")
+# A header is the trace's first comment: up to 65,535 bytes, back byte for byte.
+string(REPEAT "n" 65000 notes)
+file(WRITE "${WORK_DIR}/long.ptfb" "PTF 1.0 ${notes}\n$\n")
+run_in_source(0 ${MTF} convert -f --native --dtd dtds/ptf.dtd "${WORK_DIR}/long.ptfb" "${WORK_DIR}/long.mtf")
+run_in_source(0 ${MTF} convert -f --native "${WORK_DIR}/long.mtf" "${WORK_DIR}/long-back.ptfb")
+file(READ "${WORK_DIR}/long-back.ptfb" back)
+expect_equal("a 65,009-byte header, back" "${back}" "PTF 1.0 ${notes}\n$\n")
+string(REPEAT "n" 66000 notes)
+file(WRITE "${WORK_DIR}/huge.ptfb" "PTF 1.0 ${notes}\n$\n")
+fails("mtf: convert: ${WORK_DIR}/huge.mtf: byte 0, section 0, record 0: a comment holds at most 65535 bytes, not 66009"
+      convert --native --dtd dtds/ptf.dtd "${WORK_DIR}/huge.ptfb" "${WORK_DIR}/huge.mtf")
+if(EXISTS "${WORK_DIR}/cut.mtf" OR EXISTS "${WORK_DIR}/code.mtf" OR EXISTS "${WORK_DIR}/header.mtf" OR EXISTS "${WORK_DIR}/huge.mtf")
   message(FATAL_ERROR "a failed conversion left its output")
 endif()
 

@@ -27,7 +27,7 @@ public:
     AutoEncoder(const AutoEncoder&) = delete;
     AutoEncoder& operator=(const AutoEncoder&) = delete;
 
-    // A record of a user-defined type, as encode_generic() takes it. Its
+    // A record of a user-defined type, or a comment, as encode_generic() takes it. Its
     // bytes fields are copied: the spans need not outlive the call.
     void write(const GenericRecord& record);
     void comment(std::string_view text);

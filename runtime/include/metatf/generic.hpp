@@ -29,7 +29,8 @@ struct GenericRecord {
 // Ends the record.
 void decode_generic(TraceReader& reader, GenericRecord& out);
 
-// Encodes a record of a user-defined type from its values in layout order.
+// Encodes a record of a user-defined type from its values in layout order,
+// or a comment record (as decode_predefined() gives it; returns 0).
 // Unless the writer is strict (WriterOptions::strict), a field whose
 // encoding cannot hold its values first gets the metadata that lets it:
 // no value is refused or truncated. Returns the record's offset within its section.
