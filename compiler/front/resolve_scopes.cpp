@@ -2,12 +2,17 @@
 #include "resolve_stages.hpp"
 
 #include <algorithm>
+#include <array>
+#include <string_view>
 
 namespace metatf::front::stage {
 
 namespace {
 
-const std::set<std::string, std::less<>> predefined_names = {"vfield", "comment", "section", "metadata"};
+// Constant-initialized: a DTD may be compiled during another file's static initialization.
+constexpr std::array<std::string_view, 4> predefined_names = {"vfield", "comment", "section", "metadata"};
+
+bool is_predefined(std::string_view name) { return std::ranges::find(predefined_names, name) != predefined_names.end(); }
 
 std::string scope_label(const Scope& s) {
     return s.parent ? "section " + quote(s.name) : std::string("the global scope");
@@ -20,7 +25,7 @@ public:
     void add_records(Scope& scope, const std::vector<ast::RecordDef>& defs) {
         for (const ast::RecordDef& def : defs) {
             const std::string& n = def.name.text;
-            if (!scope.predefined && (predefined_names.count(n) || n == "tag")) {
+            if (!scope.predefined && (is_predefined(n) || n == "tag")) {
                 report_.error(def.name.where, n == "tag" ? "'tag' is reserved for the record tag and cannot name a record"
                                                          : quote(n) + " is a predefined record and cannot be redefined");
                 continue;
@@ -38,7 +43,7 @@ public:
                 report_unknown_property(report_, p);
                 continue;
             }
-            if (predefined_names.count(p.target.front().text) && p.target.size() > 1) {
+            if (is_predefined(p.target.front().text) && p.target.size() > 1) {
                 set_comment_length(scope, p);
                 continue;
             }
@@ -132,7 +137,7 @@ private:
                                                          quote(it->second->name.text)),
                            it->second->number.where, "section " + quote(it->second->name.text) + " is here");
         }
-        if (predefined_names.count(s.name.text) || s.name.text == "global" || s.name.text == "tag") {
+        if (is_predefined(s.name.text) || s.name.text == "global" || s.name.text == "tag") {
             report_.error(s.name.where, quote(s.name.text) + " is reserved and cannot name a section");
         } else if (auto [it, fresh] = by_name_.emplace(s.name.text, &s); !fresh) {
             Reporter::note(&report_.error(s.name.where, "section " + quote(s.name.text) + " is defined twice"),
