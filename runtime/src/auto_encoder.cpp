@@ -163,8 +163,7 @@ AutoEncoder::AutoEncoder(TraceWriter& writer, std::size_t window, bool live)
 
 void AutoEncoder::write(const GenericRecord& record) {
     if (writer_.dtd().records[record.slot].predefined == Predefined::comment && record.values.size() == 2) {
-        const std::span<const std::byte> text = record.values[1].bytes;  // a native file's header
-        return comment({reinterpret_cast<const char*>(text.data()), text.size()});
+        return comment(comment_text(record));  // a native file's header, or a comment copied from a trace
     }
     events_.push_back({Event::record, record.slot, values_.size(), record.values.size()});
     for (const GenericValue& v : record.values) {

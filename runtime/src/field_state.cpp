@@ -160,7 +160,7 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
         return std::string("interpretation '") + std::string(name(kind)) + "' applies to integer fields, not '" +
                std::string(name(s.desc->type)) + "'";
     }
-    if (kind == Interp::default_value && s.desc->fixed && a != s.desc->fixed_value) {
+    if (kind == Interp::default_value && s.desc->breaks_fixed(a)) {
         // Metadata changes how a value is stored, never a value the DTD fixes.
         const bool is_signed = s.desc->type == Type::signed_int;
         const auto text = [&](std::uint64_t v) { return is_signed ? std::to_string(static_cast<std::int64_t>(v)) : std::to_string(v); };

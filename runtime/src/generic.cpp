@@ -116,8 +116,7 @@ std::uint64_t encode_generic(TraceWriter& writer, const GenericRecord& record) {
     // A native file's header comes as a comment record: the writer's own comment()
     // checks its length against the DTD's comment record.
     if (r.predefined == Predefined::comment && record.values.size() == 2) {
-        const std::span<const std::byte> text = record.values[1].bytes;
-        writer.comment({reinterpret_cast<const char*>(text.data()), text.size()});
+        writer.comment(comment_text(record));
         return 0;
     }
     LayoutCheck check{r, record.values, std::vector<std::uint64_t>(r.field_count)};

@@ -121,7 +121,7 @@ public:
             v.real = float_from_bits(raw, w);
         } else {
             v.integer = f.type == Type::signed_int ? sign_extend(raw, w) : raw;
-            if (f.fixed && v.integer != f.fixed_value) take_.fail(not_fixed_message(r_, f, v.integer));
+            if (f.breaks_fixed(v.integer)) take_.fail(not_fixed_message(r_, f, v.integer));
         }
         last_[index] = v.integer;
     }
@@ -139,7 +139,7 @@ private:
         spans_.emplace_back(values_.size() - 1, at);
         const auto measured = static_cast<std::uint32_t>(f.width_from);
         const FieldDesc& m = r_.fields[measured];
-        if (m.fixed && length != m.fixed_value) take_.fail(not_fixed_message(r_, m, length));
+        if (m.breaks_fixed(length)) take_.fail(not_fixed_message(r_, m, length));
         last_[measured] = length;
         for (std::size_t k = values_.size(); k-- > 0;) {
             if (values_[k].field == measured) {
@@ -456,7 +456,7 @@ public:
         const FieldDesc& f = r_.fields[index];
         const NativeFieldDesc& nf = n_.fields[index];
         last_[index] = v.integer;
-        if (f.fixed && v.integer != f.fixed_value) refuse(not_fixed_message(r_, f, v.integer));
+        if (f.breaks_fixed(v.integer)) refuse(not_fixed_message(r_, f, v.integer));
         if (nf.kind == NativeKind::implied) return;  // the chars field it measures says it
         if (!packed_) zeros(padding_.before_field(index, written()));
         const unsigned w = nf.width;
@@ -532,8 +532,7 @@ void NativeWriter::write(const GenericRecord& record) {
     write_magic();
     if (r.predefined == Predefined::comment && form_.header_end && !header_written_ && records_ == 0 && record.values.size() == 2 &&
         record.values[0].integer == record.values[1].bytes.size()) {
-        const auto text = record.values[1].bytes;
-        write_header(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()));
+        write_header(comment_text(record));
         ++records_;
         return;
     }

@@ -38,6 +38,11 @@ void decode_predefined(TraceReader& reader, GenericRecord& out) {
     }
 }
 
+std::string_view comment_text(const GenericRecord& comment) {
+    const std::span<const std::byte> text = comment.values.at(1).bytes;
+    return {reinterpret_cast<const char*>(text.data()), text.size()};
+}
+
 std::uint64_t predefined_size(const DtdDesc& dtd, unsigned word, const GenericRecord& record) {
     // Written again, only counted.
     std::uint64_t size = dtd.tag_width;
@@ -45,9 +50,7 @@ std::uint64_t predefined_size(const DtdDesc& dtd, unsigned word, const GenericRe
     auto count_bytes = [&](std::span<const std::byte> bytes) { size += bytes.size(); };
     switch (dtd.records[record.slot].predefined) {
         case Predefined::comment: {
-            const std::span<const std::byte> text = record.values[1].bytes;
-            put_comment(count, count_bytes, {reinterpret_cast<const char*>(text.data()), text.size()},
-                        comment_length_width(dtd.records[record.slot]));
+            put_comment(count, count_bytes, comment_text(record), comment_length_width(dtd.records[record.slot]));
             break;
         }
         case Predefined::section: put_section(count, 0); break;

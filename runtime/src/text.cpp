@@ -176,7 +176,7 @@ private:
     // A value the DTD fixes (FieldDesc::fixed), read or implied by the line, must be that value.
     void check_fixed(std::uint32_t index, std::uint64_t value, std::size_t at) const {
         const FieldDesc& f = record_->fields[index];
-        if (f.fixed && value != f.fixed_value) fail(at, not_fixed_message(*record_, f, value));
+        if (f.breaks_fixed(value)) fail(at, not_fixed_message(*record_, f, value));
     }
     std::string describe(std::uint32_t index) const {
         return "field " + quote(record_->fields[index].path) + " of record " + quote(record_->name);
@@ -616,7 +616,7 @@ public:
         last_[index] = v.integer;
         const TextFieldDesc& t = text_->fields[index];
         const FieldDesc& f = record_->fields[index];
-        if (f.fixed && v.integer != f.fixed_value) refuse(not_fixed_message(*record_, f, v.integer));
+        if (f.breaks_fixed(v.integer)) refuse(not_fixed_message(*record_, f, v.integer));
         if (t.format == TextFormat::omit) return;
         exact_ = space_ && !first_ && !t.before && exact_format(f, t);
         const bool ends_line = record_->layout[record_->layout_count - 1].op == LayoutStep::field &&

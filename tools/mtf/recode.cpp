@@ -27,17 +27,12 @@ public:
                                 static_cast<rt::MetaOp>(v.at(2).integer), value(3), value(4));
                 }
                 return;
-            case rt::Predefined::comment: {
-                const auto text = v.at(1).bytes;
-                const std::string_view s(reinterpret_cast<const char*>(text.data()), text.size());
-                auto_ ? auto_->comment(s) : w_.comment(s);
-                return;
-            }
             case rt::Predefined::section: {
                 const auto n = static_cast<std::uint8_t>(v.at(0).integer);
                 auto_ ? auto_->section(n) : w_.section(n);
                 return;
             }
+            case rt::Predefined::comment:  // both take comments as decode_predefined() gives them
             case rt::Predefined::none: auto_ ? auto_->write(r.record) : void(rt::encode_generic(w_, r.record)); return;
         }
     }

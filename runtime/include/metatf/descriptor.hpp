@@ -62,6 +62,9 @@ struct FieldDesc {
     // store and readers check (not in the fingerprint: the layout is the same)
     bool fixed = false;
     std::uint64_t fixed_value = 0;
+
+    // Whether `value` is not the value the DTD fixes for the field.
+    constexpr bool breaks_fixed(std::uint64_t value) const { return fixed && value != fixed_value; }
 };
 
 // A record's layout as a flat program: a field, or the start or end of a repeated group.

@@ -120,6 +120,9 @@ inline std::uint64_t metadata_value(const MetadataParts& m, const FieldDesc& fie
 // field, property, values...], each value under metadata_values_field.
 void decode_predefined(TraceReader& reader, GenericRecord& out);
 
+// The text of a comment record as decode_predefined() gives it ([length, data]).
+std::string_view comment_text(const GenericRecord& comment);
+
 // The field index a metadata record's values have in a GenericRecord: one past
 // the fields the prelude declares, since a DTD cannot declare them.
 inline constexpr std::uint32_t metadata_values_field = 4;

@@ -149,7 +149,7 @@ public:
     METATF_INLINE std::uint64_t read_int(FieldState& s) {
         const std::uint64_t value = decode_int(s);
         if (s.feed != 0) [[unlikely]] pools_.feed(s.feed, value);
-        if (s.desc->fixed && value != s.desc->fixed_value) [[unlikely]] not_fixed(s, value);
+        if (s.desc->breaks_fixed(value)) [[unlikely]] not_fixed(s, value);
         return value;
     }
     double read_float(FieldState& s);

@@ -142,7 +142,7 @@ public:
         return offset;
     }
     METATF_INLINE void write_int(FieldState& s, std::uint64_t value) {
-        if (s.desc->fixed && value != s.desc->fixed_value) [[unlikely]] not_fixed(s, value);
+        if (s.desc->breaks_fixed(value)) [[unlikely]] not_fixed(s, value);
         switch (s.kind) {
             case Interp::none:
                 put(s, value, s.desc->type == Type::signed_int ? fits_signed(value, s.width) : fits_unsigned(value, s.width));
