@@ -16,22 +16,6 @@ namespace rt = metatf::rt;
 
 namespace {
 
-const char* op_name(rt::MetaOp op) {
-    switch (op) {
-        case rt::MetaOp::width: return "width";
-        case rt::MetaOp::none: return "none";
-        case rt::MetaOp::base_offset: return "baseOffset";
-        case rt::MetaOp::delta: return "delta";
-        case rt::MetaOp::default_value: return "default";
-        case rt::MetaOp::section_offset: return "sectionOffset";
-        case rt::MetaOp::stride: return "stride";
-        case rt::MetaOp::section_stride: return "sectionStride";
-        case rt::MetaOp::live: return "live";
-        case rt::MetaOp::feed: return "feed";
-    }
-    return "?";
-}
-
 void write_trace(const std::string& path) {
     using namespace hatf10;
     metatf::rt::WriterOptions options;
@@ -67,7 +51,7 @@ void print_trace(const std::string& path) {
             if (record.op == rt::MetaOp::width) {
                 std::printf("width %llu\n", a);
             } else {
-                std::printf("%s from 0x%llx\n", op_name(record.op), a);
+                std::printf("%s from 0x%llx\n", std::string(rt::name(record.op)).c_str(), a);
             }
         } else if constexpr (std::is_same_v<T, hatf10::Alloc>) {
             std::printf("alloc size %llu at 0x%llx\n", static_cast<unsigned long long>(record.size),

@@ -118,7 +118,7 @@ inline constexpr rt::FieldDesc spc_3_fields[] = {
     {"lba", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"size", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"opcode", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
-    {"timestamp", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 4, 4, 0u, 0LL, 0}, &spc_3_rules5},
+    {"timestamp", rt::Type::unsigned_int, 9, rt::no_field, {rt::Interp::delta, 5, 5, 0u, 0LL, 0}, &spc_3_rules5},
     {"optionalCount", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"optional.optionalLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"optional.optionalText", rt::Type::bytes, 0, 7, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
@@ -181,14 +181,21 @@ inline constexpr char text[] =
     "opcode.text = chars \"RW\" ignoreCase;\n"
     "\n"
     "// Seconds since the start of the trace, written \"s.d\" with both parts.\n"
-    "// Kept to the microsecond: the stored integer is the time in microseconds\n"
-    "// (scale 6), so 1.250720 is 1250720. Timestamps never decrease, so each\n"
-    "// record stores the signed difference from the previous record's time\n"
-    "// (interpretation delta; the first record counts from 0). Four bytes hold\n"
-    "// a gap of up to about 35 minutes; a longer gap widens the field.\n"
+    "// The specification sets no limit on the fraction. Traces give 6 digits\n"
+    "// (microseconds); the value is kept to the nanosecond (scale 9), so that a\n"
+    "// line with 7 to 9 digits keeps them: 1.250720 is 1250720000. Lines are\n"
+    "// written with at least 6 fraction digits, and more only where the value\n"
+    "// has them. Timestamps never decrease, so each record stores the signed\n"
+    "// difference from the previous record's time (interpretation delta; the\n"
+    "// first record counts from 0). Five bytes hold a gap of up to about 9\n"
+    "// minutes; a longer gap widens the field. A trace whose times all fall on\n"
+    "// microseconds loses nothing by the nanoseconds: `mtf convert` sets the\n"
+    "// field's unit to 1000 (docs/compactness.md) and stores microseconds, in\n"
+    "// 2 or 3 bytes a record.\n"
     "timestamp.type = unsigned;\n"
-    "timestamp.scale = 6;\n"
-    "timestamp.width = 4;\n"
+    "timestamp.scale = 9;\n"
+    "timestamp.text = decimal digits 6;\n"
+    "timestamp.width = 5;\n"
     "timestamp.interpretation = delta 0;\n"
     "// The rule the specification states: `mtf check` reports a timestamp below\n"
     "// the one before it.\n"
@@ -228,7 +235,7 @@ inline constexpr rt::TextFieldDesc spc_3_text[] = {
     {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // lba
     {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // size
     {rt::TextFormat::chars, true, "RW", 0, false, nullptr, ""},  // opcode
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // timestamp
+    {rt::TextFormat::decimal, false, "", 6, false, nullptr, ""},  // timestamp
     {rt::TextFormat::omit, false, "", 0, false, nullptr, ""},  // optionalCount
     {rt::TextFormat::omit, false, "", 0, false, nullptr, ""},  // optional.optionalLength
     {rt::TextFormat::string, false, "", 0, false, nullptr, ""},  // optional.optionalText

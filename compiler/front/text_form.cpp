@@ -234,7 +234,12 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
     if (format.digits) {
         const ast::Integer& d = *format.digits;
         if (d.negative || d.magnitude < 1 || d.magnitude > 64) return "'digits' takes a number from 1 to 64, not " + d.text;
-        if (field.type == ir::Type::floating || field.scale != 0) return "'digits' applies to integers without a scale; " + what + " is not one";
+        if (field.type == ir::Type::floating) return "'digits' applies to integers" + is;
+        // A scaled number keeps its zeros in front; what may vary is how many fraction digits it shows.
+        if (field.scale != 0 && (format.kind != K::decimal || d.magnitude > field.scale)) {
+            return "'digits' of a scaled number is the fewest fraction digits written, 1 to its scale; " + what + " has scale " +
+                   std::to_string(field.scale);
+        }
     }
     switch (format.kind) {
         case K::decimal:

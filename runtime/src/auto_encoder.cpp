@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 
 #include "metatf/predefined.hpp"
@@ -28,6 +29,7 @@ struct Candidate {
     std::uint64_t a = 0, b = 0;
     std::uint32_t width = 0;   // bytes each value takes
     double cost = 0;
+    std::uint64_t unit = 0;    // the unit to set, 0 to keep the one in force
 };
 
 // Whether a metadata record can carry `v` as value i in a trace whose words are `word` bytes.
@@ -52,6 +54,10 @@ public:
         if (now_.kind != Interp::delta) add(all, MetaOp::delta, values_.front(), 0);
         const auto [lo, hi] = range();
         add(all, MetaOp::base_offset, lo + (hi - lo) / 2, 0);
+        // A base on the values' grid, so that the offsets have their common unit too.
+        std::uint64_t grid = 0;
+        for (std::uint64_t v : values_) grid = std::gcd(grid, v - lo);
+        if (grid > 1 && (hi - lo) / 2 % grid != 0) add(all, MetaOp::base_offset, lo + (hi - lo) / 2 / grid * grid, 0);
         if (all.empty()) return {};  // no metadata record can carry a change: keep the encoding
         const Candidate* pick = &all.front();
         for (const Candidate& c : all) {
@@ -98,29 +104,57 @@ private:
     double metadata_cost(MetaOp op) const { return 2.0 * dtd_.tag_width + 2 + word_ * metadata_value_count(op); }
 
     // Adds the candidates that `op` (nothing: the encoding in force) gives, if
-    // a metadata record can set it: at the fewest bytes the values need, and
-    // at the width the field then has, when that holds them too.
+    // a metadata record can set it, in each unit worth trying: at the fewest
+    // bytes the values need, and at the width the field then has, when that
+    // holds them too.
     void add(std::vector<Candidate>& all, std::optional<MetaOp> op, std::uint64_t a, std::uint64_t b) {
         FieldState s = now_;
         if (op && (!carries(now_, *op, 0, a, word_) || apply_metadata(s, *op, a, b, dtd_))) return;
-        std::uint32_t need = 1;
-        std::uint64_t previous = s.previous;
+        for (const std::uint64_t unit : units(s)) {
+            s.unit = unit;
+            std::uint32_t need = 1;
+            std::uint64_t previous = s.previous;
+            bool whole = true;  // every value a whole number of units
+            for (std::uint64_t v : values_) {
+                const FieldFit fit = fit_value(s, v, previous);
+                need = std::max(need, fit.width);
+                whole = whole && !fit.to_unit_one;
+                previous = v;
+            }
+            if (!whole) continue;
+            const std::uint64_t set_unit = unit == now_.unit ? 0 : unit;
+            const double set = (op ? metadata_cost(*op) : 0) + (set_unit ? metadata_cost(MetaOp::unit) : 0);
+            all.push_back({op, a, b, need, set + cost(s, need) + (need != s.width ? metadata_cost(MetaOp::width) : 0), set_unit});
+            if (need < s.width) all.push_back({op, a, b, s.width, set + cost(s, s.width), set_unit});
+        }
+    }
+
+    // The units worth trying under `s`: the one in force, 1, and the greatest
+    // unit every stored difference is a whole number of.
+    std::vector<std::uint64_t> units(const FieldState& s) const {
+        if (!unit_applies(s.kind)) return {s.unit};
+        std::vector<std::uint64_t> out{s.unit};
+        if (s.unit != 1) out.push_back(1);
+        const bool sign = stores_signed(s.desc->type, s.kind);
+        std::uint64_t common = 0, previous = s.previous;
         for (std::uint64_t v : values_) {
-            need = std::max(need, fit_value(s, v, previous).width);
+            const std::uint64_t d = v - s.add - (previous & s.keep);
+            common = std::gcd(common, sign && static_cast<std::int64_t>(d) < 0 ? 0 - d : d);
             previous = v;
         }
-        const double set = op ? metadata_cost(*op) : 0;
-        all.push_back({op, a, b, need, set + cost(s, need) + (need != s.width ? metadata_cost(MetaOp::width) : 0)});
-        if (need < s.width) all.push_back({op, a, b, s.width, set + cost(s, s.width)});
+        if (common > 1 && common <= max_unit && common != s.unit) out.push_back(common);
+        return out;
     }
 
     // The bytes the values take at `width` under `s`, after compression when the trace is compressed.
     double cost(FieldState s, std::uint32_t width) {
         column_.clear();
         std::uint64_t previous = s.previous;
+        const bool sign = stores_signed(s.desc->type, s.kind);
         for (std::uint64_t v : values_) {
             s.previous = previous;
-            const std::uint64_t stored = plan_stored(s, v);
+            std::uint64_t stored = plan_stored(s, v);
+            if (s.unit != 1 && unit_applies(s.kind)) stored = divide_by_unit(stored, s.unit, sign).value_or(stored);
             for (unsigned i = 0; i < width; ++i) column_.push_back(static_cast<std::byte>(stored >> (8 * i)));
             previous = v;
         }
@@ -248,6 +282,7 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
             continue;
         }
         if (c.op) changes.push_back({slot, f, *c.op, c.a, c.b});
+        if (c.unit != 0) changes.push_back({slot, f, MetaOp::unit, c.unit, 0});
         const std::uint32_t width_then = c.op ? (stores_bytes(interp_of(*c.op)) ? now.restore : 0) : now.width;
         if (c.width != 0 && c.width != width_then && (!c.op || stores_bytes(interp_of(*c.op)))) {
             changes.push_back({slot, f, MetaOp::width, c.width, 0});

@@ -14,15 +14,10 @@ FieldState FieldState::initial(const FieldDesc& d) {
     return s;
 }
 
-namespace {
-
-// Whether the bytes a field of type `t` stores under `k` are a signed integer.
 bool stores_signed(Type t, Interp k) {
     if (k == Interp::section_offset || k == Interp::live) return false;
     return t == Type::signed_int || k == Interp::base_offset || k == Interp::delta;
 }
-
-}  // namespace
 
 void FieldState::derive() {
     const bool sign = stores_signed(desc->type, kind);
@@ -57,7 +52,9 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
         FieldState& s = fields[f];
         const auto width = fixed_width(fields, s);
         const bool pooled = s.kind == Interp::live || s.feed != 0;
-        if (!width || (pooled && f >= 64)) return plan;
+        // The plan's arithmetic has no multiplication: fields with a unit are read one by one.
+        const bool scaled = s.unit != 1 && unit_applies(s.kind);
+        if (!width || (pooled && f >= 64) || scaled) return plan;
         s.offset = plan.size;
         plan.size += *width;
         if (pooled) {
@@ -97,8 +94,13 @@ FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previ
         kind = Interp::none;  // the width it would need, to_none or not: a repeated field may need it later
     }
     const std::uint64_t base = kind == Interp::base_offset ? s.value : kind == Interp::delta ? previous : 0;
-    const std::uint64_t stored = value - base;
+    std::uint64_t stored = value - base;
     const bool sign = stores_signed(s.desc->type, kind);
+    if (s.unit != 1 && unit_applies(kind)) {
+        const auto units = divide_by_unit(stored, s.unit, sign);
+        fit.to_unit_one = !units && (unit_applies(s.kind) || fit.to_none);  // default and stride store nothing
+        stored = units.value_or(stored);
+    }
     while (fit.width < 8 && !(sign ? fits_signed(stored, fit.width) : fits_unsigned(stored, fit.width))) ++fit.width;
     return fit;
 }
@@ -143,6 +145,13 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
         }
         if (s.restore == 0) return std::string("a live field needs a width of 1 to 8 bytes");
         s.pool = static_cast<std::uint8_t>(a);
+    }
+    if (op == MetaOp::unit) {
+        const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+        if (!integer) return "a unit applies to integer fields, not '" + std::string(name(s.desc->type)) + "'";
+        if (a == 0 || a > max_unit) return "unit " + std::to_string(a) + " is not between 1 and " + std::to_string(max_unit);
+        s.unit = a;
+        return std::nullopt;
     }
     if (op == MetaOp::width) {
         if (auto problem = check_width(s, a)) return problem;

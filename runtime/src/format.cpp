@@ -6,7 +6,7 @@
 
 namespace metatf::rt {
 
-void append_fixed(std::string& out, std::uint64_t v, bool is_signed, unsigned scale) {
+void append_fixed(std::string& out, std::uint64_t v, bool is_signed, unsigned scale, unsigned fewest) {
     const bool negative = is_signed && static_cast<std::int64_t>(v) < 0;
     if (negative) out += '-';
     // Leading zeros leave at least one digit before the point: 5 at scale 3 is 0.005.
@@ -20,7 +20,9 @@ void append_fixed(std::string& out, std::uint64_t v, bool is_signed, unsigned sc
     out.append(buf, length - scale);
     if (scale == 0) return;
     out += '.';
-    out.append(buf + length - scale, scale);
+    std::size_t shown = scale;
+    while (fewest != 0 && shown > fewest && buf[length - scale + shown - 1] == '0') --shown;
+    out.append(buf + length - scale, shown);
 }
 
 void append_digits(std::string& out, std::uint64_t v, unsigned base, unsigned digits, bool upper) {

@@ -89,6 +89,7 @@ void fit_encodings(TraceWriter& writer, const GenericRecord& record) {
     for (std::uint32_t i = 0; i < count; ++i) {
         const FieldFit need = needs[i].fit;
         if (need.to_none) writer.metadata(record.slot, i, MetaOp::none);
+        if (need.to_unit_one) writer.metadata(record.slot, i, MetaOp::unit, 1);
         if (need.sized && states[i].sized_by_width() && need.width > states[i].stored_width()) {
             writer.metadata(record.slot, i, MetaOp::width, need.width);
         }

@@ -24,17 +24,19 @@ std::string hex(std::uint64_t v) {
     return out;
 }
 
-// A value as messages show it: in hex where the DTD's text form writes the field so.
-std::string number(const FieldDesc& f, std::uint64_t v, bool in_hex) {
-    if (in_hex) return hex(v);
+// A value as messages show it: as the DTD's text form `text` (or nullptr)
+// writes the field, in hex or with the fraction digits it shows at least.
+std::string number(const FieldDesc& f, std::uint64_t v, const TextFieldDesc* text) {
+    if (text && text->format == TextFormat::hex) return hex(v);
     std::string out;
-    append_fixed(out, v, f.type == Type::signed_int, f.scale);
+    append_fixed(out, v, f.type == Type::signed_int, f.scale, text ? text->digits : 0);
     return out;
 }
 
-bool written_in_hex(const DtdDesc& dtd, std::uint32_t slot, std::uint32_t field) {
+// The field's text form, if its record has one.
+const TextFieldDesc* written_as(const DtdDesc& dtd, std::uint32_t slot, std::uint32_t field) {
     const TextFormDesc* form = dtd.text_form;
-    return form && form->records[slot].mnemonic && form->records[slot].fields[field].format == TextFormat::hex;
+    return form && form->records[slot].mnemonic ? &form->records[slot].fields[field] : nullptr;
 }
 
 // The bits of `value` that its set flags (all of whose bits it sets) cover.
@@ -81,35 +83,35 @@ void RuleChecker::check(const GenericRecord& record, std::uint64_t index, std::v
         const FieldDesc& f = r.fields[v.field];
         if (!f.rules || !integer(f)) continue;
         const FieldRules& rules = *f.rules;
-        const bool in_hex = written_in_hex(dtd_, record.slot, v.field);
+        const TextFieldDesc* text = written_as(dtd_, record.slot, v.field);
         if (rules.has_minimum && below(f, v.integer, rules.minimum)) {
-            out.push_back({v.field, "is " + number(f, v.integer, in_hex) + ", below the minimum " + number(f, rules.minimum, in_hex)});
+            out.push_back({v.field, "is " + number(f, v.integer, text) + ", below the minimum " + number(f, rules.minimum, text)});
         }
         if (rules.has_maximum && below(f, rules.maximum, v.integer)) {
-            out.push_back({v.field, "is " + number(f, v.integer, in_hex) + ", above the maximum " + number(f, rules.maximum, in_hex)});
+            out.push_back({v.field, "is " + number(f, v.integer, text) + ", above the maximum " + number(f, rules.maximum, text)});
         }
         if (rules.name_count && rules.flags) {
             if (const std::uint64_t stray = v.integer & ~covered(rules, v.integer)) {
                 out.push_back({v.field, "is " + hex(v.integer) + ", whose bits " + hex(stray) + " are no flag it names"});
             }
         } else if (rules.name_count && value_name(rules, v.integer).empty()) {
-            out.push_back({v.field, "is " + number(f, v.integer, in_hex) + ", which its enumeration does not name"});
+            out.push_back({v.field, "is " + number(f, v.integer, text) + ", which its enumeration does not name"});
         }
         if (rules.dense && v.integer < rules.dense_start) {
-            out.push_back({v.field, "is " + number(f, v.integer, in_hex) + ", below " + number(f, rules.dense_start, in_hex) +
+            out.push_back({v.field, "is " + number(f, v.integer, text) + ", below " + number(f, rules.dense_start, text) +
                                         ", where its dense range starts"});
         } else if (rules.dense) {
             note_dense(v, record.slot);
         }
-        if (sequence_[record.slot][v.field] != unordered) check_order(f, v, in_hex, last_[sequence_[record.slot][v.field]], index, out);
+        if (sequence_[record.slot][v.field] != unordered) check_order(f, v, text, last_[sequence_[record.slot][v.field]], index, out);
     }
 }
 
-void RuleChecker::check_order(const FieldDesc& f, const GenericValue& v, bool in_hex, Last& last, std::uint64_t index,
+void RuleChecker::check_order(const FieldDesc& f, const GenericValue& v, const TextFieldDesc* text, Last& last, std::uint64_t index,
                               std::vector<RuleViolation>& out) const {
     const bool increasing = f.rules->order == Order::increasing;
     if (last.seen && (below(f, v.integer, last.value) || (increasing && v.integer == last.value))) {
-        out.push_back({v.field, "is " + number(f, v.integer, in_hex) + (increasing ? ", not above " : ", below ") + number(f, last.value, in_hex) +
+        out.push_back({v.field, "is " + number(f, v.integer, text) + (increasing ? ", not above " : ", below ") + number(f, last.value, text) +
                                     " of record " + std::to_string(last.record) + " (order: " + std::string(name(f.rules->order)) +
                                     (f.rules->global ? " across record types)" : ")")});
     }
@@ -141,15 +143,15 @@ void RuleChecker::finish(std::vector<RuleViolation>& out) const {
         // At most max_dense_values values are seen, so a dense range is no longer than that.
         const std::uint64_t missing = (top - start) - (d.seen.size() - 1);
         if (missing == 0) continue;
-        const bool in_hex = written_in_hex(dtd_, d.slot, d.field);
+        const TextFieldDesc* text = written_as(dtd_, d.slot, d.field);
         std::string which;
         unsigned listed = 0;
         for (std::uint64_t v = start; v <= top && listed < 5; ++v) {
-            if (!d.seen.count(v)) which += (listed++ ? ", " : "") + number(f, v, in_hex);
+            if (!d.seen.count(v)) which += (listed++ ? ", " : "") + number(f, v, text);
         }
-        out.push_back({d.field, "takes values from " + number(f, start, in_hex) + " to " + number(f, top, in_hex) + ", but not " + which +
+        out.push_back({d.field, "takes values from " + number(f, start, text) + " to " + number(f, top, text) + ", but not " + which +
                                     (missing > listed ? " (" + std::to_string(missing) + " missing)" : "") + " (dense from " +
-                                    number(f, start, in_hex) + ")",
+                                    number(f, start, text) + ")",
                        d.slot});
     }
 }

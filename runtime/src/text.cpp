@@ -652,7 +652,7 @@ private:
                     if (negative) out_ += '-';
                     append_digits(out_, negative ? 0 - v.integer : v.integer, 10, t.digits);
                 } else {
-                    append_fixed(out_, v.integer, f.type == Type::signed_int, f.scale);
+                    append_fixed(out_, v.integer, f.type == Type::signed_int, f.scale, t.digits);
                 }
                 return;
             case TextFormat::hex: append_digits(out_, v.integer, 16, t.digits, t.upper); return;

@@ -127,7 +127,7 @@ run(0 dump --format csv --record spc --range 2:3 "${WORK_DIR}/example.mtf")
 expect_equal("dump of SPC as CSV" "${out}" "asu,lba,size,opcode,timestamp,optionalCount,optionalCount*\n0,20939840,8192,W,0.554041,0,[]\n")
 run(0 dump --no-meta --where opcode=R --where "timestamp<2.4" --fields lba,timestamp "${WORK_DIR}/example.mtf")
 expect_equal("dump --where on a chars field and a scaled one" "${out}" "spc lba=7695360 timestamp=2.346628\n")
-fails(2 "mtf: dump: --where: '0.5600001' is not a value of field 'timestamp' (see 'mtf dump --help')" dump --where "timestamp<0.5600001" "${WORK_DIR}/example.mtf")
+fails(2 "mtf: dump: --where: '0.5600000001' is not a value of field 'timestamp' (see 'mtf dump --help')" dump --where "timestamp<0.5600000001" "${WORK_DIR}/example.mtf")
 # --group: one CSV row per element of a repeated group, with its record's index.
 run(0 dump --format csv --group optionalCount "${WORK_DIR}/example.mtf")
 expect_equal("dump --group" "${out}" "index,record,element,optional.optionalLength,optional.optionalText
@@ -325,7 +325,7 @@ if(EXISTS "${WORK_DIR}/strict.mtf" OR EXISTS "${WORK_DIR}/strict.mtf.partial")
 endif()
 # Bad input: the line and column, and no output file left behind.
 file(WRITE "${WORK_DIR}/bad.spc" "0,20941264,8192,W,0.551706,Alpha/NT\n2,30862016,4096,W,2 448003\n")
-fails(1 "mtf: convert: ${WORK_DIR}/bad.spc: line 2, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits"
+fails(1 "mtf: convert: ${WORK_DIR}/bad.spc: line 2, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 9 digits"
       convert --dtd dtds/spc.dtd "${WORK_DIR}/bad.spc" "${WORK_DIR}/bad.mtf")
 if(EXISTS "${WORK_DIR}/bad.mtf" OR EXISTS "${WORK_DIR}/bad.mtf.partial")
   message(FATAL_ERROR "a failed conversion left a file behind")
@@ -333,11 +333,11 @@ endif()
 # --skip-bad: counts on stderr; exit 1 and no output when no line was kept.
 run(0 convert --skip-bad --dtd dtds/spc.dtd "${WORK_DIR}/bad.spc" "${WORK_DIR}/skipped.mtf")
 expect_equal("convert --skip-bad" "${err}"
-  "mtf: convert: ${WORK_DIR}/bad.spc: skipped 1 of 2 lines, kept 1 records; the first: line 2, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits\n")
+  "mtf: convert: ${WORK_DIR}/bad.spc: skipped 1 of 2 lines, kept 1 records; the first: line 2, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 9 digits\n")
 run(0 convert "${WORK_DIR}/skipped.mtf" -)
 expect_equal("the record --skip-bad kept" "${out}" "0,20941264,8192,W,0.551706,Alpha/NT\n")
 file(WRITE "${WORK_DIR}/all-bad.spc" "0,1,2,W,1\n0,1,2,X,0.5\n")
-fails(1 "mtf: convert: ${WORK_DIR}/all-bad.spc: skipped 2 of 2 lines, kept 0 records; the first: line 1, column 10: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits"
+fails(1 "mtf: convert: ${WORK_DIR}/all-bad.spc: skipped 2 of 2 lines, kept 0 records; the first: line 1, column 10: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 9 digits"
       convert --skip-bad --dtd dtds/spc.dtd "${WORK_DIR}/all-bad.spc" "${WORK_DIR}/all-bad.mtf")
 file(GLOB left "${WORK_DIR}/all-bad.mtf*")
 expect_equal("files left by a conversion that kept nothing" "${left}" "")

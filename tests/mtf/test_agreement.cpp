@@ -147,7 +147,7 @@ struct Expect {
         const rt::FieldDesc& f = r.fields[m.field];
         const bool signed_first = f.type == rt::Type::signed_int && m.op != rt::MetaOp::width &&
                                   m.op != rt::MetaOp::section_offset && m.op != rt::MetaOp::section_stride &&
-                                  m.op != rt::MetaOp::live && m.op != rt::MetaOp::feed;
+                                  m.op != rt::MetaOp::live && m.op != rt::MetaOp::feed && m.op != rt::MetaOp::unit;
         json values = json::array();
         if (rt::metadata_value_count(m.op) > 0) values.push_back(signed_first ? json(static_cast<std::int64_t>(m.a)) : json(m.a));
         if (rt::metadata_value_count(m.op) > 1) values.push_back(static_cast<std::int64_t>(m.b));
@@ -166,7 +166,7 @@ struct Expect {
     static const char* mtf_property(rt::MetaOp op) {
         static const char* const names[] = {"width",         "none",   "baseOffset", "delta",
                                             "default", "sectionOffset", "stride", "sectionStride",
-                                            "live",    "feed"};
+                                            "live",    "feed",   "unit"};
         return names[static_cast<int>(op)];
     }
 };

@@ -97,17 +97,25 @@ public:
     }
 
 private:
+    // What `stored` stands for in the field's units (up to 4: the stored
+    // number loses two bits, so that the product cannot overflow).
+    static std::uint64_t in_units(const rt::FieldState& s, std::uint64_t stored, bool is_signed) {
+        if (s.unit == 1) return stored;
+        const std::uint64_t quarter = is_signed ? static_cast<std::uint64_t>(static_cast<std::int64_t>(stored) >> 2) : stored >> 2;
+        return quarter * s.unit;
+    }
+
     std::uint64_t next(std::uint32_t i) {
         rt::FieldState& s = states_[i];
         if (s.desc->fixed) return last_[i] = s.desc->fixed_value;  // its metadata keeps it storable (fixed_metadata())
         const bool is_signed = s.desc->type == rt::Type::signed_int;
         std::uint64_t v = 0;
         switch (s.kind) {
-            case rt::Interp::none: v = sizing_.count(i) ? random_.below(4) : random_.skewed(s.width, is_signed); break;
+            case rt::Interp::none: v = sizing_.count(i) ? random_.below(4) : in_units(s, random_.skewed(s.width, is_signed), is_signed); break;
             case rt::Interp::section_offset: v = random_.skewed(s.width, false); break;  // an offset: unsigned
             case rt::Interp::default_value: v = s.value; break;
-            case rt::Interp::base_offset: v = s.value + random_.skewed(s.width, true); break;
-            case rt::Interp::delta: v = s.previous += random_.skewed(s.width, true); break;
+            case rt::Interp::base_offset: v = s.value + in_units(s, random_.skewed(s.width, true), true); break;
+            case rt::Interp::delta: v = s.previous += in_units(s, random_.skewed(s.width, true), true); break;
             case rt::Interp::stride: v = s.previous += static_cast<std::uint64_t>(s.stride); break;
             case rt::Interp::section_stride: v = random_.skewed(s.restore, is_signed); break;
             case rt::Interp::live: {  // mostly a live value, some of them too far back for the width; else any
@@ -291,8 +299,9 @@ private:
             if (s.desc->width_from != rt::no_field) return;
             a = random_.below(6);
         } else {
-            op = static_cast<rt::MetaOp>(random_.below(10));
+            op = static_cast<rt::MetaOp>(random_.below(11));
             switch (op) {
+                case rt::MetaOp::unit: a = random_.chance(25) ? 1 : 2 + random_.below(3); break;
                 case rt::MetaOp::live:
                 case rt::MetaOp::feed:
                     if (rt::table_section(dtd_, -1)) return;  // a DTD with tables has no pools

@@ -39,6 +39,10 @@ TEST_CASE("SPC input is normalized: opcode case, blanks after commas, fraction d
     CHECK(spc_normalized("1, 3436288,\t15872,  W, 1.250720\n") == "1,3436288,15872,W,1.250720\n");
     CHECK(spc_normalized("1,3436288,15872,W,1.25072\n") == "1,3436288,15872,W,1.250720\n");
     CHECK(spc_normalized("1,3436288,15872,W,0.5\n") == "1,3436288,15872,W,0.500000\n");
+    // Up to nanoseconds, a time keeps the fraction digits it has beyond the sixth; zeros after them go.
+    CHECK(spc_normalized("1,3436288,15872,W,0.5517061\n") == "1,3436288,15872,W,0.5517061\n");
+    CHECK(spc_normalized("1,3436288,15872,W,0.551706123\n") == "1,3436288,15872,W,0.551706123\n");
+    CHECK(spc_normalized("1,3436288,15872,W,0.551706100\n") == "1,3436288,15872,W,0.5517061\n");
     CHECK(spc_normalized("0,20941264,8192,W,0.551706,Alpha/NT\r\n0,20939840,8192,W,0.554041\r\n") ==
           "0,20941264,8192,W,0.551706,Alpha/NT\n0,20939840,8192,W,0.554041\n");
     // Optional fields are kept byte for byte, blanks included.
@@ -47,7 +51,7 @@ TEST_CASE("SPC input is normalized: opcode case, blanks after commas, fraction d
 }
 
 TEST_CASE("SPC: the largest 64-bit values read and write unchanged") {
-    const std::string line = "18446744073709551615,18446744073709551615,0,R,18446744073709.551615\n";
+    const std::string line = "18446744073709551615,18446744073709551615,0,R,18446744073.709551615\n";
     CHECK(spc_normalized(line) == line);
 }
 
@@ -103,10 +107,10 @@ TEST_CASE("text errors name the line and column") {
           "line 1, column 3: field 'timestamp' of record 'userRead' does not fit in 64 bits");
     CHECK(read_error<spc::TextReader>("0,1,2,W,18446744073709.551616\n") ==
           "line 1, column 9: field 'timestamp' of record 'spc' does not fit in 64 bits");
-    CHECK(read_error<spc::TextReader>("0,1,2,W,0.5517061\n") ==
-          "line 1, column 17: field 'timestamp' of record 'spc' has more than 6 fraction digits; they would be lost");
+    CHECK(read_error<spc::TextReader>("0,1,2,W,0.5517061234\n") ==
+          "line 1, column 20: field 'timestamp' of record 'spc' has more than 9 fraction digits; they would be lost");
     CHECK(read_error<spc::TextReader>("0,1,2,W,1\n") ==
-          "line 1, column 10: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits");
+          "line 1, column 10: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 9 digits");
     CHECK(read_error<spc::TextReader>("0,-1,2,W,0.5\n") ==
           "line 1, column 3: field 'lba' of record 'spc' is unsigned and cannot be negative");
     CHECK(read_error<spc::TextReader>("0,1x,2,W,0.5\n") == "line 1, column 4: unexpected 'x' in field 'lba' of record 'spc'");
@@ -220,7 +224,7 @@ TEST_CASE("skip_bad skips a line longer than the limit and reads on after it") {
     CHECK(parsed.records.size() == 2);
     CHECK(parsed.skipped == 1);
     CHECK(parsed.first_skipped == "line 2, column 33: the line is longer than 32 bytes, the limit for one line");
-    CHECK(parsed.at<spc::Spc>(1).timestamp == 1000000);
+    CHECK(parsed.at<spc::Spc>(1).timestamp == 1000000000);
 }
 
 TEST_CASE("PTF: a class name shorter or longer than its length is rejected") {
@@ -236,7 +240,7 @@ TEST_CASE("skip_bad skips and counts the lines that are not records and keeps th
     CHECK(parsed.skipped == 3);
     CHECK(parsed.first_skipped ==
           "line 2, column 7: expected one of the characters \"RW\" (either case) for field 'opcode' of record 'spc'");
-    CHECK(parsed.at<spc::Spc>(1).timestamp == 1000000);
+    CHECK(parsed.at<spc::Spc>(1).timestamp == 1000000000);
 }
 
 // ---- values the writer refuses --------------------------------------------------------

@@ -141,16 +141,16 @@ const std::string laplace_example =
 
 TEST_CASE("SPC section 2.3: each well-formed example line reads field by field as the specification says") {
     const std::vector<SpcLine> want = {
-        {0, 20941264, 8192, 1, 551706, {"Alpha/NT"}},
-        {0, 20939840, 8192, 1, 554041, {}},
-        {0, 20939808, 8192, 1, 556202, {}},
-        {1, 3436288, 15872, 1, 1250720, {"0x123", "5.99", "test"}},
-        {1, 3435888, 512, 1, 1609859, {}},
-        {1, 3435889, 512, 1, 1634761, {}},
-        {0, 7695360, 4096, 0, 2346628, {}},
-        {1, 10274472, 4096, 0, 2436645, {}},
-        {2, 30845544, 4096, 1, 2449733, {}},
-        {1, 10356592, 4096, 1, 2449733, {}},
+        {0, 20941264, 8192, 1, 551706000, {"Alpha/NT"}},
+        {0, 20939840, 8192, 1, 554041000, {}},
+        {0, 20939808, 8192, 1, 556202000, {}},
+        {1, 3436288, 15872, 1, 1250720000, {"0x123", "5.99", "test"}},
+        {1, 3435888, 512, 1, 1609859000, {}},
+        {1, 3435889, 512, 1, 1634761000, {}},
+        {0, 7695360, 4096, 0, 2346628000, {}},
+        {1, 10274472, 4096, 0, 2436645000, {}},
+        {2, 30845544, 4096, 1, 2449733000, {}},
+        {1, 10356592, 4096, 1, 2449733000, {}},
     };
     const auto lines = spc_valid_lines();
     REQUIRE(lines.size() == want.size());
@@ -175,13 +175,13 @@ TEST_CASE("SPC section 2.3: each well-formed example line reads field by field a
 
 TEST_CASE("SPC section 2.3: the line with a blank for its decimal point is rejected") {
     CHECK(read_error<spc::TextReader>(join_lines(spc_example)) ==
-          "line 9, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits");
+          "line 9, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 9 digits");
 
     const auto parsed = parse<spc::TextReader>(join_lines(spc_example), {.skip_bad = true});
     CHECK(parsed.records.size() == 10);
     CHECK(parsed.skipped == 1);
     CHECK(parsed.first_skipped ==
-          "line 9, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 6 digits");
+          "line 9, column 20: field 'timestamp' of record 'spc' needs a fraction: '.' and up to 9 digits");
 }
 
 TEST_CASE("SPC section 2.3: the well-formed lines are canonical: text, records, text is byte-identical") {

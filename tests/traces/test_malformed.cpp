@@ -609,7 +609,7 @@ TEST_CASE("metadata with an unknown property code") {
     for (const Format& f : formats) {
         INFO("format: " << std::string(f.name));
         MetadataTrace mt{f};
-        for (std::uint8_t code : {10, 255}) {
+        for (std::uint8_t code : {11, 255}) {
             CAPTURE(code);
             CHECK(mt.error([&](TraceBytes& b) { b.b[mt.property] = code; }) ==
                   show(ErrorKind::bad_metadata, mt.property, 0, 1, "metadata property " + std::to_string(code) + " is unknown"));
@@ -638,6 +638,20 @@ TEST_CASE("metadata with an illegal change") {
                   b.b[mt.property] = 3;  // delta
               }) == show(ErrorKind::bad_metadata, mt.property, 0, 1,
                          data_field + "interpretation 'delta' applies to integer fields, not 'bytes'"));
+        CHECK(mt.error([&](TraceBytes& b) {
+                  b.b[mt.property] = 10;  // unit
+                  b.set(mt.value, 0, mt.w);
+              }) == show(ErrorKind::bad_metadata, mt.property, 0, 1, size_field + "unit 0 is not between 1 and 4294967295"));
+        if (mt.w == 8) {
+            CHECK(mt.error([&](TraceBytes& b) {
+                      b.b[mt.property] = 10;
+                      b.set(mt.value, 0x100000000u, mt.w);
+                  }) == show(ErrorKind::bad_metadata, mt.property, 0, 1, size_field + "unit 4294967296 is not between 1 and 4294967295"));
+        }
+        CHECK(mt.error([&](TraceBytes& b) {
+                  b.b[mt.field] = Alloc::attributes_attributesData_field;
+                  b.b[mt.property] = 10;
+              }) == show(ErrorKind::bad_metadata, mt.property, 0, 1, data_field + "a unit applies to integer fields, not 'bytes'"));
     }
 }
 

@@ -433,9 +433,9 @@ std::string format_json_real(double v) {
     return s;
 }
 
-std::string format_integer(std::uint64_t v, bool is_signed, unsigned scale) {
+std::string format_integer(std::uint64_t v, bool is_signed, unsigned scale, unsigned fewest) {
     std::string out;
-    rt::append_fixed(out, v, is_signed, scale);
+    rt::append_fixed(out, v, is_signed, scale, fewest);
     return out;
 }
 
@@ -566,11 +566,11 @@ struct Emitter {
                 if (d.rules && d.rules->name_count) {
                     // A field with names is a word in every format, named or not.
                     const std::string named = rt::value_name(*d.rules, v.integer);
-                    sink.name(d.path, named.empty() ? format_integer(v.integer, d.type == rt::Type::signed_int, d.scale) : named);
+                    sink.name(d.path, named.empty() ? format_integer(v.integer, d.type == rt::Type::signed_int, d.scale, text ? text[v.field].digits : 0) : named);
                 } else if (auto word = text ? text_spelling(v.integer, text[v.field]) : std::nullopt) {
                     sink.name(d.path, *word);
                 } else {
-                    sink.integer(d.path, v.integer, d);
+                    sink.integer(d.path, v.integer, d, text ? text[v.field].digits : 0);
                 }
                 break;
             case rt::Type::floating: sink.real(d.path, v.real); break;

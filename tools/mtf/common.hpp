@@ -231,7 +231,8 @@ private:
 // ---- values
 
 std::string format_real(double v);                                   // shortest round trip; inf, -inf, nan
-std::string format_integer(std::uint64_t v, bool is_signed, unsigned scale);  // fixed point when scaled
+// Fixed point when scaled, with at least `fewest` fraction digits when not 0 (a text form's `decimal digits N`).
+std::string format_integer(std::uint64_t v, bool is_signed, unsigned scale, unsigned fewest = 0);
 std::string escape_text_body(std::span<const std::byte> bytes);      // C escapes: \" \\ \n \t \r \xHH
 std::string escape_text(std::span<const std::byte> bytes);           // the same, in double quotes
 std::string escape_json(std::span<const std::byte> bytes);           // "..." with \u00XX escapes
@@ -248,7 +249,8 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows, std:
 class Sink {
 public:
     virtual ~Sink() = default;
-    virtual void integer(const char* key, std::uint64_t v, const rt::FieldDesc& d) = 0;
+    // `fewest`: the fraction digits a scaled value shows at least (see format_integer).
+    virtual void integer(const char* key, std::uint64_t v, const rt::FieldDesc& d, unsigned fewest) = 0;
     virtual void real(const char* key, double v) = 0;
     virtual void bytes(const char* key, std::span<const std::byte> v) = 0;
     virtual void name(const char* key, std::string_view v) = 0;  // metadata: a record, field or property

@@ -62,9 +62,9 @@ public:
     // A record's fields follow its name, each after a space.
     void start() { levels_.assign(1, {' ', false}); }
 
-    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d) override {
+    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d, unsigned fewest) override {
         item(k);
-        out_ += format_integer(v, d.type == rt::Type::signed_int, d.scale);
+        out_ += format_integer(v, d.type == rt::Type::signed_int, d.scale, fewest);
     }
     void real(const char* k, double v) override {
         item(k);
@@ -103,9 +103,9 @@ public:
         open('[', ',');
     }
 
-    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d) override {
+    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d, unsigned fewest) override {
         item(k);
-        out_ += format_integer(v, d.type == rt::Type::signed_int, d.scale);
+        out_ += format_integer(v, d.type == rt::Type::signed_int, d.scale, fewest);
     }
     void real(const char* k, double v) override {
         item(k);
@@ -150,9 +150,9 @@ public:
         return out + "\n";
     }
 
-    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d) override {
-        if (depth_) return json_.integer(k, v, d);
-        cells_.push_back(format_integer(v, d.type == rt::Type::signed_int, d.scale));
+    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d, unsigned fewest) override {
+        if (depth_) return json_.integer(k, v, d, fewest);
+        cells_.push_back(format_integer(v, d.type == rt::Type::signed_int, d.scale, fewest));
     }
     void real(const char* k, double v) override {
         if (depth_) return json_.real(k, v);
@@ -212,8 +212,8 @@ public:
     void start() { rows_.clear(); }
     const std::vector<std::vector<std::string>>& rows() const { return rows_; }
 
-    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d) override {
-        if (inside()) csv_.integer(k, v, d);
+    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d, unsigned fewest) override {
+        if (inside()) csv_.integer(k, v, d, fewest);
     }
     void real(const char* k, double v) override {
         if (inside()) csv_.real(k, v);
@@ -280,8 +280,8 @@ class FieldFilter : public Sink {
 public:
     FieldFilter(Sink& to, const std::set<std::string>& fields) : to_(to), fields_(fields) {}
 
-    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d) override {
-        if (keep(k)) to_.integer(k, v, d);
+    void integer(const char* k, std::uint64_t v, const rt::FieldDesc& d, unsigned fewest) override {
+        if (keep(k)) to_.integer(k, v, d, fewest);
     }
     void real(const char* k, double v) override {
         if (keep(k)) to_.real(k, v);

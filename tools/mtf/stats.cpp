@@ -112,11 +112,12 @@ std::string per_record(std::uint64_t bytes, std::uint64_t records) {
     return buf;
 }
 
-std::string show(const FieldStats& f, const rt::FieldDesc& d, bool max) {
+// `fewest`: the fraction digits the DTD's text form shows at least (format_integer).
+std::string show(const FieldStats& f, const rt::FieldDesc& d, unsigned fewest, bool max) {
     if (f.values == 0) return "-";
     if (d.type == rt::Type::floating) return format_real(max ? f.max_real : f.min_real);
     if (d.type == rt::Type::bytes) return std::to_string(max ? f.max : f.min);
-    return format_integer(max ? f.max : f.min, d.type == rt::Type::signed_int, d.scale);
+    return format_integer(max ? f.max : f.min, d.type == rt::Type::signed_int, d.scale, fewest);
 }
 
 std::string distinct_text(const FieldStats& f) {
@@ -147,8 +148,9 @@ std::string text_report(const Trace& trace, const Stats& st) {
         for (std::uint32_t f = 1; f < r.field_count; ++f) {
             const FieldStats& fs = rs.fields[f];
             const rt::FieldDesc& d = r.fields[f];
-            fields.push_back({r.name, d.path, std::string(rt::name(d.type)), std::to_string(fs.values), show(fs, d, false),
-                              show(fs, d, true), distinct_text(fs), std::to_string(fs.bytes)});
+            const unsigned fewest = dtd.text_form ? dtd.text_form->records[i].fields[f].digits : 0;
+            fields.push_back({r.name, d.path, std::string(rt::name(d.type)), std::to_string(fs.values), show(fs, d, fewest, false),
+                              show(fs, d, fewest, true), distinct_text(fs), std::to_string(fs.bytes)});
         }
     }
     std::vector<std::vector<std::string>> sections{{"section", "name", "records", "bytes", "bytes/record"}};

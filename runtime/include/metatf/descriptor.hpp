@@ -21,6 +21,11 @@ struct Encoding {
     std::uint8_t section = 0;
     std::uint8_t pool = 0;  // live: the pool its values are taken from
     std::uint8_t feed = 0;  // the pool its values are added to, 0 for none (any interpretation)
+    // What one step of the stored integer is worth under none, baseOffset and
+    // delta: the stored integer times the unit is the value, the difference
+    // or the offset. Only metadata sets it (a trace's timestamps kept to the
+    // nanosecond that all fall on microseconds store microseconds).
+    std::uint64_t unit = 1;
 };
 
 inline constexpr std::int32_t no_field = -1;

@@ -25,6 +25,24 @@ struct FieldPlan {
     std::uint8_t shift = 0;    // 64 - 8 * width when the stored bytes are signed, else 0
 };
 
+// Whether the bytes a field of type `t` stores under `k` are a signed integer.
+bool stores_signed(Type t, Interp k);
+
+// The unit (Encoding::unit) scales the stored integer of these interpretations
+// only: default and stride store none, and a live count, a section offset and
+// a strided element are positions, not values.
+constexpr bool unit_applies(Interp k) { return k == Interp::none || k == Interp::base_offset || k == Interp::delta; }
+// Units are 1 to max_unit, so that a unit is a metadata value in either class.
+inline constexpr std::uint64_t max_unit = 0xffffffffu;
+
+// `difference` in units of `unit`, read as signed or unsigned, or nothing when
+// it is not a whole number of them.
+inline std::optional<std::uint64_t> divide_by_unit(std::uint64_t difference, std::uint64_t unit, bool sign) {
+    if (!sign) return difference % unit == 0 ? std::optional(difference / unit) : std::nullopt;
+    const auto d = static_cast<std::int64_t>(difference), u = static_cast<std::int64_t>(unit);
+    return d % u == 0 ? std::optional(static_cast<std::uint64_t>(d / u)) : std::nullopt;
+}
+
 struct FieldState : Encoding, FieldPlan {
     const FieldDesc* desc = nullptr;
     std::uint64_t previous = 0;  // delta and stride: the field's last value
@@ -91,7 +109,9 @@ METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t stored) {
 // (what delta and stride count from): whether its interpretation must turn
 // to none (a default the value differs from, a stride it breaks), and the
 // fewest bytes, 0 to 8, the value takes under the interpretation it then has
-// (none, baseOffset, delta: value - base - previous; sectionOffset). Writers
+// (none, baseOffset, delta: value - base - previous, in the field's units, or
+// as it is when it is not a whole number of them and the unit must turn to 1;
+// sectionOffset). Writers
 // that do not refuse values (WriterOptions::strict) follow it; a width
 // metadata record widens a field, or under sectionStride the elements that
 // follow (stored_width()). `sized` is false where no width helps: a field
@@ -100,6 +120,7 @@ METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t stored) {
 struct FieldFit {
     bool sized = false;
     bool to_none = false;
+    bool to_unit_one = false;  // the value is not a whole number of the field's units
     std::uint32_t width = 0;
 };
 FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous);
@@ -113,7 +134,7 @@ struct FieldNeeds {
 
     void add(const FieldState& s, std::uint64_t value) {
         const FieldFit one = fit_value(s, value, seen ? previous : s.previous);
-        fit = {fit.sized || one.sized, fit.to_none || one.to_none, std::max(fit.width, one.width)};
+        fit = {fit.sized || one.sized, fit.to_none || one.to_none, fit.to_unit_one || one.to_unit_one, std::max(fit.width, one.width)};
         previous = value;
         seen = true;
     }

@@ -20,7 +20,9 @@ constexpr std::uint64_t power_of_ten(unsigned scale) {
 
 // Appends an integer field's value: two's complement when signed, and with
 // `scale` fraction digits after a point when scaled ("-1.050" for -1050 at scale 3).
-void append_fixed(std::string& out, std::uint64_t v, bool is_signed, unsigned scale);
+// With `fewest` (1 to scale), zeros at the end of the fraction are dropped
+// down to that many digits ("-1.05" with fewest 2; a text form's `decimal digits 2`).
+void append_fixed(std::string& out, std::uint64_t v, bool is_signed, unsigned scale, unsigned fewest = 0);
 
 // Appends `v` in base 10 or 16 with at least `digits` digits, zeros in front,
 // hex letters in upper case when `upper` (a text form's `hex digits 8 upper`).

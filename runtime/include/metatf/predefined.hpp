@@ -35,10 +35,11 @@ constexpr unsigned metadata_value_count(MetaOp op) {
 
 // Whether value `i` (0 or 1) of a metadata record that changes `field` is
 // signed: a stride is; the first value is when the field is signed, unless it
-// is a width, a section number or a pool number.
+// is a width, a section number, a pool number or a unit.
 constexpr bool metadata_value_signed(const FieldDesc& field, MetaOp op, unsigned i) {
     return i == 1 || (field.type == Type::signed_int && op != MetaOp::width && op != MetaOp::section_offset &&
-                      op != MetaOp::section_stride && op != MetaOp::live && op != MetaOp::feed);
+                      op != MetaOp::section_stride && op != MetaOp::live && op != MetaOp::feed &&
+                      op != MetaOp::unit);
 }
 
 // A metadata record after its tag.

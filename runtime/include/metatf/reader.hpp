@@ -181,11 +181,11 @@ private:
         switch (s.kind) {
             case Interp::none: {
                 const std::uint64_t raw = take(s.width);
-                return s.desc->type == Type::signed_int ? sign_extend(raw, s.width) : raw;
+                return (s.desc->type == Type::signed_int ? sign_extend(raw, s.width) : raw) * s.unit;
             }
             case Interp::default_value: return s.value;
-            case Interp::base_offset: return s.value + sign_extend(take(s.width), s.width);
-            case Interp::delta: return s.previous += sign_extend(take(s.width), s.width);
+            case Interp::base_offset: return s.value + sign_extend(take(s.width), s.width) * s.unit;
+            case Interp::delta: return s.previous += sign_extend(take(s.width), s.width) * s.unit;
             case Interp::stride: return s.previous += static_cast<std::uint64_t>(s.stride);
             case Interp::section_offset: return take(s.width);
             case Interp::section_stride: return strided(s);

@@ -46,7 +46,7 @@ private:
         std::uint64_t value = 0;
         std::uint64_t record = 0;
     };
-    void check_order(const FieldDesc& f, const GenericValue& v, bool in_hex, Last& last, std::uint64_t index,
+    void check_order(const FieldDesc& f, const GenericValue& v, const TextFieldDesc* text, Last& last, std::uint64_t index,
                      std::vector<RuleViolation>& out) const;
 
     struct Dense {

@@ -927,6 +927,11 @@ public:
         if (auto_) auto_->flush();
         w_.metadata(static_cast<std::uint32_t>(record), field, op, a, static_cast<std::uint64_t>(b));
     }
+    // The field stores its values (or their differences) in units of `unit`.
+    void set_unit(RecordType record, std::uint32_t field, std::uint64_t unit) {
+        if (auto_) auto_->flush();
+        w_.metadata(static_cast<std::uint32_t>(record), field, MetaOp::unit, unit);
+    }
     void close() {
         if (auto_) auto_->flush();
         w_.close();
@@ -975,6 +980,7 @@ private:
         for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
             const FieldFit fit = need.need[f].fit;
             if (fit.to_none) w_.metadata(D::slot, f, MetaOp::none);
+            if (fit.to_unit_one) w_.metadata(D::slot, f, MetaOp::unit, 1);
             if (!fit.sized || !s[f].sized_by_width()) continue;
             const std::uint32_t current = s[f].stored_width();
             if (fit.width > current) w_.metadata(D::slot, f, MetaOp::width, fit.width);

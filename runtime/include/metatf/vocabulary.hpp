@@ -43,9 +43,10 @@ enum class MetaOp : std::uint8_t {
     section_stride = 7,
     live = 8,  // a = the pool the field's values are taken from
     feed = 9,  // a = the pool every value of the field is added to (0: none); not an interpretation
+    unit = 10, // a = what one step of the stored integer is worth (1 and up); not an interpretation
 };
 
-inline constexpr MetaOp last_meta_op = MetaOp::feed;
+inline constexpr MetaOp last_meta_op = MetaOp::unit;
 // Pools of live values are numbered 1 to max_pool (see live_pool.hpp).
 inline constexpr unsigned max_pool = 4;
 
@@ -55,15 +56,15 @@ constexpr bool stores_bytes(Interp k) {
     return k != Interp::default_value && k != Interp::stride && k != Interp::section_stride;
 }
 
-// The interpretation a metadata property sets (none for `width` and `feed`, which set none).
+// The interpretation a metadata property sets (none for `width`, `feed` and `unit`, which set none).
 constexpr Interp interp_of(MetaOp op) {
-    constexpr std::array<Interp, 10> of = {Interp::none,          Interp::none,           Interp::base_offset, Interp::delta,
+    constexpr std::array<Interp, 11> of = {Interp::none,          Interp::none,           Interp::base_offset, Interp::delta,
                                            Interp::default_value, Interp::section_offset, Interp::stride,      Interp::section_stride,
-                                           Interp::live,          Interp::none};
+                                           Interp::live,          Interp::none,           Interp::none};
     return static_cast<std::size_t>(op) < of.size() ? of[static_cast<std::size_t>(op)] : Interp::none;
 }
-// Whether a metadata property sets an interpretation (width and feed do not).
-constexpr bool sets_interpretation(MetaOp op) { return op != MetaOp::width && op != MetaOp::feed; }
+// Whether a metadata property sets an interpretation (width, feed and unit do not).
+constexpr bool sets_interpretation(MetaOp op) { return op != MetaOp::width && op != MetaOp::feed && op != MetaOp::unit; }
 
 namespace detail {
 
@@ -91,9 +92,9 @@ constexpr std::string_view name(Interp k) { return detail::interp_names[static_c
 constexpr std::string_view name(TextFormat f) { return detail::text_format_names[static_cast<std::size_t>(f)]; }
 constexpr std::string_view name(Predefined p) { return detail::predefined_names[static_cast<std::size_t>(p)]; }
 constexpr std::string_view name(Order o) { return detail::order_names[static_cast<std::size_t>(o)]; }
-// A metadata property: "width", "feed", or the interpretation it sets.
+// A metadata property: "width", "feed", "unit", or the interpretation it sets.
 constexpr std::string_view name(MetaOp op) {
-    return op == MetaOp::width ? "width" : op == MetaOp::feed ? "feed" : name(interp_of(op));
+    return op == MetaOp::width ? "width" : op == MetaOp::feed ? "feed" : op == MetaOp::unit ? "unit" : name(interp_of(op));
 }
 
 // The word a DTD spells `s`, if any.

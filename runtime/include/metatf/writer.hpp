@@ -144,17 +144,26 @@ public:
     METATF_INLINE void write_int(FieldState& s, std::uint64_t value) {
         if (s.desc->breaks_fixed(value)) [[unlikely]] not_fixed(s, value);
         switch (s.kind) {
-            case Interp::none:
-                put(s, value, s.desc->type == Type::signed_int ? fits_signed(value, s.width) : fits_unsigned(value, s.width));
+            case Interp::none: {
+                const bool sign = s.desc->type == Type::signed_int;
+                const std::uint64_t stored = in_units(s, value, value, sign);
+                put(s, stored, sign ? fits_signed(stored, s.width) : fits_unsigned(stored, s.width));
                 break;
+            }
             case Interp::default_value:
                 if (value != s.value) reject(s, value, "differs from the field's default");
                 break;
-            case Interp::base_offset: put(s, value - s.value, fits_signed(value - s.value, s.width)); break;
-            case Interp::delta:
-                put(s, value - s.previous, fits_signed(value - s.previous, s.width));
+            case Interp::base_offset: {
+                const std::uint64_t stored = in_units(s, value, value - s.value, true);
+                put(s, stored, fits_signed(stored, s.width));
+                break;
+            }
+            case Interp::delta: {
+                const std::uint64_t stored = in_units(s, value, value - s.previous, true);
+                put(s, stored, fits_signed(stored, s.width));
                 s.previous = value;
                 break;
+            }
             case Interp::stride:
                 if (value != s.previous + static_cast<std::uint64_t>(s.stride)) reject(s, value, "breaks the stride");
                 s.previous = value;
@@ -198,6 +207,14 @@ private:
         if (closed_ || failed_ || (r.section != 0 && r.section != current_)) refuse_record(r);
         in_record_ = true;
         return r;
+    }
+    // What a field stores for `difference` (the value, or what it adds to a
+    // base or to the previous value): the difference in the field's units.
+    METATF_INLINE std::uint64_t in_units(const FieldState& s, std::uint64_t value, std::uint64_t difference, bool sign) {
+        if (s.unit == 1) [[likely]] return difference;
+        const auto stored = divide_by_unit(difference, s.unit, sign);
+        if (!stored) reject(s, value, "is not a multiple of the field's unit, " + std::to_string(s.unit));
+        return *stored;
     }
     void put(FieldState& s, std::uint64_t raw, bool fits) {
         if (!fits) reject(s, raw, "does not fit in " + std::to_string(s.width) + " bytes");
