@@ -56,7 +56,7 @@ public:
         add(all, MetaOp::base_offset, lo + (hi - lo) / 2, 0);
         // A base on the values' grid, so that the offsets have their common unit too.
         std::uint64_t grid = 0;
-        for (std::uint64_t v : values_) grid = std::gcd(grid, v - lo);
+        for (auto v = values_.begin(); v != values_.end() && grid != 1; ++v) grid = std::gcd(grid, *v - lo);
         if (grid > 1 && (hi - lo) / 2 % grid != 0) add(all, MetaOp::base_offset, lo + (hi - lo) / 2 / grid * grid, 0);
         if (all.empty()) return {};  // no metadata record can carry a change: keep the encoding
         const Candidate* pick = &all.front();
@@ -137,10 +137,10 @@ private:
         if (s.unit != 1) out.push_back(1);
         const bool sign = stores_signed(s.desc->type, s.kind);
         std::uint64_t common = 0, previous = s.previous;
-        for (std::uint64_t v : values_) {
-            const std::uint64_t d = v - s.add - (previous & s.keep);
+        for (auto v = values_.begin(); v != values_.end() && common != 1; ++v) {
+            const std::uint64_t d = *v - s.add - (previous & s.keep);
             common = std::gcd(common, sign && static_cast<std::int64_t>(d) < 0 ? 0 - d : d);
-            previous = v;
+            previous = *v;
         }
         if (common > 1 && common <= max_unit && common != s.unit) out.push_back(common);
         return out;

@@ -56,7 +56,7 @@ void spc_trace(std::ostream& out, std::uint64_t n, Random& r) {
         s.size = last ? std::uint64_t(1) << 33 : r.chance(2) ? 0 : 512 * (1 + r.below(128));
         s.opcode = r.below(2);
         time += r.chance(1) ? 30'000'000 + r.below(1'000'000) : r.below(1000);
-        s.timestamp = time;
+        s.timestamp = time * 1000;  // microseconds, as SPC traces give them; the DTD keeps nanoseconds
         texts.clear();
         if (r.chance(10)) {
             for (std::uint64_t k = 1 + r.below(3); k > 0; --k) texts.push_back(r.text(12, ',', true));
