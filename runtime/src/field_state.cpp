@@ -94,14 +94,19 @@ FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previ
         kind = Interp::none;  // the width it would need, to_none or not: a repeated field may need it later
     }
     const std::uint64_t base = kind == Interp::base_offset ? s.value : kind == Interp::delta ? previous : 0;
-    std::uint64_t stored = value - base;
+    const std::uint64_t stored = value - base;
     const bool sign = stores_signed(s.desc->type, kind);
+    const auto width_of = [sign](std::uint64_t v) {
+        std::uint32_t w = 0;
+        while (w < 8 && !(sign ? fits_signed(v, w) : fits_unsigned(v, w))) ++w;
+        return w;
+    };
+    fit.width = fit.width_unit_one = width_of(stored);
     if (s.unit != 1 && unit_applies(kind)) {
         const auto units = divide_by_unit(stored, s.unit, sign);
         fit.to_unit_one = !units && (unit_applies(s.kind) || fit.to_none);  // default and stride store nothing
-        stored = units.value_or(stored);
+        if (units) fit.width = width_of(*units);
     }
-    while (fit.width < 8 && !(sign ? fits_signed(stored, fit.width) : fits_unsigned(stored, fit.width))) ++fit.width;
     return fit;
 }
 

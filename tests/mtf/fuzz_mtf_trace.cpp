@@ -67,7 +67,7 @@ struct Pipe {
 // Takes every value, so that none is left unread.
 struct Toucher : mtf::Sink {
     std::uint64_t sum = 0;
-    void integer(const char*, std::uint64_t v, const rt::FieldDesc&) override { sum += v; }
+    void integer(const char*, std::uint64_t v, const rt::FieldDesc&, unsigned) override { sum += v; }
     void real(const char*, double v) override { sum += static_cast<std::uint64_t>(v == v); }
     void bytes(const char*, std::span<const std::byte> v) override {
         for (std::byte b : v) sum += std::to_integer<unsigned>(b);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <hatf10.hpp>
+#include <ptf.hpp>
 #include <metatf/generic.hpp>
 
 #include <doctest/doctest.h>
@@ -169,4 +170,36 @@ TEST_CASE("units: the auto encoder stores timestamps that fall on microseconds i
     const std::string empty = fresh_path("empty.mtf");
     metatf::test::write_auto({}, empty, hatf10::dtd, {}, 1000);
     CHECK(fs::file_size(path) - fs::file_size(empty) < 3000 * 4 + 200);
+}
+
+TEST_CASE("units: a repeated field with one value off the unit is widened for all its values at unit 1") {
+    const std::string path = fresh_path("repeat.mtf");
+    ptf::Fo fo;
+    fo.formatId = 41;
+    fo.numberOfDataMembers = 2;
+    fo.numberOfDataMembers_items = {{200000}, {7}};  // 200 units of 1000 (1 byte); 7 is not a multiple
+    {
+        ptf::Writer w(path);
+        w.set_unit(ptf::RecordType::Fo, ptf::Fo::dataMemberFormatId_field, 1000);
+        w.set_width(ptf::RecordType::Fo, ptf::Fo::dataMemberFormatId_field, 1);
+        w.write(fo);
+        w.close();
+    }
+    ptf::Reader r(path);
+    std::vector<ptf::Metadata> metadata;
+    bool found = false;
+    while (r.next()) {
+        if (r.type() == ptf::RecordType::Metadata) metadata.push_back(r.get<ptf::Metadata>());
+        if (r.type() == ptf::RecordType::Fo) {
+            CHECK(r.get<ptf::Fo>() == fo);
+            found = true;
+        }
+    }
+    CHECK(found);
+    // unit 1000, width 1, then unit 1 and the 3 bytes 200000 takes.
+    REQUIRE(metadata.size() == 4);
+    CHECK(metadata[2].op == rt::MetaOp::unit);
+    CHECK(metadata[2].a == 1);
+    CHECK(metadata[3].op == rt::MetaOp::width);
+    CHECK(metadata[3].a == 3);
 }

@@ -148,7 +148,7 @@ std::string text_report(const Trace& trace, const Stats& st) {
         for (std::uint32_t f = 1; f < r.field_count; ++f) {
             const FieldStats& fs = rs.fields[f];
             const rt::FieldDesc& d = r.fields[f];
-            const unsigned fewest = dtd.text_form ? dtd.text_form->records[i].fields[f].digits : 0;
+            const unsigned fewest = dtd.text_form && dtd.text_form->records[i].mnemonic ? dtd.text_form->records[i].fields[f].digits : 0;
             fields.push_back({r.name, d.path, std::string(rt::name(d.type)), std::to_string(fs.values), show(fs, d, fewest, false),
                               show(fs, d, fewest, true), distinct_text(fs), std::to_string(fs.bytes)});
         }

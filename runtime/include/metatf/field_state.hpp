@@ -122,6 +122,7 @@ struct FieldFit {
     bool to_none = false;
     bool to_unit_one = false;  // the value is not a whole number of the field's units
     std::uint32_t width = 0;
+    std::uint32_t width_unit_one = 0;  // the width it takes at unit 1
 };
 FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous);
 
@@ -131,10 +132,15 @@ struct FieldNeeds {
     FieldFit fit;
     std::uint64_t previous = 0;
     bool seen = false;
+    std::uint32_t in_units = 0;  // the widest of the values in the field's units
 
     void add(const FieldState& s, std::uint64_t value) {
         const FieldFit one = fit_value(s, value, seen ? previous : s.previous);
-        fit = {fit.sized || one.sized, fit.to_none || one.to_none, fit.to_unit_one || one.to_unit_one, std::max(fit.width, one.width)};
+        in_units = std::max(in_units, one.width);
+        fit = {fit.sized || one.sized, fit.to_none || one.to_none, fit.to_unit_one || one.to_unit_one, 0,
+               std::max(fit.width_unit_one, one.width_unit_one)};
+        // One value off the unit sets it back to 1 for all of them.
+        fit.width = fit.to_unit_one ? fit.width_unit_one : in_units;
         previous = value;
         seen = true;
     }
