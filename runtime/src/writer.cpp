@@ -163,6 +163,16 @@ void TraceWriter::put_live(FieldState& s, std::uint64_t value) {
     }
 }
 
+void TraceWriter::put_scaled(FieldState& s, std::uint64_t value, std::uint64_t difference, bool sign) {
+    const std::string unit = std::to_string(s.unit);
+    const auto stored = divide_by_unit(difference, s.unit, sign);
+    if (!stored) reject(s, value, "is not a multiple of the field's unit, " + unit);
+    if (!(sign ? fits_signed(*stored, s.width) : fits_unsigned(*stored, s.width))) {
+        reject(s, value, "does not fit in " + std::to_string(s.width) + " bytes in units of " + unit);
+    }
+    append_raw(*stored, s.width);
+}
+
 void TraceWriter::put_strided(FieldState& s, std::uint64_t value) {
     SectionOut& out = *sections_[s.section];
     if (out.mode == SectionOut::Mode::records) {

@@ -40,6 +40,16 @@ golden(alloc.csv dump --format csv --record alloc ${trace})
 golden(check.txt check ${trace})
 golden(stats.txt stats ${trace})
 golden(stats.json stats --json ${trace})
+# A record type without a text form, in a DTD that has one (one.dtd; both.dtd,
+# with the same layout, wrote the trace): stats shows its values.
+file(WRITE "${WORK_DIR}/both.dtd" "text { separator = \" \"; }\nx.width = 4;\ny.width = 4;\na : (tag, x) { tag.value = 5; tag.mnemonic = \"a\"; }\nb : (tag, y) { tag.value = 6; tag.mnemonic = \"b\"; }\n")
+file(WRITE "${WORK_DIR}/one.dtd" "text { separator = \" \"; }\nx.width = 4;\ny.width = 4;\na : (tag, x) { tag.value = 5; tag.mnemonic = \"a\"; }\nb : (tag, y) { tag.value = 6; }\n")
+file(WRITE "${WORK_DIR}/both.txt" "a 1\nb 2\n")
+run(0 convert -f --dtd "${WORK_DIR}/both.dtd" "${WORK_DIR}/both.txt" "${WORK_DIR}/both.mtf")
+run(0 stats --dtd "${WORK_DIR}/one.dtd" "${WORK_DIR}/both.mtf")
+if(NOT out MATCHES "\nb +y +unsigned +1 +2 +2 ")
+  message(FATAL_ERROR "stats with one.dtd: no row for field y of b:\n${out}")
+endif()
 # The same records in the other byte order and class.
 golden(dump.txt dump tests/fixtures/traces/hatf10-little-endian-32.mtf)
 # --dtd with the trace's own DTD reads it alike.

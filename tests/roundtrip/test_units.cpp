@@ -105,6 +105,12 @@ TEST_CASE("units: a strict writer refuses a value that is not a whole number of 
     CHECK(error_of([&] { w.write(Alloc{.size = 24, .address = 1}); }) ==
           "value 24 of field 'size' (none) is not a multiple of the field's unit, 16");
     CHECK_FALSE(fs::exists(path));
+    // The message names the value, not the number of units it stores.
+    hatf10::Writer narrow(fresh_path("narrow.mtf"), options);
+    narrow.set_unit(RecordType::Alloc, Alloc::size_field, 1000);
+    narrow.set_width(RecordType::Alloc, Alloc::size_field, 1);
+    CHECK(error_of([&] { narrow.write(Alloc{.size = 300000, .address = 1}); }) ==
+          "value 300000 of field 'size' (none) does not fit in 1 bytes in units of 1000");
 }
 
 TEST_CASE("units: otherwise the writer returns the field to unit 1 before such a value") {

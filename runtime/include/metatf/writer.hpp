@@ -144,26 +144,15 @@ public:
     METATF_INLINE void write_int(FieldState& s, std::uint64_t value) {
         if (s.desc->breaks_fixed(value)) [[unlikely]] not_fixed(s, value);
         switch (s.kind) {
-            case Interp::none: {
-                const bool sign = s.desc->type == Type::signed_int;
-                const std::uint64_t stored = in_units(s, value, value, sign);
-                put(s, stored, sign ? fits_signed(stored, s.width) : fits_unsigned(stored, s.width));
-                break;
-            }
+            case Interp::none: put_units(s, value, value, s.desc->type == Type::signed_int); break;
             case Interp::default_value:
                 if (value != s.value) reject(s, value, "differs from the field's default");
                 break;
-            case Interp::base_offset: {
-                const std::uint64_t stored = in_units(s, value, value - s.value, true);
-                put(s, stored, fits_signed(stored, s.width));
-                break;
-            }
-            case Interp::delta: {
-                const std::uint64_t stored = in_units(s, value, value - s.previous, true);
-                put(s, stored, fits_signed(stored, s.width));
+            case Interp::base_offset: put_units(s, value, value - s.value, true); break;
+            case Interp::delta:
+                put_units(s, value, value - s.previous, true);
                 s.previous = value;
                 break;
-            }
             case Interp::stride:
                 if (value != s.previous + static_cast<std::uint64_t>(s.stride)) reject(s, value, "breaks the stride");
                 s.previous = value;
@@ -208,13 +197,11 @@ private:
         in_record_ = true;
         return r;
     }
-    // What a field stores for `difference` (the value, or what it adds to a
-    // base or to the previous value): the difference in the field's units.
-    METATF_INLINE std::uint64_t in_units(const FieldState& s, std::uint64_t value, std::uint64_t difference, bool sign) {
-        if (s.unit == 1) [[likely]] return difference;
-        const auto stored = divide_by_unit(difference, s.unit, sign);
-        if (!stored) reject(s, value, "is not a multiple of the field's unit, " + std::to_string(s.unit));
-        return *stored;
+    // Stores `difference` (the value, or what it adds to a base or to the
+    // previous value) in the field's units; `sign`: whether it is signed.
+    METATF_INLINE void put_units(FieldState& s, std::uint64_t value, std::uint64_t difference, bool sign) {
+        if (s.unit == 1) [[likely]] return put(s, difference, sign ? fits_signed(difference, s.width) : fits_unsigned(difference, s.width));
+        put_scaled(s, value, difference, sign);
     }
     void put(FieldState& s, std::uint64_t raw, bool fits) {
         if (!fits) reject(s, raw, "does not fit in " + std::to_string(s.width) + " bytes");
@@ -222,6 +209,7 @@ private:
     }
     void append_raw(std::uint64_t value, unsigned width) { store_uint(buffer_->extend(width), value, width, options_.order); }
     [[noreturn]] void refuse_record(const RecordDesc& r);
+    void put_scaled(FieldState& s, std::uint64_t value, std::uint64_t difference, bool sign);
     void put_strided(FieldState& s, std::uint64_t value);
     void put_live(FieldState& s, std::uint64_t value);
     [[noreturn]] void reject(const FieldState& s, std::uint64_t value, const std::string& why);
