@@ -375,7 +375,21 @@ struct CompressedReadWrite {
     static constexpr std::uint32_t fieldValue_field = 6;
     std::uint64_t clientId{};
     std::uint64_t fileDescBits{};
+    // The parts of fileDescBits, from its least significant bit.
+    std::uint64_t fileDesc() const { return rt::get_part(fileDescBits, 0, 6); }
+    void set_fileDesc(std::uint64_t v) { fileDescBits = rt::with_part(fileDescBits, 0, 6, v, "fileDesc"); }
+    std::uint64_t memStrideIndex() const { return rt::get_part(fileDescBits, 6, 2); }
+    void set_memStrideIndex(std::uint64_t v) { fileDescBits = rt::with_part(fileDescBits, 6, 2, v, "memStrideIndex"); }
     std::uint64_t indexBits{};
+    // The parts of indexBits, from its least significant bit.
+    std::uint64_t sizeIndex() const { return rt::get_part(indexBits, 0, 2); }
+    void set_sizeIndex(std::uint64_t v) { indexBits = rt::with_part(indexBits, 0, 2, v, "sizeIndex"); }
+    std::uint64_t strideIndex() const { return rt::get_part(indexBits, 2, 2); }
+    void set_strideIndex(std::uint64_t v) { indexBits = rt::with_part(indexBits, 2, 2, v, "strideIndex"); }
+    std::uint64_t operationType() const { return rt::get_part(indexBits, 4, 3); }
+    void set_operationType(std::uint64_t v) { indexBits = rt::with_part(indexBits, 4, 3, v, "operationType"); }
+    std::uint64_t timestampDelta() const { return rt::get_part(indexBits, 7, 1); }
+    void set_timestampDelta(std::uint64_t v) { indexBits = rt::with_part(indexBits, 7, 1, v, "timestampDelta"); }
     std::uint64_t duration{};
     std::uint64_t fieldCount{};
     struct FieldCountItem {
@@ -779,7 +793,7 @@ inline constexpr rt::FieldDesc metadata_2_fields[] = {
 };
 inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
 inline constexpr rt::NamedValue header_3_rules5_names[] = {{"unlisted", 0u}, {"ipsc", 1u}, {"paragon", 2u}, {"cm5", 3u}, {"maspar", 4u}, {"hector", 5u}, {"ncube", 6u}, {"sp2", 7u}, {"crayT3d", 8u}};
-inline constexpr rt::FieldRules header_3_rules5 = {false, false, 0u, 0u, header_3_rules5_names, 9, false, rt::Order::none, nullptr, false, 0u};  // systemType
+inline constexpr rt::FieldRules header_3_rules5 = {false, false, 0u, 0u, header_3_rules5_names, 9, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // systemType
 inline constexpr rt::FieldDesc header_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"startDate", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
@@ -832,7 +846,7 @@ inline constexpr rt::FieldDesc clientLeave_7_fields[] = {
 };
 inline constexpr rt::LayoutStep clientLeave_7_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
 inline constexpr rt::NamedValue appOpen_8_rules11_names[] = {{"read", 1u}, {"readWrite", 2u}, {"write", 4u}, {"create", 8u}, {"truncate", 16u}, {"append", 32u}};
-inline constexpr rt::FieldRules appOpen_8_rules11 = {false, false, 0u, 0u, appOpen_8_rules11_names, 6, true, rt::Order::none, nullptr, false, 0u};  // openFlags
+inline constexpr rt::FieldRules appOpen_8_rules11 = {false, false, 0u, 0u, appOpen_8_rules11_names, 6, rt::Naming::flags, rt::Order::none, nullptr, false, 0u};  // openFlags
 inline constexpr rt::FieldDesc appOpen_8_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
@@ -849,7 +863,7 @@ inline constexpr rt::FieldDesc appOpen_8_fields[] = {
 };
 inline constexpr rt::LayoutStep appOpen_8_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}, {rt::LayoutStep::field, 5}, {rt::LayoutStep::field, 6}, {rt::LayoutStep::field, 7}, {rt::LayoutStep::field, 8}, {rt::LayoutStep::field, 9}, {rt::LayoutStep::field, 10}, {rt::LayoutStep::field, 11}};
 inline constexpr rt::NamedValue clientOpen_9_rules11_names[] = {{"read", 1u}, {"readWrite", 2u}, {"write", 4u}, {"create", 8u}, {"truncate", 16u}, {"append", 32u}};
-inline constexpr rt::FieldRules clientOpen_9_rules11 = {false, false, 0u, 0u, clientOpen_9_rules11_names, 6, true, rt::Order::none, nullptr, false, 0u};  // openFlags
+inline constexpr rt::FieldRules clientOpen_9_rules11 = {false, false, 0u, 0u, clientOpen_9_rules11_names, 6, rt::Naming::flags, rt::Order::none, nullptr, false, 0u};  // openFlags
 inline constexpr rt::FieldDesc clientOpen_9_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
@@ -882,7 +896,7 @@ inline constexpr rt::FieldDesc clientClose_11_fields[] = {
 };
 inline constexpr rt::LayoutStep clientClose_11_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}};
 inline constexpr rt::NamedValue readWrite_12_rules4_names[] = {{"asynchronous", 1u}, {"write", 2u}, {"clientRequest", 4u}};
-inline constexpr rt::FieldRules readWrite_12_rules4 = {false, false, 0u, 0u, readWrite_12_rules4_names, 3, true, rt::Order::none, nullptr, false, 0u};  // operationType
+inline constexpr rt::FieldRules readWrite_12_rules4 = {false, false, 0u, 0u, readWrite_12_rules4_names, 3, rt::Naming::flags, rt::Order::none, nullptr, false, 0u};  // operationType
 inline constexpr rt::FieldDesc readWrite_12_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"startTime", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
@@ -950,11 +964,15 @@ inline constexpr rt::FieldDesc fcntl_18_fields[] = {
     {"arg", rt::Type::signed_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep fcntl_18_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}, {rt::LayoutStep::field, 5}};
+inline constexpr rt::NamedValue compressedReadWrite_19_rules2_names[] = {{"fileDesc", 63u}, {"memStrideIndex", 192u}};
+inline constexpr rt::FieldRules compressedReadWrite_19_rules2 = {false, false, 0u, 0u, compressedReadWrite_19_rules2_names, 2, rt::Naming::parts, rt::Order::none, nullptr, false, 0u};  // fileDescBits
+inline constexpr rt::NamedValue compressedReadWrite_19_rules3_names[] = {{"sizeIndex", 3u}, {"strideIndex", 12u}, {"operationType", 112u}, {"timestampDelta", 128u}};
+inline constexpr rt::FieldRules compressedReadWrite_19_rules3 = {false, false, 0u, 0u, compressedReadWrite_19_rules3_names, 4, rt::Naming::parts, rt::Order::none, nullptr, false, 0u};  // indexBits
 inline constexpr rt::FieldDesc compressedReadWrite_19_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"clientId", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
-    {"fileDescBits", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
-    {"indexBits", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
+    {"fileDescBits", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}, &compressedReadWrite_19_rules2},
+    {"indexBits", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}, &compressedReadWrite_19_rules3},
     {"duration", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"fieldCount", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"fieldValue", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -1293,14 +1311,14 @@ inline constexpr char text[] =
     "// when it fits in 4 bytes, otherwise two words holding the full 8-byte\n"
     "// timestamp.\n"
     "//\n"
-    "// Meta-TF has no bit fields, so the two bytes of packed bit fields are one\n"
-    "// 1-byte field each. With the usual allocation (first declared field in the\n"
-    "// least significant bits):\n"
-    "//     fileDescBits: bits 0-5 the file descriptor (so at most 64 open files),\n"
-    "//                   bits 6-7 the memory-stride index;\n"
-    "//     indexBits:    bits 0-1 the size index, bits 2-3 the file-stride index,\n"
-    "//                   bits 4-6 the operation type (the bits of operationType\n"
-    "//                   above), bit 7 set when the timestamp is a 4-byte delta.\n"
+    "// The two bytes of packed bit fields are one 1-byte field each, whose\n"
+    "// 'bits' name the C struct's bit fields in declaration order: the file\n"
+    "// descriptor (so at most 64 open files) and the memory-stride index; the\n"
+    "// size index, the file-stride index, the operation type (the bits of\n"
+    "// operationType above) and whether the timestamp is a 4-byte delta. A trace\n"
+    "// holds them from the least significant bit up, whichever machine wrote\n"
+    "// them; a native form for a big-endian machine would place them from the\n"
+    "// most significant bit, as its compiler did ('bitfields' in a native block).\n"
     "// The client is a single byte here, not a TraceClientId.\n"
     "//\n"
     "// The C struct ends in an array of unspecified length: how many words\n"
@@ -1317,7 +1335,9 @@ inline constexpr char text[] =
     "    tag.code = none;\n"
     "    clientId.width = 1;\n"
     "    fileDescBits.width = 1;\n"
+    "    fileDescBits.bits = { fileDesc = 6, memStrideIndex = 2 };\n"
     "    indexBits.width = 1;\n"
+    "    indexBits.bits = { sizeIndex = 2, strideIndex = 2, operationType = 3, timestampDelta = 1 };\n"
     "    duration.width = 4;\n"
     "    fieldCount.width = 1;\n"
     "    fieldValue.width = 4;\n"
@@ -1454,8 +1474,8 @@ inline constexpr rt::NativeRecordDesc native1_records[] = {
 };
 inline constexpr std::uint8_t native1_magic[] = {103, 69, 35, 1, 1, 0, 0, 0};
 inline constexpr rt::NativeFormDesc native_forms[] = {
-    {"ipsc860", rt::ByteOrder::big, 2, 8, nullptr, native0_magic, 8, native0_records},
-    {"lp64", rt::ByteOrder::little, 2, 8, nullptr, native1_magic, 8, native1_records},
+    {"ipsc860", rt::ByteOrder::big, 2, 8, true, nullptr, native0_magic, 8, native0_records},
+    {"lp64", rt::ByteOrder::little, 2, 8, false, nullptr, native1_magic, 8, native1_records},
 };
 
 }  // namespace detail

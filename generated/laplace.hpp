@@ -335,8 +335,8 @@ inline constexpr rt::FieldDesc kernelEventF_3_fields[] = {
     {"arg2", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep kernelEventF_3_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
-inline constexpr rt::FieldRules kernelFetch_4_rules2 = {false, true, 0u, 15u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // length
-inline constexpr rt::FieldRules kernelFetch_4_rules3 = {false, true, 0u, 1048575u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // virtualPage
+inline constexpr rt::FieldRules kernelFetch_4_rules2 = {false, true, 0u, 15u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // length
+inline constexpr rt::FieldRules kernelFetch_4_rules3 = {false, true, 0u, 1048575u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // virtualPage
 inline constexpr rt::FieldDesc kernelFetch_4_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::delta, 4, 4, 0u, 0LL, 0}},
@@ -359,8 +359,8 @@ inline constexpr rt::FieldDesc kernelEventM_5_fields[] = {
     {"fileName", rt::Type::bytes, 0, 9, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep kernelEventM_5_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}, {rt::LayoutStep::field, 5}, {rt::LayoutStep::field, 6}, {rt::LayoutStep::field, 7}, {rt::LayoutStep::field, 8}, {rt::LayoutStep::field, 9}, {rt::LayoutStep::field, 10}};
-inline constexpr rt::FieldRules kernelRead_6_rules2 = {false, true, 0u, 15u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // length
-inline constexpr rt::FieldRules kernelRead_6_rules3 = {false, true, 0u, 1048575u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // virtualPage
+inline constexpr rt::FieldRules kernelRead_6_rules2 = {false, true, 0u, 15u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // length
+inline constexpr rt::FieldRules kernelRead_6_rules3 = {false, true, 0u, 1048575u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // virtualPage
 inline constexpr rt::FieldDesc kernelRead_6_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::delta, 4, 4, 0u, 0LL, 0}},
@@ -369,8 +369,8 @@ inline constexpr rt::FieldDesc kernelRead_6_fields[] = {
     {"canonicalPage", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep kernelRead_6_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}};
-inline constexpr rt::FieldRules kernelWrite_7_rules2 = {false, true, 0u, 15u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // length
-inline constexpr rt::FieldRules kernelWrite_7_rules3 = {false, true, 0u, 1048575u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // virtualPage
+inline constexpr rt::FieldRules kernelWrite_7_rules2 = {false, true, 0u, 15u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // length
+inline constexpr rt::FieldRules kernelWrite_7_rules3 = {false, true, 0u, 1048575u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // virtualPage
 inline constexpr rt::FieldDesc kernelWrite_7_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::delta, 4, 4, 0u, 0LL, 0}},
@@ -379,8 +379,8 @@ inline constexpr rt::FieldDesc kernelWrite_7_fields[] = {
     {"canonicalPage", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep kernelWrite_7_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}};
-inline constexpr rt::FieldRules userFetch_8_rules2 = {false, true, 0u, 15u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // length
-inline constexpr rt::FieldRules userFetch_8_rules3 = {false, true, 0u, 1048575u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // virtualPage
+inline constexpr rt::FieldRules userFetch_8_rules2 = {false, true, 0u, 15u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // length
+inline constexpr rt::FieldRules userFetch_8_rules3 = {false, true, 0u, 1048575u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // virtualPage
 inline constexpr rt::FieldDesc userFetch_8_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::delta, 4, 4, 0u, 0LL, 0}},
@@ -389,8 +389,8 @@ inline constexpr rt::FieldDesc userFetch_8_fields[] = {
     {"canonicalPage", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep userFetch_8_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}};
-inline constexpr rt::FieldRules userRead_9_rules2 = {false, true, 0u, 15u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // length
-inline constexpr rt::FieldRules userRead_9_rules3 = {false, true, 0u, 1048575u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // virtualPage
+inline constexpr rt::FieldRules userRead_9_rules2 = {false, true, 0u, 15u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // length
+inline constexpr rt::FieldRules userRead_9_rules3 = {false, true, 0u, 1048575u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // virtualPage
 inline constexpr rt::FieldDesc userRead_9_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::delta, 4, 4, 0u, 0LL, 0}},
@@ -399,8 +399,8 @@ inline constexpr rt::FieldDesc userRead_9_fields[] = {
     {"canonicalPage", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep userRead_9_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}, {rt::LayoutStep::field, 4}};
-inline constexpr rt::FieldRules userWrite_10_rules2 = {false, true, 0u, 15u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // length
-inline constexpr rt::FieldRules userWrite_10_rules3 = {false, true, 0u, 1048575u, nullptr, 0, false, rt::Order::none, nullptr, false, 0u};  // virtualPage
+inline constexpr rt::FieldRules userWrite_10_rules2 = {false, true, 0u, 15u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // length
+inline constexpr rt::FieldRules userWrite_10_rules3 = {false, true, 0u, 1048575u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, false, 0u};  // virtualPage
 inline constexpr rt::FieldDesc userWrite_10_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::delta, 4, 4, 0u, 0LL, 0}},

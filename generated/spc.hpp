@@ -110,8 +110,8 @@ inline constexpr rt::FieldDesc metadata_2_fields[] = {
     {"property", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
-inline constexpr rt::FieldRules spc_3_rules1 = {false, false, 0u, 0u, nullptr, 0, false, rt::Order::none, nullptr, true, 0u};  // asu
-inline constexpr rt::FieldRules spc_3_rules5 = {false, false, 0u, 0u, nullptr, 0, false, rt::Order::nondecreasing, nullptr, false, 0u};  // timestamp
+inline constexpr rt::FieldRules spc_3_rules1 = {false, false, 0u, 0u, nullptr, 0, rt::Naming::values, rt::Order::none, nullptr, true, 0u};  // asu
+inline constexpr rt::FieldRules spc_3_rules5 = {false, false, 0u, 0u, nullptr, 0, rt::Naming::values, rt::Order::nondecreasing, nullptr, false, 0u};  // timestamp
 inline constexpr rt::FieldDesc spc_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"asu", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}, &spc_3_rules1},

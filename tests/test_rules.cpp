@@ -116,6 +116,65 @@ TEST_CASE("rules: names as dump shows them") {
     CHECK(rt::value_name(*r.fields[1].rules, 3).empty());  // a range names nothing
 }
 
+TEST_CASE("rules: names read back as dump writes them") {
+    const rt::RecordDesc& r = dtd().desc().records[a_slot];
+    CHECK(rt::named_value(*r.fields[3].rules, "close") == 2u);
+    CHECK(!rt::named_value(*r.fields[3].rules, "2"));
+    CHECK(rt::named_value(*r.fields[4].rules, "sync|read") == 0xdu);
+    CHECK(rt::named_value(*r.fields[4].rules, "write|0x20") == 0x22u);
+    CHECK(rt::named_value(*r.fields[4].rules, "0") == 0u);
+    CHECK(!rt::named_value(*r.fields[4].rules, "write|0x2"));  // hex is for bits no flag holds
+    CHECK(!rt::named_value(*r.fields[4].rules, "write|"));
+    CHECK(!rt::named_value(*r.fields[1].rules, "1"));
+}
+
+// `bits`: a 16-bit value with parts of 3, 5 and 4 bits from bit 0, and 4 bits in none.
+const lower::LoweredDtd& parts_dtd() {
+    static const lower::LoweredDtd lowered =
+        lower::lower(test::schema_of("tag.width = 1; m.width = 2; m.bits = { mode = 3, level = 5, zone = 4 }; r : (tag, m) { tag.value = 4; }"));
+    return lowered;
+}
+
+TEST_CASE("rules: parts ('bits') are named in order, each from the bit after the one before") {
+    const auto ir = ir::to_json(test::schema_of("tag.width = 1; m.width = 2; m.bits = { mode = 3, level = 5, zone = 4 }; r : (tag, m) { tag.value = 4; }"));
+    CHECK(ir["records"][3]["fields"][1]["rules"].dump() == R"({"bits":{"mode":3,"level":5,"zone":4}})");
+    const rt::FieldRules& m = *parts_dtd().desc().records[3].fields[1].rules;
+    CHECK(m.naming == rt::Naming::parts);
+    CHECK(m.names[1].value == 0xf8u);
+    CHECK(rt::value_name(m, 0x398d) == "mode:5,level:17,zone:9,0x3000");
+    CHECK(rt::value_name(m, 0) == "mode:0,level:0,zone:0");
+    CHECK(rt::named_value(m, "mode:5,level:17,zone:9,0x3000") == 0x398du);
+    CHECK(rt::named_value(m, "mode:5,level:17,zone:9") == 0x98du);
+    CHECK(!rt::named_value(m, "mode:5,level:17"));         // every part, in order
+    CHECK(!rt::named_value(m, "level:17,mode:5,zone:9"));
+    CHECK(!rt::named_value(m, "mode:8,level:17,zone:9"));  // too wide for its 3 bits
+    CHECK(!rt::named_value(m, "mode:5,level:17,zone:9,0x100"));  // zone's bit
+    rt::RuleChecker c(parts_dtd().desc());
+    std::vector<rt::RuleViolation> found;
+    c.check({3, {integer(1, 0x98d)}}, 0, found);
+    CHECK(found.empty());
+    c.check({3, {integer(1, 0x398d)}}, 1, found);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].message == "is 0x398d, whose bits 0x3000 are in none of its parts");
+}
+
+TEST_CASE("rules: a big-endian compiler's allocation from the most significant bit, and back") {
+    const rt::FieldRules& m = *parts_dtd().desc().records[3].fields[1].rules;
+    // GCC on x86-64 with scalar_storage_order("big-endian") lays out
+    // {mode = 5, level = 17, zone = 9, 4 spare bits = 3} as the 16-bit 0xb193.
+    CHECK(rt::parts_to_high(m, 0x398d, 2) == 0xb193u);
+    CHECK(rt::parts_from_high(m, 0xb193, 2) == 0x398du);
+    // In a 4-byte unit the parts start at bit 31, and the 20 bits above them sit below.
+    CHECK(rt::parts_to_high(m, 0x398d, 4) == 0xb1900003u);
+    for (std::uint64_t v = 0; v < 0x10000; v += 7) {
+        CHECK(rt::parts_from_high(m, rt::parts_to_high(m, v, 2), 2) == v);
+    }
+    CHECK(rt::get_part(0x398d, 3, 5) == 17u);
+    CHECK(rt::with_part(0x398d, 3, 5, 2, "level") == 0x3915u);
+    CHECK_THROWS_WITH_AS(rt::with_part(0, 3, 5, 32, "level"), "part 'level' is 5 bits wide; 32 does not fit", rt::TraceError);
+    CHECK(rt::with_part(0, 0, 64, ~std::uint64_t(0), "all") == ~std::uint64_t(0));
+}
+
 TEST_CASE("rules: a dense field's values run from its start to the largest with no gap, checked after the last record") {
     const lower::LoweredDtd lowered = lower::lower(test::schema_of("tag.width = 1; u.width = 1; u.dense = 1; r : (tag, u) { tag.value = 4; }"));
     const auto checked = [&](std::vector<std::uint64_t> values) {

@@ -1,6 +1,7 @@
 #include "cpp.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -113,6 +114,7 @@ public:
             member_.push_back(m);
         }
         name_groups(r.layout, taken);
+        name_parts(taken);
     }
 
     const std::string& name() const { return struct_; }
@@ -162,6 +164,31 @@ private:
         }
     }
 
+    // A field's parts ('bits') get a getter and a setter each, named after the part.
+    void name_parts(std::set<std::string>& taken) {
+        for (const ir::Field& f : record_.fields) {
+            if (f.rules.naming != rt::Naming::parts) continue;
+            for (const ir::NamedValue& part : f.rules.names) {
+                std::string m = identifier(part.name);
+                while (taken.count(m) || taken.count("set_" + m)) m += '_';
+                taken.insert({m, "set_" + m});
+                part_member_[{f.index, part.name}] = m;
+            }
+        }
+    }
+
+    void emit_parts(std::ostream& o, const ir::Field& f, const std::string& indent) const {
+        if (f.rules.naming != rt::Naming::parts) return;
+        o << indent << "// The parts of " << member_[f.index] << ", from its least significant bit.\n";
+        for (const ir::NamedValue& part : f.rules.names) {
+            const std::string& m = part_member_.at({f.index, part.name});
+            const std::string at = std::to_string(std::countr_zero(part.value)) + ", " + std::to_string(std::popcount(part.value));
+            o << indent << "std::uint64_t " << m << "() const { return rt::get_part(" << member_[f.index] << ", " << at << "); }\n";
+            o << indent << "void set_" << m << "(std::uint64_t v) { " << member_[f.index] << " = rt::with_part(" << member_[f.index] << ", " << at
+              << ", v, \"" << part.name << "\"); }\n";
+        }
+    }
+
     void emit_members(std::ostream& o, const std::vector<ir::LayoutItem>& items, const std::string& indent,
                       bool top) const {
         for (const auto& item : items) {
@@ -169,6 +196,7 @@ private:
                 if (top && *index == 0) continue;  // the tag is the struct's type
                 const ir::Field& f = record_.fields[*index];
                 o << indent << member_type(f.type) << " " << member_[*index] << "{" << fixed_value(f) << "};\n";
+                emit_parts(o, f, indent);
                 continue;
             }
             const auto& rep = std::get<ir::Repeat>(item);
@@ -231,6 +259,7 @@ private:
     std::string struct_;
     std::vector<std::string> member_;  // by field index
     std::map<const std::vector<ir::LayoutItem>*, std::string> group_member_, group_struct_;
+    std::map<std::pair<std::uint32_t, std::string>, std::string> part_member_;  // by field index and part name: the getter
 };
 
 }  // namespace

@@ -59,10 +59,11 @@ void emit_rules(std::ostream& o, const rt::FieldDesc& f, const std::string& base
     }
     static constexpr std::array<const char*, 3> orders = {"rt::Order::none", "rt::Order::nondecreasing", "rt::Order::increasing"};
     static_assert(orders.size() == rt::detail::order_names.size());
+    static constexpr std::array<const char*, 3> namings = {"rt::Naming::values", "rt::Naming::flags", "rt::Naming::parts"};
     o << "inline constexpr rt::FieldRules " << name << " = {" << bool_literal(r.has_minimum) << ", "
       << bool_literal(r.has_maximum) << ", " << r.minimum << "u, " << r.maximum << "u, "
       << (r.name_count ? name + "_names" : std::string("nullptr")) << ", " << r.name_count << ", "
-      << bool_literal(r.flags) << ", " << cpp_enum(orders, r.order) << ", " << (r.global ? literal(r.global) : "nullptr") << ", " << bool_literal(r.dense) << ", "
+      << cpp_enum(namings, r.naming) << ", " << cpp_enum(orders, r.order) << ", " << (r.global ? literal(r.global) : "nullptr") << ", " << bool_literal(r.dense) << ", "
       << r.dense_start << "u};  // "
       << f.path << "\n";
 }
@@ -204,7 +205,7 @@ void emit_native_forms(std::ostream& o, const rt::DtdDesc& dtd) {
         const rt::NativeFormDesc& form = dtd.native_forms[k];
         const std::string base = "native" + std::to_string(k);
         o << "    {" << literal(form.name) << ", " << (form.order == rt::ByteOrder::big ? "rt::ByteOrder::big" : "rt::ByteOrder::little") << ", "
-          << unsigned(form.code_width) << ", " << unsigned(form.align) << ", " << (form.header_end ? literal(form.header_end) : "nullptr") << ", "
+          << unsigned(form.code_width) << ", " << unsigned(form.align) << ", " << bool_literal(form.high_bits_first) << ", " << (form.header_end ? literal(form.header_end) : "nullptr") << ", "
           << (form.magic_size ? base + "_magic" : "nullptr") << ", " << form.magic_size << ", " << base << "_records},\n";
     }
     o << "};\n";

@@ -1,6 +1,7 @@
 #include "native_form.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <set>
 
@@ -87,6 +88,16 @@ private:
         if (n == "order") {
             if (!word || (word->text != "big" && word->text != "little")) return wrong(s, "'order' is 'big' or 'little'");
             form_.order = word->text == "big" ? rt::ByteOrder::big : rt::ByteOrder::little;
+            // Big-endian machines' C compilers allocate bit fields from the most significant bit.
+            if (!bitfields_set_) form_.high_bits_first = form_.order == rt::ByteOrder::big;
+            return true;
+        }
+        if (n == "bitfields") {
+            if (!word || (word->text != "lsb" && word->text != "msb")) {
+                return wrong(s, "'bitfields' is 'lsb' (a field's first part in its least significant bits) or 'msb' (in its most significant bits)");
+            }
+            form_.high_bits_first = word->text == "msb";
+            bitfields_set_ = true;
             return true;
         }
         if (n == "code") {
@@ -117,7 +128,7 @@ private:
             magic_ = &s;
             return true;
         }
-        diags_.error(s.name.where, "unknown native setting " + quote(n) + " (the settings are order, code, header, align, magic and sizeof(ctype))");
+        diags_.error(s.name.where, "unknown native setting " + quote(n) + " (the settings are order, code, header, align, magic, bitfields and sizeof(ctype))");
         return false;
     }
 
@@ -175,9 +186,19 @@ private:
         if (sites_[i].uncoded) return true;  // no form holds it
         bool ok = true;
         for (const ir::Field& f : r.fields) {
-            if (f.index != 0) ok = field(r, f, i, out) && ok;
+            if (f.index != 0) ok = field(r, f, i, out) && parts_fit(r, f, i, out) && ok;
         }
         return ok;
+    }
+
+    // A field's parts ('bits') fit in its bytes in this form.
+    bool parts_fit(const ir::Record& r, const ir::Field& f, std::size_t i, const std::vector<ir::NativeField>& out) {
+        if (f.rules.naming != rt::Naming::parts || f.rules.names.empty()) return true;
+        const auto bits = static_cast<std::uint32_t>(std::bit_width(f.rules.names.back().value));
+        if (bits <= 8 * out[f.index].width) return true;
+        return error(f.ctype.empty() ? sites_[i].field_text[f.index] : sites_[i].ctype[f.index],
+                     "the parts of field " + quote(f.path) + " of record " + quote(r.name) + " take " + std::to_string(bits) + " bits, more than its " +
+                         std::to_string(8 * out[f.index].width) + " in " + form_title(form_));
     }
 
     bool field(const ir::Record& r, const ir::Field& f, std::size_t i, std::vector<ir::NativeField>& out) {
@@ -258,6 +279,7 @@ private:
     ir::NativeForm form_;
     std::vector<std::vector<ir::NativeField>> fields_;  // per record, per field
     const ast::NativeSetting* magic_ = nullptr;
+    bool bitfields_set_ = false;
     std::map<std::string, Location> size_at_;
     std::set<std::string> used_;
 };

@@ -54,7 +54,7 @@ bool known_property(const ast::Property& p) {
 void report_unknown_property(Reporter& report, const ast::Property& p) {
     const std::string& prop = p.property.text;
     report.error(p.property.where, "unknown property " + quote(prop) + did_you_mean(prop, property_names) +
-                                       " (the properties are width, interpretation, value, type, scale, feed, text, mnemonic, before, after, code, ctype, minimum, maximum, enum, flags, order and dense)");
+                                       " (the properties are width, interpretation, value, type, scale, feed, text, mnemonic, before, after, code, ctype, minimum, maximum, enum, flags, bits, order and dense)");
 }
 
 std::string mnemonic_error() {

@@ -7,7 +7,9 @@
 // the field is reported per record, whose name the message carries.
 #include <algorithm>
 #include <cctype>
+#include <array>
 #include <map>
+#include <set>
 #include <string_view>
 
 #include "resolve_stages.hpp"
@@ -469,34 +471,66 @@ private:
         return field_error(high_later ? high : low, describe(f) + " has a minimum above its maximum");
     }
 
-    // `enum = { name = N, ... }` or `flags = { name = BITS, ... }`.
+    // `enum = { name = N, ... }`, `flags = { name = BITS, ... }` or `bits = { name = WIDTH, ... }`.
     bool resolve_names(const Node* leaf, ir::Field& f) {
-        const Source as_enum = find_property(leaf, "enum"), as_flags = find_property(leaf, "flags");
-        if (as_enum.property && as_flags.property) {
-            return field_error(where_of(as_flags.property->value), describe(f) + " has both 'enum' and 'flags'; name its values one way");
+        static constexpr std::array<const char*, 3> ways = {"enum", "flags", "bits"};  // in rt::Naming's order
+        const ast::Property* p = nullptr;
+        for (std::size_t k = 0; k < ways.size(); ++k) {
+            const ast::Property* q = find_property(leaf, ways[k]).property;
+            if (q && p) {
+                return field_error(where_of(q->value), describe(f) + " has both " + quote(p->property.text) + " and " + quote(ways[k]) +
+                                                           "; name its values one way");
+            }
+            if (q) p = q, f.rules.naming = static_cast<rt::Naming>(k);
         }
-        const ast::Property* p = as_enum.property ? as_enum.property : as_flags.property;
         if (!p) return true;
         const std::string& prop = p->property.text;
         const auto* list = std::get_if<ast::NameList>(&p->value);
         if (!list) {
-            return value_error(*p, where_of(p->value), quote(prop) + " takes names and their numbers, as in '" + f.kind + "." + prop +
-                                                           " = { read = 1, write = 2 };'");
+            return value_error(*p, where_of(p->value), f.rules.naming == rt::Naming::parts
+                                                           ? "'bits' takes names and their widths in bits, as in '" + f.kind + ".bits = { fd = 6, index = 2 };'"
+                                                           : quote(prop) + " takes names and their numbers, as in '" + f.kind + "." + prop + " = { read = 1, write = 2 };'");
         }
         if (!integer_rule(*p, f)) return false;
-        f.rules.flags = as_flags.property != nullptr;
-        if (f.rules.flags && f.type == ir::Type::signed_int) {
-            return field_error(where_of(p->value), "'flags' name bits of unsigned fields; " + describe(f) + " is 'signed'");
+        if (f.rules.naming != rt::Naming::values && f.type == ir::Type::signed_int) {
+            return field_error(where_of(p->value), quote(prop) + (f.rules.naming == rt::Naming::flags ? " name bits" : " packs parts") +
+                                                       " of unsigned fields; " + describe(f) + " is 'signed'");
         }
         if (list->items.size() > max_names) {
             return value_error(*p, where_of(p->value), quote(prop) + " names at most " + std::to_string(max_names) + " values");
         }
+        if (f.rules.naming == rt::Naming::parts) return resolve_parts(*p, *list, f);
         // The names and numbers as written are the same for every field: checked once.
-        if (report_.first_at({p, Finding::names}) && !names_unique(*p, *list, f.rules.flags)) return false;
+        if (report_.first_at({p, Finding::names}) && !names_unique(*p, *list, f.rules.naming == rt::Naming::flags)) return false;
         for (const ast::NamedNumber& n : list->items) {
             const auto v = field_value(f, n.number);
             if (!v) return false;
             f.rules.names.push_back({n.name.text, *v});
+        }
+        return true;
+    }
+
+    // `bits = { fd = 6, index = 2 }`: bit fields packed in the value, the
+    // first from its least significant bit up; stored as each part's mask.
+    bool resolve_parts(const ast::Property& p, const ast::NameList& list, ir::Field& f) {
+        if (f.scale != 0) return field_error(where_of(p.value), "'bits' packs parts in a whole number; " + describe(f) + " has a scale");
+        std::set<std::string_view> names;
+        std::uint64_t shift = 0;
+        for (const ast::NamedNumber& n : list.items) {
+            const std::string& name = n.name.text;
+            if (!names.insert(name).second) return value_error(p, n.name.where, "the name " + quote(name) + " is given twice");
+            if (n.number.negative || n.number.magnitude == 0 || n.number.magnitude > 64) {
+                return value_error(p, n.name.where, "part " + quote(name) + " is " + (n.number.negative ? "-" : "") + std::to_string(n.number.magnitude) +
+                                                        " bits wide; a part takes 1 to 64 bits");
+            }
+            const std::uint64_t width = n.number.magnitude;
+            if (shift + width > 8 * std::uint64_t(f.restore_width) && f.restore_width != 0) {
+                return value_error(p, n.name.where, "the parts up to " + quote(name) + " take " + std::to_string(shift + width) + " bits, more than the " +
+                                                        std::to_string(8 * f.restore_width) + " of " + describe(f));
+            }
+            if (shift + width > 64) return value_error(p, n.name.where, "the parts up to " + quote(name) + " take more than 64 bits");
+            f.rules.names.push_back({name, (width == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << width) - 1) << shift});
+            shift += width;
         }
         return true;
     }

@@ -42,9 +42,9 @@ constexpr std::uint32_t max_scale = 19;
 // fields has at most 64); it bounds what reading and checking one costs.
 constexpr std::size_t max_names = 4096;
 
-inline constexpr std::array<std::string_view, 18> property_names = {
-    "width", "interpretation", "value", "type",    "scale",   "feed", "text",  "mnemonic", "before",
-    "after", "code",           "ctype", "minimum", "maximum", "enum", "flags", "order", "dense"};
+inline constexpr std::array<std::string_view, 19> property_names = {
+    "width", "interpretation", "value",   "type", "scale", "feed",  "text",  "mnemonic", "before", "after",
+    "code",  "ctype",          "minimum", "maximum", "enum", "flags", "bits", "order",   "dense"};
 
 // ---- reporting ------------------------------------------------------------------
 

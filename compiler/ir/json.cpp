@@ -1,5 +1,7 @@
 #include "json.hpp"
 
+#include <bit>
+
 namespace metatf::ir {
 
 namespace {
@@ -55,8 +57,8 @@ json rules(const Field& f) {
     if (r.maximum) out["maximum"] = field_value(f, *r.maximum);
     if (!r.names.empty()) {
         json names = json::object();
-        for (const NamedValue& n : r.names) names[n.name] = field_value(f, n.value);
-        out[r.flags ? "flags" : "enum"] = std::move(names);
+        for (const NamedValue& n : r.names) names[n.name] = r.naming == rt::Naming::parts ? json(std::popcount(n.value)) : field_value(f, n.value);
+        out[r.naming == rt::Naming::values ? "enum" : r.naming == rt::Naming::flags ? "flags" : "bits"] = std::move(names);
     }
     if (r.order != rt::Order::none) out["order"] = name(r.order);
     if (!r.global.empty()) out["orderAcross"] = r.global;
@@ -87,6 +89,7 @@ json native_form(const NativeForm& n) {
     json out = {{"name", n.name}, {"order", n.order == rt::ByteOrder::big ? "big" : "little"}, {"code", n.code_width}};
     if (n.header_end) out["header"] = *n.header_end;
     if (n.align != 0) out["align"] = n.align;
+    out["bitfields"] = n.high_bits_first ? "msb" : "lsb";
     if (!n.magic.empty()) {
         std::string hex;
         for (std::uint8_t b : n.magic) hex += "0123456789abcdef"[b >> 4], hex += "0123456789abcdef"[b & 15];

@@ -63,8 +63,8 @@ struct NamedValue {
 struct FieldRules {
     std::optional<std::uint64_t> minimum;  // the stored integer, compared as the field's type
     std::optional<std::uint64_t> maximum;
-    std::vector<NamedValue> names;  // an enumeration's values, or a flag set's bits
-    bool flags = false;
+    std::vector<NamedValue> names;  // an enumeration's values, a flag set's bits, or the parts' masks
+    rt::Naming naming = rt::Naming::values;
     rt::Order order = rt::Order::none;
     std::string global;  // order across record types: the field kind whose values form one sequence, or ""
     std::optional<std::uint64_t> dense;  // the values in a trace run from this one up, with no gap
@@ -147,6 +147,7 @@ struct NativeForm {
     std::uint32_t code_width = 1;           // bytes of the type code
     std::optional<std::string> header_end;  // the line that ends an ASCII header
     std::uint32_t align = 0;                // 0: packed; N: numbers aligned at their size, up to N
+    bool high_bits_first = false;           // parts ('bits') allocated from a field's most significant bit
     std::vector<std::uint8_t> magic;        // the bytes that start a file, in the form's order
     std::vector<std::pair<std::string, std::uint32_t>> sizes;  // sizeof(ctype) = N, in the DTD's order
 };

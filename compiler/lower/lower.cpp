@@ -102,7 +102,7 @@ void LoweredDtd::Storage::add_native_forms(const ir::Schema& schema) {
             t.records.push_back({code.has_value(), code.value_or(0), fields.data()});
         }
         native_forms.push_back({keep(n.name), n.order, static_cast<std::uint8_t>(n.code_width), static_cast<std::uint8_t>(n.align),
-                                n.header_end ? keep(*n.header_end) : nullptr, t.magic.data(), count(t.magic.size()), t.records.data()});
+                                n.high_bits_first, n.header_end ? keep(*n.header_end) : nullptr, t.magic.data(), count(t.magic.size()), t.records.data()});
     }
     desc.native_forms = native_forms.data();
     desc.native_form_count = count(native_forms.size());
@@ -126,10 +126,10 @@ const rt::FieldRules* LoweredDtd::Storage::add_rules(const ir::FieldRules& r) {
     if (r.empty()) return nullptr;
     RuleTables& t = rules.emplace_back();
     for (const ir::NamedValue& n : r.names) t.names.push_back({keep(n.name), n.value});
-    // An enumeration is looked up by value; flags are shown in the DTD's order.
-    if (!r.flags) std::ranges::sort(t.names, {}, &rt::NamedValue::value);
+    // An enumeration is looked up by value; flags and parts are shown in the DTD's order.
+    if (r.naming == rt::Naming::values) std::ranges::sort(t.names, {}, &rt::NamedValue::value);
     t.rules = {r.minimum.has_value(), r.maximum.has_value(), r.minimum.value_or(0), r.maximum.value_or(0),
-               t.names.empty() ? nullptr : t.names.data(), count(t.names.size()), r.flags, r.order,
+               t.names.empty() ? nullptr : t.names.data(), count(t.names.size()), r.naming, r.order,
                r.global.empty() ? nullptr : keep(r.global), r.dense.has_value(), r.dense.value_or(0)};
     return &t.rules;
 }

@@ -11,6 +11,7 @@
 
 #include "metatf/format.hpp"
 #include "metatf/layout.hpp"
+#include "metatf/rules.hpp"
 
 namespace metatf::rt {
 
@@ -75,10 +76,10 @@ private:
 template <typename Take>
 class FieldReader {
 public:
-    FieldReader(const RecordDesc& r, const NativeRecordDesc& n, const NativeLayout& layout, std::uint32_t slot, ByteOrder order,
+    FieldReader(const RecordDesc& r, const NativeRecordDesc& n, const NativeLayout& layout, std::uint32_t slot, const NativeFormDesc& form,
                 std::vector<GenericValue>& values, Take& take, std::vector<std::uint64_t>& last,
                 std::vector<std::pair<std::size_t, std::size_t>>& spans)
-        : r_(r), n_(n), padding_(layout, slot, r), packed_(layout.packed()), order_(order), values_(values), take_(take), last_(last),
+        : r_(r), n_(n), padding_(layout, slot, r), packed_(layout.packed()), order_(form.order), high_bits_(form.high_bits_first), values_(values), take_(take), last_(last),
           spans_(spans) {
         last_.assign(r.field_count, 0);
         spans_.clear();
@@ -120,7 +121,7 @@ public:
         if (f.type == Type::floating) {
             v.real = float_from_bits(raw, w);
         } else {
-            v.integer = f.type == Type::signed_int ? sign_extend(raw, w) : raw;
+            v.integer = f.type == Type::signed_int ? sign_extend(raw, w) : high_bits_ && f.rules ? parts_from_high(*f.rules, raw, w) : raw;
             if (f.breaks_fixed(v.integer)) take_.fail(not_fixed_message(r_, f, v.integer));
         }
         last_[index] = v.integer;
@@ -154,6 +155,7 @@ private:
     Padding padding_;
     bool packed_;
     ByteOrder order_;
+    bool high_bits_;  // parts allocated from the most significant bit
     std::vector<GenericValue>& values_;
     Take& take_;
     std::vector<std::uint64_t>& last_;  // per field: its value, for counts and lengths
@@ -391,7 +393,7 @@ bool NativeReader::next(GenericRecord& out) {
         void drop_after(std::size_t n) { reader.bytes_.resize(n); }
         [[noreturn]] void fail(const std::string& message) { reader.fail(ErrorKind::bad_value, message, reader.offset_); }
     } take{*this, start};
-    FieldReader<Take> fields(r, form_->records[out.slot], layout_, out.slot, form_->order, out.values, take, last_, spans_);
+    FieldReader<Take> fields(r, form_->records[out.slot], layout_, out.slot, *form_, out.values, take, last_, spans_);
     walk_layout(r, fields);
     fields.end();
     // The bytes values view the buffer only now that it has stopped growing.
@@ -424,10 +426,10 @@ public:
     // `last` is the writer's, reused from record to record.
     // `offset` and `record`: where the record starts in the output, and its index, for a refusal.
     // `start`: where the record begins in `out`.
-    FieldWriter(const RecordDesc& r, const NativeRecordDesc& n, const NativeLayout& layout, std::uint32_t slot, ByteOrder order,
+    FieldWriter(const RecordDesc& r, const NativeRecordDesc& n, const NativeLayout& layout, std::uint32_t slot, const NativeFormDesc& form,
                 const std::vector<GenericValue>& values, std::string& out, std::size_t start, std::uint64_t offset, std::uint64_t record,
                 std::vector<std::uint64_t>& last)
-        : r_(r), n_(n), padding_(layout, slot, r), packed_(layout.packed()), order_(order), values_(values), out_(out), start_(start),
+        : r_(r), n_(n), padding_(layout, slot, r), packed_(layout.packed()), order_(form.order), high_bits_(form.high_bits_first), values_(values), out_(out), start_(start),
           offset_(offset), record_(record), last_(last) {
         last_.assign(r.field_count, 0);
     }
@@ -473,6 +475,7 @@ public:
             const std::string value = f.type == Type::signed_int ? std::to_string(static_cast<std::int64_t>(raw)) : std::to_string(raw);
             refuse(describe(r_, f) + " holds " + value + ", more than its " + std::to_string(w) + " bytes can");
         }
+        if (high_bits_ && f.rules && f.type == Type::unsigned_int) raw = parts_to_high(*f.rules, raw, w);
         std::byte buf[8];
         store_uint(buf, raw, w, order_);
         out_.append(reinterpret_cast<const char*>(buf), w);
@@ -512,6 +515,7 @@ private:
     Padding padding_;
     bool packed_;
     ByteOrder order_;
+    bool high_bits_;  // parts allocated from the most significant bit
     const std::vector<GenericValue>& values_;
     std::string& out_;
     std::size_t start_;
@@ -554,7 +558,7 @@ void NativeWriter::write(const GenericRecord& record) {
     store_uint(code, n.code, form_.code_width, form_.order);
     buffer_.append(reinterpret_cast<const char*>(code), form_.code_width);
     try {
-        FieldWriter fields(r, n, layout_, record.slot, form_.order, record.values, buffer_, start, flushed_ + start, records_, last_);
+        FieldWriter fields(r, n, layout_, record.slot, form_, record.values, buffer_, start, flushed_ + start, records_, last_);
         walk_layout(r, fields);
         if (!fields.done()) fields.refuse("a record's values do not follow its layout");
         fields.end();

@@ -1,10 +1,13 @@
 #include "metatf/rules.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <charconv>
 #include <map>
 #include <span>
 #include <string_view>
 
+#include "metatf/error.hpp"
 #include "metatf/format.hpp"
 
 namespace metatf::rt {
@@ -39,13 +42,31 @@ const TextFieldDesc* written_as(const DtdDesc& dtd, std::uint32_t slot, std::uin
     return form && form->records[slot].mnemonic ? &form->records[slot].fields[field] : nullptr;
 }
 
-// The bits of `value` that its set flags (all of whose bits it sets) cover.
+// The bits of `value` that its set flags (all of whose bits it sets) cover;
+// every bit a part holds.
 std::uint64_t covered(const FieldRules& r, std::uint64_t value) {
     std::uint64_t bits = 0;
     for (std::uint32_t i = 0; i < r.name_count; ++i) {
-        if ((value & r.names[i].value) == r.names[i].value) bits |= r.names[i].value;
+        if (r.naming == Naming::parts || (value & r.names[i].value) == r.names[i].value) bits |= r.names[i].value;
     }
     return bits;
+}
+
+// Whether all of `s` is one number in `base`, which goes to `out`.
+bool whole_number(std::string_view s, int base, std::uint64_t& out) {
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
+    return !s.empty() && ec == std::errc{} && end == s.data() + s.size();
+}
+
+std::uint64_t low_bits(unsigned n) { return n >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << n) - 1; }
+
+// The parts' bits and, for a big-endian compiler's allocation in `bytes`
+// bytes, how far each part's bit 0 moves up from Meta-TF's place for it.
+struct PartSpan {
+    unsigned shift, width;
+};
+PartSpan span_of(std::uint64_t mask) {
+    return {static_cast<unsigned>(std::countr_zero(mask)), static_cast<unsigned>(std::popcount(mask))};
 }
 
 bool integer(const FieldDesc& f) { return f.type == Type::unsigned_int || f.type == Type::signed_int; }
@@ -90,9 +111,10 @@ void RuleChecker::check(const GenericRecord& record, std::uint64_t index, std::v
         if (rules.has_maximum && below(f, rules.maximum, v.integer)) {
             out.push_back({v.field, "is " + number(f, v.integer, text) + ", above the maximum " + number(f, rules.maximum, text)});
         }
-        if (rules.name_count && rules.flags) {
+        if (rules.name_count && rules.naming != Naming::values) {
             if (const std::uint64_t stray = v.integer & ~covered(rules, v.integer)) {
-                out.push_back({v.field, "is " + hex(v.integer) + ", whose bits " + hex(stray) + " are no flag it names"});
+                out.push_back({v.field, "is " + hex(v.integer) + ", whose bits " + hex(stray) +
+                                            (rules.naming == Naming::flags ? " are no flag it names" : " are in none of its parts")});
             }
         } else if (rules.name_count && value_name(rules, v.integer).empty()) {
             out.push_back({v.field, "is " + number(f, v.integer, text) + ", which its enumeration does not name"});
@@ -157,19 +179,97 @@ void RuleChecker::finish(std::vector<RuleViolation>& out) const {
 }
 
 std::string value_name(const FieldRules& rules, std::uint64_t value) {
-    if (!rules.flags) {
-        const std::span names(rules.names, rules.name_count);
+    const std::span names(rules.names, rules.name_count);
+    if (rules.naming == Naming::values) {
         const auto at = std::ranges::lower_bound(names, value, {}, &NamedValue::value);
         return at != names.end() && at->value == value ? at->name : "";
     }
-    if (rules.name_count == 0) return "";
-    if (value == 0) return "0";
+    if (names.empty()) return "";
+    const bool parts = rules.naming == Naming::parts;
+    if (value == 0 && !parts) return "0";
     std::string out;
-    for (std::uint32_t i = 0; i < rules.name_count; ++i) {
-        if ((value & rules.names[i].value) == rules.names[i].value) out += (out.empty() ? "" : "|") + std::string(rules.names[i].name);
+    for (const NamedValue& n : names) {
+        if (parts) {
+            const PartSpan s = span_of(n.value);
+            out += (out.empty() ? "" : ",") + std::string(n.name) + ":";
+            append_digits(out, get_part(value, s.shift, s.width), 10);
+        } else if ((value & n.value) == n.value) {
+            out += (out.empty() ? "" : "|") + std::string(n.name);
+        }
     }
-    if (const std::uint64_t stray = value & ~covered(rules, value)) out += (out.empty() ? "" : "|") + hex(stray);
+    if (const std::uint64_t stray = value & ~covered(rules, value)) out += (out.empty() ? "" : parts ? "," : "|") + hex(stray);
     return out;
+}
+
+std::optional<std::uint64_t> named_value(const FieldRules& rules, std::string_view text) {
+    const std::span names(rules.names, rules.name_count);
+    if (names.empty()) return std::nullopt;
+    if (rules.naming == Naming::values) {
+        const auto at = std::ranges::find_if(names, [&](const NamedValue& n) { return text == n.name; });
+        return at == names.end() ? std::nullopt : std::optional(at->value);
+    }
+    const bool parts = rules.naming == Naming::parts;
+    if (text == "0" && !parts) return 0;
+    std::uint64_t value = 0;
+    std::size_t next = 0;  // parts: the one expected next, since value_name writes them all in order
+    for (std::size_t start = 0; start <= text.size();) {
+        const std::size_t bar = std::min(text.find(parts ? ',' : '|', start), text.size());
+        const std::string_view item = text.substr(start, bar - start);
+        start = bar + 1;
+        if (parts && next < names.size()) {
+            const std::string_view name = names[next].name;
+            if (!item.starts_with(name) || item.size() <= name.size() + 1 || item[name.size()] != ':') return std::nullopt;
+            std::uint64_t part = 0;
+            if (!whole_number(item.substr(name.size() + 1), 10, part)) return std::nullopt;
+            const PartSpan s = span_of(names[next++].value);
+            if (get_part(part, 0, s.width) != part) return std::nullopt;
+            value |= part << s.shift;
+            continue;
+        }
+        const auto at = std::ranges::find_if(names, [&](const NamedValue& n) { return item == n.name; });
+        if (!parts && at != names.end()) {
+            value |= at->value;
+            continue;
+        }
+        // Hex is for bits no name holds.
+        std::uint64_t bits = 0;
+        if (!item.starts_with("0x") || !whole_number(item.substr(2), 16, bits) || bits == 0 || (bits & covered(rules, bits)) != 0) return std::nullopt;
+        value |= bits;
+    }
+    return parts && next < names.size() ? std::nullopt : std::optional(value);
+}
+
+std::uint64_t with_part(std::uint64_t value, unsigned shift, unsigned width, std::uint64_t part, const char* name) {
+    if (get_part(part, 0, width) != part) {
+        throw TraceError(ErrorKind::bad_value, "part '" + std::string(name) + "' is " + std::to_string(width) + " bits wide; " +
+                                                   std::to_string(part) + " does not fit");
+    }
+    return (value & ~(low_bits(width) << shift)) | (part << shift);
+}
+
+// Part k of n bits in Meta-TF at [s, s + n) sits at [8 * bytes - s - n, ...)
+// in the big-endian allocation; the t = (bits of all parts) bits above the
+// parts in Meta-TF sit below them, at [0, 8 * bytes - t).
+std::uint64_t parts_from_high(const FieldRules& rules, std::uint64_t native, unsigned bytes) {
+    if (rules.naming != Naming::parts || rules.name_count == 0) return native;
+    const unsigned total = std::bit_width(rules.names[rules.name_count - 1].value), size = 8 * bytes;
+    std::uint64_t value = total >= 64 ? 0 : (native & low_bits(size - total)) << total;
+    for (const NamedValue& n : std::span(rules.names, rules.name_count)) {
+        const PartSpan s = span_of(n.value);
+        value |= get_part(native, size - s.shift - s.width, s.width) << s.shift;
+    }
+    return value;
+}
+
+std::uint64_t parts_to_high(const FieldRules& rules, std::uint64_t value, unsigned bytes) {
+    if (rules.naming != Naming::parts || rules.name_count == 0) return value;
+    const unsigned total = std::bit_width(rules.names[rules.name_count - 1].value), size = 8 * bytes;
+    std::uint64_t native = total >= 64 ? 0 : value >> total;
+    for (const NamedValue& n : std::span(rules.names, rules.name_count)) {
+        const PartSpan s = span_of(n.value);
+        native |= get_part(value, s.shift, s.width) << (size - s.shift - s.width);
+    }
+    return native;
 }
 
 }  // namespace metatf::rt

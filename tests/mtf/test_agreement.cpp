@@ -50,12 +50,33 @@ std::string latin1_to_utf8(std::span<const std::byte> bytes) {
     return out;
 }
 
-// The names a field's enum or flags give `v`, worked out on their own: an
-// enum's one name; the flags set, in the DTD's order, then any other bits in hex.
+// The names a field's enum, flags or parts give `v`, worked out on their
+// own: an enum's one name; the flags set, in the DTD's order, then any other
+// bits in hex; each part as name:value, bit by bit, then any other bits.
 std::optional<std::string> expected_name(std::uint64_t v, const rt::FieldDesc& f) {
     if (!f.rules || f.rules->name_count == 0) return std::nullopt;
     const std::span<const rt::NamedValue> names(f.rules->names, f.rules->name_count);
-    if (!f.rules->flags) {
+    if (f.rules->naming == rt::Naming::parts) {
+        std::string out;
+        std::uint64_t left = v;
+        for (const rt::NamedValue& n : names) {
+            std::uint64_t part = 0, weight = 1;
+            for (unsigned bit = 0; bit < 64; ++bit) {
+                if (!(n.value >> bit & 1)) continue;
+                if (v >> bit & 1) part += weight;
+                weight <<= 1;
+                left &= ~(std::uint64_t(1) << bit);
+            }
+            out += (out.empty() ? "" : ",") + std::string(n.name) + ":" + std::to_string(part);
+        }
+        if (left) {
+            char buf[24];
+            std::snprintf(buf, sizeof buf, ",0x%llx", static_cast<unsigned long long>(left));
+            out += buf;
+        }
+        return out;
+    }
+    if (f.rules->naming == rt::Naming::values) {
         for (const rt::NamedValue& n : names) {
             if (n.value == v) return n.name;
         }

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <set>
 
+#include <metatf/rules.hpp>
+
 #include "common.hpp"
 
 namespace mtf {
@@ -342,28 +344,13 @@ struct Condition {
     static int compare(T a, T b) { return a < b ? -1 : a > b ? 1 : 0; }
 };
 
-// The value a name of the field's enum stands for, or the union of the
-// flags of a flag set's names joined by '|' (as dump shows them).
-std::optional<std::uint64_t> named_value(const std::string& text, const rt::FieldDesc& f) {
-    if (!f.rules || f.rules->name_count == 0) return std::nullopt;
-    const std::span<const rt::NamedValue> names(f.rules->names, f.rules->name_count);
-    std::uint64_t value = 0;
-    for (std::size_t start = 0; start <= text.size();) {
-        const std::size_t bar = f.rules->flags ? std::min(text.find('|', start), text.size()) : text.size();
-        const std::string_view name = std::string_view(text).substr(start, bar - start);
-        const auto at = std::ranges::find_if(names, [&](const rt::NamedValue& n) { return name == n.name; });
-        if (at == names.end()) return std::nullopt;
-        value |= at->value;
-        start = bar + 1;
-    }
-    return value;
-}
-
 // The stored integer VALUE stands for in field `f`: decimal (a fraction up
 // to the field's scale), 0x hex, a character of a chars field, or a name
 // the field's enumeration or flags give.
 std::optional<std::uint64_t> stored_value(const std::string& text, const rt::FieldDesc& f, const rt::TextFieldDesc* t) {
-    if (auto named = named_value(text, f)) return named;
+    if (f.rules) {
+        if (auto named = rt::named_value(*f.rules, text)) return named;
+    }
     if (t && t->format == rt::TextFormat::chars && text.size() == 1) {
         const std::string_view chars = t->chars;
         if (const std::size_t at = chars.find(text[0]); at != std::string_view::npos) return at;
@@ -810,6 +797,7 @@ Options:
                   hex, the character of a chars field ('opcode=W'), a
                   name the field's enum gives ('systemType=cm5'), or
                   flags as dump shows them ('operationType=write|asynchronous'),
+                  or parts ('fileDescBits=fileDesc:5,memStrideIndex:1'),
                   which compare as the value they make;
                   repeat it for records that meet every condition
   --fields NAME[,NAME...]
@@ -830,8 +818,9 @@ in CSV it is one cell holding the group as JSON. Values are written as the
 DTD's text form writes them, in every format: scaled integers in fixed
 point (numbers in JSON), hex fields as hex digits and chars fields as their
 character (strings in JSON). A value the field's enum names is shown as
-its name, and one of a flag set as its flags' names joined by '|'; such
-fields are strings in JSON, an enum value with no name too ("9").
+its name, one of a flag set as its flags' names joined by '|', and one
+with parts ('bits') as each part's name:value joined by ','; such fields
+are strings in JSON, an enum value with no name too ("9").
 docs/mtf.md describes every format in full.
 
 Exit status: 0 on success, 1 for an unreadable or malformed trace or an

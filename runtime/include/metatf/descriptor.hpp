@@ -44,9 +44,11 @@ struct FieldRules {
     bool has_maximum = false;
     std::uint64_t minimum = 0;  // compared as the field's type: signed or unsigned
     std::uint64_t maximum = 0;
-    const NamedValue* names = nullptr;  // an enumeration's values by value (as 64-bit words), or a flag set's bits in the DTD's order
+    // an enumeration's values by value (as 64-bit words), or a flag set's
+    // bits or the parts' masks in the DTD's order
+    const NamedValue* names = nullptr;
     std::uint32_t name_count = 0;
-    bool flags = false;  // names are bits: a value may set any of them and no others
+    Naming naming = Naming::values;
     Order order = Order::none;  // against the previous value of the field
     // order across record types: the field kind whose values, in every record
     // type, form one sequence; nullptr: each record type's field has its own
@@ -144,6 +146,7 @@ struct NativeFormDesc {
     ByteOrder order;
     std::uint8_t code_width;       // bytes of the type code that starts each record
     std::uint8_t align;            // 0: packed; N: C alignment, each number at its size up to N bytes
+    bool high_bits_first;          // a field's parts ('bits') are allocated from its most significant bit
     const char* header_end;        // the line that ends an ASCII header, or nullptr for none
     const std::uint8_t* magic;     // the bytes the file starts with (before any header)
     std::uint32_t magic_size;

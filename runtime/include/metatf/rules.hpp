@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -63,9 +65,33 @@ private:
     std::vector<Last> last_;
 };
 
-// The name the field's enumeration gives `value` ("write"), or the names of
+// The name the field's enumeration gives `value` ("write"), the names of
 // the flags it sets ("read|write", with "|0x40" for bits that are no whole
-// flag; "0" for none); "" when the field has no names, or its enumeration not this value.
+// flag; "0" for none), or its parts ("fd:5,index:1", with ",0xc0" for bits
+// no part holds); "" when the field has no names, or its enumeration not this value.
 std::string value_name(const FieldRules& rules, std::uint64_t value);
+
+// The value `text` names as value_name() writes it (a set of flags in any
+// order), or nullopt.
+std::optional<std::uint64_t> named_value(const FieldRules& rules, std::string_view text);
+
+// ---- parts: bit fields packed in one unsigned value ('bits')
+
+// The part `width` bits wide that starts at bit `shift` of `value`.
+constexpr std::uint64_t get_part(std::uint64_t value, unsigned shift, unsigned width) {
+    return (value >> shift) & (width >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << width) - 1);
+}
+
+// `value` with that part replaced by `part`; a part too wide for it is a
+// TraceError (bad_value) naming the part `name`, since dropping its high
+// bits would lose it in silence.
+std::uint64_t with_part(std::uint64_t value, unsigned shift, unsigned width, std::uint64_t part, const char* name);
+
+// Meta-TF packs a field's parts from its least significant bit up. A C
+// compiler for a big-endian machine allocates them from the most significant
+// bit of the field's `bytes` bytes down; these convert between the two.
+// The bits no part holds move as a block too, so each undoes the other.
+std::uint64_t parts_from_high(const FieldRules& rules, std::uint64_t native, unsigned bytes);
+std::uint64_t parts_to_high(const FieldRules& rules, std::uint64_t value, unsigned bytes);
 
 }  // namespace metatf::rt

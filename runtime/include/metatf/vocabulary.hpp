@@ -31,6 +31,11 @@ enum class Predefined : std::uint8_t { none, comment, section, metadata };
 // The order a field's values keep from record to record (docs/dtd-language.md, "Rules").
 enum class Order : std::uint8_t { none, nondecreasing, increasing };
 
+// What the names of a field's values are (docs/dtd-language.md, "Rules"):
+// an enumeration's values, a flag set's bits, or the bit fields packed in
+// the value (`bits`), each a run of bits from the least significant up.
+enum class Naming : std::uint8_t { values, flags, parts };
+
 // The `property` codes of a metadata record (the paper's Appendix B).
 enum class MetaOp : std::uint8_t {
     width = 0,
