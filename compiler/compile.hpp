@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include <metatf/container.hpp>
+
 #include "diagnostics.hpp"
 #include "ir/schema.hpp"
 
@@ -28,5 +30,11 @@ Compilation compile_file(const std::string& path, std::optional<std::string> nam
 // Reads and compiles a DTD from standard input, named "stdin" in diagnostics
 // and, by default, as the DTD's name.
 Compilation compile_stdin(std::optional<std::string> name = std::nullopt);
+
+// Compiles the DTD a trace carries in its header, named NAME.dtd.
+Compilation compile_embedded(const rt::Header& header);
+
+// "FILE:LINE:COL: MESSAGE" of the compilation's first error.
+std::string first_error(const Compilation& c);
 
 }  // namespace metatf

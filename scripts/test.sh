@@ -19,13 +19,13 @@ ctest --test-dir build --output-on-failure --timeout 600 -j"$jobs"
 # The large conversions cross several chunks with 200,000 records too;
 # under the sanitizers a million would take minutes.
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DMETATF_WERROR=ON -DMETATF_SANITIZE=ON \
-      -DMETATF_BIG_RECORDS=200000 >/dev/null
+      -DMETATF_BIG_RECORDS=200000 -DMETATF_BUILD_PYTHON=OFF >/dev/null
 cmake --build build-sanitize -j"$jobs"
 # consumer_subdirectory builds all of mtfc again inside a project: the normal
 # build has checked that, and under the sanitizers it would be the longest
 # test of this run. consumer_installed still checks the sanitizer flags.
 ctest --test-dir build-sanitize --output-on-failure --timeout 900 -j"$jobs" -E '^consumer_subdirectory$'
 
-CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DMETATF_FUZZ=ON >/dev/null
+CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DMETATF_FUZZ=ON -DMETATF_BUILD_PYTHON=OFF >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_hatf10_reader fuzz_mtf_trace fuzz_mtfc fuzz_text_reader
 ctest --test-dir build-fuzz --output-on-failure -R '^fuzz_' -j"$jobs"

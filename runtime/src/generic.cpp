@@ -9,38 +9,6 @@ namespace metatf::rt {
 
 namespace {
 
-// Reads a user-defined record's values in layout order.
-struct Decoder {
-    TraceReader& reader;
-    const RecordDesc& record;
-    FieldState* states;
-    std::vector<GenericValue>& out;
-    std::vector<std::uint64_t> last;  // the latest value of each field, for counts and lengths
-
-    template <typename Element>
-    void group(std::uint32_t step, Element&& element) {
-        const std::uint32_t count = record.layout[step].index;
-        const std::uint64_t n = reader.check_count(last[count], states[count]);
-        for (std::uint64_t k = 0; k < n; ++k) element();
-    }
-
-    void field(std::uint32_t index) {
-        FieldState& s = states[index];
-        GenericValue v;
-        v.field = index;
-        switch (s.desc->type) {
-            case Type::unsigned_int:
-            case Type::signed_int: v.integer = reader.read_int(s); break;
-            case Type::floating: v.real = reader.read_float(s); break;
-            case Type::bytes:
-                v.bytes = reader.read_bytes(s, s.desc->width_from == no_field ? 0 : last[static_cast<std::uint32_t>(s.desc->width_from)]);
-                break;
-        }
-        last[index] = v.integer;
-        out.push_back(v);
-    }
-};
-
 // Checks, before anything is written, that a record's values follow its
 // layout, each group repeated as often as its count's value says: a list that
 // does not would otherwise leave half a record in the trace.
@@ -106,8 +74,7 @@ void decode_generic(TraceReader& reader, GenericRecord& out) {
     if (r.predefined != Predefined::none) {
         decode_predefined(reader, out);
     } else {
-        Decoder d{reader, r, reader.states(out.slot), out.values, std::vector<std::uint64_t>(r.field_count)};
-        walk_layout(r, d);
+        decode_values(reader, [&](const GenericValue& v) { out.values.push_back(v); }, out.last);
     }
     reader.end_record();
 }

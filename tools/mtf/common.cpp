@@ -122,17 +122,6 @@ namespace {
 
 std::string display_name(const std::string& path) { return path == "-" ? "stdin" : path; }
 
-// "FILE:LINE:COL: MESSAGE" of a compilation's first error.
-std::string first_error(const metatf::Compilation& c) {
-    for (const metatf::Diagnostic& d : c.diagnostics.all()) {
-        if (d.severity != metatf::Severity::error) continue;
-        std::string where = d.where.file ? d.where.file->name : "";
-        if (d.where.line) where += ":" + std::to_string(d.where.line) + ":" + std::to_string(d.where.column);
-        return where + ": " + d.message;
-    }
-    return "the DTD has errors";
-}
-
 std::string hex(std::uint64_t v) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
@@ -148,11 +137,9 @@ Trace::Trace(const std::string& path, const std::optional<std::string>& dtd_file
 }
 
 const rt::DtdDesc& Trace::make_dtd(const rt::Header& h, const std::optional<std::string>& dtd_file) {
-    const metatf::Compilation c =
-        dtd_file ? metatf::compile_file(*dtd_file)
-                 : metatf::compile(h.dtd_name + ".dtd", std::string(rt::split_embedded_dtd(h.dtd_text, h.name_offset() + h.dtd_name.size()).own));
+    const metatf::Compilation c = dtd_file ? metatf::compile_file(*dtd_file) : metatf::compile_embedded(h);
     const std::string which = dtd_file ? "the DTD " + *dtd_file : "the trace's embedded DTD";
-    if (!c.schema) throw InputError(name_ + ": " + which + " has errors: " + first_error(c));
+    if (!c.schema) throw InputError(name_ + ": " + which + " has errors: " + metatf::first_error(c));
     dtd_ = std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
     const std::uint64_t got = rt::fingerprint(dtd_->desc());
     if (got != h.dtd_fingerprint) {
@@ -229,7 +216,7 @@ std::unique_ptr<Trace> Trace::open(const std::string& path, const Options& o) {
 
 std::unique_ptr<metatf::lower::LoweredDtd> load_dtd(const std::string& path) {
     const metatf::Compilation c = metatf::compile_file(path);
-    if (!c.schema) throw InputError("the DTD " + path + " has errors: " + first_error(c));
+    if (!c.schema) throw InputError("the DTD " + path + " has errors: " + metatf::first_error(c));
     return std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
 }
 

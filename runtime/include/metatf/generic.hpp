@@ -2,9 +2,11 @@
 // layout at run time: what a DTD-driven tool uses where generated code is not.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <vector>
 
+#include "layout.hpp"
 #include "predefined.hpp"
 #include "reader.hpp"
 #include "writer.hpp"
@@ -22,12 +24,62 @@ struct GenericValue {
 struct GenericRecord {
     std::uint32_t slot = 0;
     std::vector<GenericValue> values;
+    std::vector<std::uint64_t> last = {};  // decode_generic's scratch, kept from record to record
 };
 
 // Decodes the record the reader has just begun (after begin_record()), the
 // predefined ones included (as decode_predefined() lists them, predefined.hpp).
 // Ends the record.
 void decode_generic(TraceReader& reader, GenericRecord& out);
+
+// Reads the values of the user-defined record the reader has just begun, in
+// layout order, repeated groups expanded, handing each to `sink(value)`
+// (a GenericValue whose bytes view the reader's buffer). Does not end the
+// record. `last` is scratch, kept by the caller to save an allocation per
+// record: the latest value of each field, for counts and lengths.
+namespace detail {
+
+template <typename Sink>
+struct ValueWalk {
+    TraceReader& reader;
+    const RecordDesc& record;
+    FieldState* states;
+    Sink& sink;
+    std::vector<std::uint64_t>& last;
+
+    template <typename Element>
+    void group(std::uint32_t step, Element&& element) {
+        const std::uint32_t count = record.layout[step].index;
+        const std::uint64_t n = reader.check_count(last[count], states[count]);
+        for (std::uint64_t k = 0; k < n; ++k) element();
+    }
+
+    void field(std::uint32_t index) {
+        FieldState& s = states[index];
+        GenericValue v;
+        v.field = index;
+        switch (s.desc->type) {
+            case Type::unsigned_int:
+            case Type::signed_int: v.integer = reader.read_int(s); break;
+            case Type::floating: v.real = reader.read_float(s); break;
+            case Type::bytes:
+                v.bytes = reader.read_bytes(s, s.desc->width_from == no_field ? 0 : last[static_cast<std::uint32_t>(s.desc->width_from)]);
+                break;
+        }
+        last[index] = v.integer;
+        sink(v);
+    }
+};
+
+}  // namespace detail
+
+template <typename Sink>
+void decode_values(TraceReader& reader, Sink&& sink, std::vector<std::uint64_t>& last) {
+    const RecordDesc& r = reader.dtd().records[reader.slot()];
+    last.resize(std::max<std::size_t>(last.size(), r.field_count));
+    detail::ValueWalk<std::remove_reference_t<Sink>> walk{reader, r, reader.states(reader.slot()), sink, last};
+    walk_layout(r, walk);
+}
 
 // Encodes a record of a user-defined type from its values in layout order,
 // or a comment record (as decode_predefined() gives it; returns 0).

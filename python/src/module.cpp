@@ -1,0 +1,341 @@
+// The compiled core of the Python package `metatf` (python/metatf): a trace
+// of any DTD read into columns, with the runtime's DTD-driven reader, the
+// DTD compiled from the text every trace carries. One pass over the trace
+// per read; values go into C++ buffers that NumPy arrays then own, and no
+// Python object is made per record (only per bytes value).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <metatf/error.hpp>
+#include <metatf/generic.hpp>
+#include <metatf/reader.hpp>
+#include <metatf/rules.hpp>
+
+#include "compile.hpp"
+#include "lower/lower.hpp"
+
+namespace py = pybind11;
+namespace rt = metatf::rt;
+
+namespace {
+
+// A trace error as Python sees it: ValueError with the runtime's message,
+// which names the byte offset and record.
+[[noreturn]] void raise(const std::string& path, const rt::TraceError& e) { throw py::value_error(path + ": " + e.what()); }
+
+// The DTD a trace carries, compiled and lowered, checked against the trace's fingerprint.
+std::unique_ptr<metatf::lower::LoweredDtd> embedded_dtd(const std::string& path, const rt::Header& h) {
+    const metatf::Compilation c = metatf::compile_embedded(h);
+    if (!c.schema) throw py::value_error(path + ": the trace's embedded DTD has errors: " + metatf::first_error(c));
+    auto dtd = std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
+    if (rt::fingerprint(dtd->desc()) != h.dtd_fingerprint) {
+        throw py::value_error(path + ": the trace's embedded DTD does not lay out records as the trace says (a damaged header?)");
+    }
+    return dtd;
+}
+
+// Whether layout step `k` of `r` is a field outside every repeated group.
+std::vector<bool> top_level_fields(const rt::RecordDesc& r) {
+    std::vector<bool> top(r.field_count, false);
+    int depth = 0;
+    for (std::uint32_t k = 0; k < r.layout_count; ++k) {
+        const rt::LayoutStep& s = r.layout[k];
+        if (s.op == rt::LayoutStep::repeat) ++depth;
+        if (s.op == rt::LayoutStep::end) --depth;
+        if (s.op == rt::LayoutStep::field && depth == 0) top[s.index] = true;
+    }
+    return top;
+}
+
+// Values gathered in a buffer that grows by realloc, which moves a large
+// buffer by remapping its pages rather than copying them, and is handed to
+// NumPy as it is: memory in proportion to what the column holds, written once.
+template <typename T>
+class Growing {
+public:
+    Growing() = default;
+    Growing(Growing&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), capacity_(std::exchange(o.capacity_, 0)) {}
+    Growing& operator=(Growing&&) = delete;
+    ~Growing() { std::free(data_); }
+
+    void push_back(T v) {
+        if (size_ == capacity_) grow();
+        data_[size_++] = v;
+    }
+
+    // The values as a NumPy array that owns them; this is then empty.
+    py::array_t<T> to_numpy() {
+        T* data = data_;
+        const std::size_t n = size_;
+        data_ = nullptr;
+        size_ = capacity_ = 0;
+        py::capsule owner(data, [](void* p) { std::free(p); });
+        return py::array_t<T>(static_cast<py::ssize_t>(n), data, owner);
+    }
+
+private:
+    void grow() {
+        const std::size_t capacity = std::max<std::size_t>(4096, 2 * capacity_);
+        void* more = std::realloc(data_, capacity * sizeof(T));
+        if (!more) throw std::bad_alloc();
+        data_ = static_cast<T*>(more);
+        capacity_ = capacity;
+    }
+
+    T* data_ = nullptr;
+    std::size_t size_ = 0, capacity_ = 0;
+};
+
+// The values of one field of one record type, in trace order.
+struct Column {
+    std::uint32_t field;
+    rt::Type type;
+    Growing<std::uint64_t> integers;  // unsigned and signed (two's complement)
+    Growing<double> reals;
+    std::vector<std::string> bytes;
+};
+
+// The records read of one type.
+struct Table {
+    Growing<std::uint64_t> index;  // each record's position in the trace, as mtf dump counts
+    std::vector<Column> columns;
+    std::vector<int> column_of;  // per field of the record: its column, or -1
+};
+
+py::object column_to_python(Column& c) {
+    switch (c.type) {
+        case rt::Type::unsigned_int: return c.integers.to_numpy();
+        case rt::Type::signed_int: return c.integers.to_numpy().attr("view")(py::dtype::of<std::int64_t>());
+        case rt::Type::floating: return c.reals.to_numpy();
+        case rt::Type::bytes: {
+            py::array out(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(c.bytes.size())});
+            auto* cells = static_cast<PyObject**>(out.mutable_data());
+            for (std::size_t i = 0; i < c.bytes.size(); ++i) {
+                cells[i] = py::bytes(c.bytes[i]).release().ptr();
+            }
+            return out;
+        }
+    }
+    return py::none();
+}
+
+class Trace {
+public:
+    explicit Trace(std::string path) : path_(std::move(path)) {
+        try {
+            rt::TraceReader reader(path_, [&](const rt::Header& h) -> const rt::DtdDesc& {
+                dtd_ = embedded_dtd(path_, h);
+                return dtd_->desc();
+            });
+            header_records_ = reader.header().record_count;
+        } catch (const rt::TraceError& e) {
+            raise(path_, e);
+        }
+    }
+
+    const rt::DtdDesc& dtd() const { return dtd_->desc(); }
+    std::uint64_t record_count() const { return header_records_; }
+
+    // The DTD's record types that a trace's user holds, with their fields:
+    // [{"name", "tag", "fields": [{"name", "index", "type", "scale", "text", "names", "naming", "repeated"}]}].
+    py::list records() const {
+        py::list out;
+        const rt::DtdDesc& d = dtd();
+        for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+            const rt::RecordDesc& r = d.records[slot];
+            if (r.predefined != rt::Predefined::none) continue;
+            const std::vector<bool> top = top_level_fields(r);
+            py::list fields;
+            for (std::uint32_t i = 1; i < r.field_count; ++i) fields.append(field_info(slot, i, !top[i]));
+            py::dict rec;
+            rec["name"] = r.name;
+            rec["tag"] = r.tag;
+            rec["fields"] = fields;
+            out.append(rec);
+        }
+        return out;
+    }
+
+    // Reads every record of the types `slots` names (all user types when
+    // empty), with the top-level fields `fields` names (all when empty):
+    // {record name: (positions in the trace, {field: array, ...})}. `progress(done,
+    // total)` is called now and then with records read, with the GIL held.
+    py::dict read(const std::vector<std::string>& names, const std::vector<std::string>& fields, const py::object& progress) {
+        const rt::DtdDesc& d = dtd();
+        for (const std::string& n : names) {
+            if (!slot_named(n)) throw py::key_error("the trace's DTD '" + std::string(d.name) + "' has no record type '" + n + "'");
+        }
+        std::vector<std::unique_ptr<Table>> tables(d.record_count);
+        for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+            const rt::RecordDesc& r = d.records[slot];
+            if (r.predefined != rt::Predefined::none) continue;
+            if (names.empty() || std::find(names.begin(), names.end(), r.name) != names.end()) tables[slot] = make_table(r, fields, !names.empty());
+        }
+        scan(tables, progress);
+        py::dict out;
+        for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+            if (!tables[slot]) continue;
+            Table& t = *tables[slot];
+            py::dict columns;
+            for (Column& c : t.columns) columns[d.records[slot].fields[c.field].path] = column_to_python(c);
+            out[d.records[slot].name] = py::make_tuple(t.index.to_numpy(), columns);
+        }
+        return out;
+    }
+
+    // The names dump shows for `values` of a field with an enum, flags or
+    // parts (rt::value_name); a value its enum does not name is its number.
+    std::vector<std::string> value_names(const std::string& record, const std::string& field, const py::array_t<std::uint64_t>& values) const {
+        const rt::DtdDesc& d = dtd();
+        for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+            const rt::RecordDesc& r = d.records[slot];
+            if (r.name != record) continue;
+            for (std::uint32_t i = 0; i < r.field_count; ++i) {
+                if (r.fields[i].path != field || !r.fields[i].rules) continue;
+                std::vector<std::string> out;
+                const auto v = values.unchecked<1>();
+                for (py::ssize_t k = 0; k < v.shape(0); ++k) {
+                    std::string n = rt::value_name(*r.fields[i].rules, v(k));
+                    out.push_back(n.empty() ? std::to_string(v(k)) : n);
+                }
+                return out;
+            }
+        }
+        throw py::key_error("record type '" + record + "' has no field '" + field + "' with names");
+    }
+
+private:
+    bool slot_named(const std::string& name) const {
+        const rt::DtdDesc& d = dtd();
+        for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+            if (d.records[slot].name == name && d.records[slot].predefined == rt::Predefined::none) return true;
+        }
+        return false;
+    }
+
+    py::dict field_info(std::uint32_t slot, std::uint32_t i, bool repeated) const {
+        const rt::DtdDesc& d = dtd();
+        const rt::FieldDesc& f = d.records[slot].fields[i];
+        py::dict out;
+        out["name"] = f.path;
+        out["index"] = i;
+        out["type"] = std::string(rt::name(f.type));
+        out["scale"] = f.scale;
+        out["repeated"] = repeated;
+        const rt::TextFormDesc* form = d.text_form;
+        const bool has_text = form && form->records[slot].mnemonic;
+        out["text"] = has_text ? std::string(rt::name(form->records[slot].fields[i].format)) : std::string();
+        out["chars"] = has_text ? std::string(form->records[slot].fields[i].chars) : std::string();
+        py::dict names;
+        std::string naming;
+        if (f.rules && f.rules->name_count) {
+            naming = f.rules->naming == rt::Naming::values ? "enum" : f.rules->naming == rt::Naming::flags ? "flags" : "bits";
+            for (std::uint32_t k = 0; k < f.rules->name_count; ++k) names[py::str(f.rules->names[k].name)] = f.rules->names[k].value;
+        }
+        out["naming"] = naming;
+        out["names"] = names;
+        return out;
+    }
+
+    // The columns of `fields` (all top-level fields when empty); a field the
+    // record lacks is an error when the record was asked for by name.
+    std::unique_ptr<Table> make_table(const rt::RecordDesc& r, const std::vector<std::string>& fields, bool named) const {
+        auto t = std::make_unique<Table>();
+        t->column_of.assign(r.field_count, -1);
+        const std::vector<bool> top = top_level_fields(r);
+        const auto add = [&](std::uint32_t i) {
+            t->column_of[i] = static_cast<int>(t->columns.size());
+            t->columns.push_back({i, r.fields[i].type, {}, {}, {}});
+        };
+        if (fields.empty()) {
+            for (std::uint32_t i = 1; i < r.field_count; ++i) {
+                if (top[i]) add(i);
+            }
+            return t;
+        }
+        for (const std::string& name : fields) {
+            std::uint32_t i = 1;
+            while (i < r.field_count && r.fields[i].path != name) ++i;
+            if (i == r.field_count && !named) continue;
+            if (i == r.field_count) throw py::key_error("record type '" + std::string(r.name) + "' has no field '" + name + "'");
+            if (!top[i]) throw py::value_error("field '" + name + "' of record type '" + std::string(r.name) + "' is inside a repeated group, which has no column");
+            if (t->column_of[i] < 0) add(i);
+        }
+        return t;
+    }
+
+    void scan(std::vector<std::unique_ptr<Table>>& tables, const py::object& progress) {
+        constexpr std::uint64_t report_every = 1 << 20;
+        try {
+            rt::TraceReader reader(path_, [&](const rt::Header&) -> const rt::DtdDesc& { return dtd(); });
+            const std::uint64_t total = reader.header().record_count;
+            rt::GenericRecord other;  // records with no table, the predefined ones among them
+            std::uint64_t next_report = report_every;
+            for (;;) {
+                bool more = false;
+                {
+                    py::gil_scoped_release unlocked;
+                    while ((more = reader.begin_record())) {
+                        const std::uint64_t index = reader.record_index();
+                        if (Table* t = tables[reader.slot()].get()) {
+                            t->index.push_back(index);
+                            rt::decode_values(reader, [t](const rt::GenericValue& v) { append(*t, v); }, other.last);
+                            reader.end_record();
+                        } else {
+                            rt::decode_generic(reader, other);
+                        }
+                        if (index + 1 >= next_report) break;
+                    }
+                }
+                if (!more) break;
+                next_report += report_every;
+                if (!progress.is_none()) progress(reader.record_index(), total);
+            }
+            if (!progress.is_none()) progress(reader.record_index(), reader.header().record_count);
+        } catch (const rt::TraceError& e) {
+            raise(path_, e);
+        }
+    }
+
+    // Appends a value to its column, if it has one.
+    static void append(Table& t, const rt::GenericValue& v) {
+        const int column = t.column_of[v.field];
+        if (column < 0) return;
+        Column& c = t.columns[static_cast<std::size_t>(column)];
+        switch (c.type) {
+            case rt::Type::unsigned_int:
+            case rt::Type::signed_int: c.integers.push_back(v.integer); break;
+            case rt::Type::floating: c.reals.push_back(v.real); break;
+            case rt::Type::bytes: c.bytes.emplace_back(reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size()); break;
+        }
+    }
+
+    std::string path_;
+    std::unique_ptr<metatf::lower::LoweredDtd> dtd_;
+    std::uint64_t header_records_ = 0;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_metatf, m) {
+    m.doc() = "The compiled core of metatf: traces of any DTD read into NumPy columns.";
+    py::class_<Trace>(m, "Trace")
+        .def(py::init<std::string>(), py::arg("path"))
+        .def_property_readonly("dtd_name", [](const Trace& t) { return std::string(t.dtd().name); })
+        .def_property_readonly("dtd_text", [](const Trace& t) { return std::string(t.dtd().text); })
+        .def_property_readonly("record_count", &Trace::record_count)
+        .def("records", &Trace::records)
+        .def("value_names", &Trace::value_names, py::arg("record"), py::arg("field"), py::arg("values"))
+        .def("read", &Trace::read, py::arg("records"), py::arg("fields"), py::arg("progress") = py::none());
+}

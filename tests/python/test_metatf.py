@@ -1,0 +1,192 @@
+"""The Python package metatf on traces made by the tools under test.
+
+Run by CTest (tests/CMakeLists.txt) with PYTHONPATH at the built package and
+METATF_MTF, METATF_MAKE_TEXT and METATF_SOURCE_DIR in the environment.
+"""
+
+import io
+import os
+import struct
+import subprocess
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metatf
+
+MTF = os.environ["METATF_MTF"]
+MAKE_TEXT = os.environ["METATF_MAKE_TEXT"]
+SOURCE = Path(os.environ["METATF_SOURCE_DIR"])
+
+
+def run(*args):
+    return subprocess.run([str(a) for a in args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def spc(tmp_path_factory):
+    """An SPC trace from 20,000 generated lines: deltas, units and widened fields in its metadata."""
+    work = tmp_path_factory.mktemp("spc")
+    text, trace = work / "spc.txt", work / "spc.mtf"
+    run(MAKE_TEXT, "spc", 20000, text)
+    run(MTF, "convert", "--dtd", SOURCE / "dtds/spc.dtd", text, trace)
+    return text, trace
+
+
+# ---- an independent decoder of a trace with fixed encodings
+
+FIXED_DTD = """tag.width = 1;
+text { separator = " "; }
+a.width = 1;
+b.width = 2;
+b.type = signed;
+c.width = 8;
+d.type = float;
+d.width = 8;
+r : (tag, a, b, c, d) { tag.value = 4; tag.mnemonic = "r"; }
+"""
+
+
+def decode_fixed(data):
+    """The (a, b, c, d) of each record of a FIXED_DTD trace, read from the
+    container's bytes as docs/trace-format.md lays them out: no Meta-TF code."""
+    assert data[:4] == b"\x7fMTF" and data[7] == 2
+    word = 4 if data[4] == 1 else 8
+    order = "<" if data[5] == 1 else ">"
+    w = order + ("I" if word == 4 else "Q")
+    name_length = data[6]
+    (text_length,) = struct.unpack_from(w, data, 16)
+    at = 16 + word + name_length + text_length
+    rows = []
+    while data[at:at + 1] == b"S":
+        chunks = struct.unpack_from(order + "H", data, at + 2)[0]
+        records, state = struct.unpack_from(order + ("II" if word == 4 else "QQ"), data, at + 8)
+        assert state == 0
+        at += 8 + 2 * word
+        sizes = []
+        for _ in range(chunks):
+            section, codec = data[at], data[at + 1]
+            stored, decoded = struct.unpack_from(order + ("II" if word == 4 else "QQ"), data, at + 4)
+            assert (section, codec, stored) == (0, 0, decoded)
+            sizes.append(stored)
+            at += 4 + 2 * word
+        for size in sizes:
+            end = at + size
+            while at < end:
+                assert data[at] == 4
+                rows.append(struct.unpack_from(order + "BhQd", data, at + 1))
+                at += 1 + 1 + 2 + 8 + 8
+    assert data[at:at + 1] == b"E"
+    return rows
+
+
+def test_values_match_an_independent_decoder_of_the_bytes(tmp_path):
+    dtd, text, trace = tmp_path / "fixed.dtd", tmp_path / "fixed.txt", tmp_path / "fixed.mtf"
+    dtd.write_text(FIXED_DTD)
+    rng = np.random.default_rng(7)
+    lines = [f"r {rng.integers(0, 256)} {rng.integers(-32768, 32768)} {rng.integers(0, 2**64, dtype=np.uint64)} {rng.normal():.17g}"
+             for _ in range(3000)]
+    text.write_text("\n".join(lines) + "\n")
+    run(MTF, "convert", "--encoding", "initial", "--chunk-size", "4096", "--dtd", dtd, text, trace)
+    want = decode_fixed(trace.read_bytes())
+    assert len(want) == 3000
+    got = metatf.read_numpy(trace, "r")
+    assert got.dtype.names == ("index", "a", "b", "c", "d")
+    assert [got.dtype[k] for k in range(5)] == [np.uint64, np.uint64, np.int64, np.uint64, np.float64]
+    assert got["index"].tolist() == list(range(3000))
+    for k, name in enumerate("abcd"):
+        assert got[name].tolist() == [row[k] for row in want], name
+
+
+def test_open_tells_the_dtd_record_types_fields_and_count(spc):
+    _, trace = spc
+    info = metatf.open(trace)
+    assert info.dtd_name == "spc"
+    assert list(info.records) == ["spc"]
+    assert info.fields("spc") == ["asu", "lba", "size", "opcode", "timestamp", "optionalCount"]
+    records_line = next(line for line in run(MTF, "info", trace).splitlines() if line.startswith("records "))
+    assert info.record_count == int(records_line.split()[1])
+    assert "timestamp.scale = 9;" in info.dtd_text
+
+
+def test_read_numpy_gives_the_text_lines_values(spc):
+    text, trace = spc
+    got = metatf.read_numpy(trace, "spc", scaled="int")
+    rows = [line.split(",") for line in text.read_text().splitlines()]  # no separator inside a field
+    assert len(got) == len(rows) == 20000
+    assert got["asu"].tolist() == [int(r[0]) for r in rows]
+    assert got["lba"].tolist() == [int(r[1]) for r in rows]
+    assert got["size"].tolist() == [int(r[2]) for r in rows]
+    assert got["opcode"].tolist() == ["RW".index(r[3].upper()) for r in rows]
+    assert got["timestamp"].tolist() == [int(Decimal(r[4]) * 10**9) for r in rows]
+    assert got["optionalCount"].tolist() == [len(r) - 5 for r in rows]
+    seconds = metatf.read_numpy(trace, "spc", fields=["timestamp"])
+    assert seconds.dtype.names == ("index", "timestamp") and seconds.dtype["timestamp"] == np.float64
+    assert np.array_equal(seconds["timestamp"], got["timestamp"] / 1e9)
+
+
+def test_read_pandas_equals_read_csv_of_mtf_dump(spc):
+    _, trace = spc
+    frame = metatf.read_pandas(trace, "spc")
+    # Every row of the dump, metadata too (its fields empty), as text; then the spc rows in the DTD's types.
+    dumped = pd.read_csv(io.StringIO(run(MTF, "dump", "--format", "csv", trace)), dtype=str, keep_default_na=False)
+    dtypes = {"index": np.uint64, "record": "category", "asu": np.uint64, "lba": np.uint64, "size": np.uint64,
+              "opcode": "category", "timestamp": np.float64, "optionalCount": np.uint64}
+    expected = dumped[dumped["record"] == "spc"].reset_index(drop=True)[list(dtypes)].astype(dtypes)
+    assert len(frame) == 20000
+    assert list(frame.columns) == ["index", "record", "asu", "lba", "size", "opcode", "timestamp", "optionalCount"]
+    for column in frame.columns:
+        assert frame[column].dtype == expected[column].dtype, column
+        if frame[column].dtype == "category":
+            assert frame[column].astype(str).tolist() == expected[column].astype(str).tolist(), column
+        else:
+            pd.testing.assert_series_equal(frame[column], expected[column], check_exact=True)
+
+
+def test_several_record_types_in_trace_order_with_nullable_columns(tmp_path):
+    text, trace = tmp_path / "ptf.txt", tmp_path / "ptf.mtf"
+    run(MAKE_TEXT, "ptf", 2000, text)
+    run(MTF, "convert", "--dtd", SOURCE / "dtds/ptf.dtd", text, trace)
+    frame = metatf.read_pandas(trace)
+    assert frame["index"].is_monotonic_increasing
+    per_type = {name: metatf.read_pandas(trace, name) for name in frame["record"].cat.categories}
+    assert sum(len(f) for f in per_type.values()) == len(frame)
+    for name, alone in per_type.items():
+        rows = frame[frame["record"] == name].reset_index(drop=True)
+        for column in alone.columns:
+            if column == "record":
+                continue
+            assert rows[column].astype(object).tolist() == alone[column].astype(object).tolist(), (name, column)
+
+
+def test_names_of_enums_flags_and_parts_as_dump_shows_them():
+    trace = SOURCE / "tests/fixtures/native/bitfields-lsb.bin"
+    converted = Path(os.environ.get("TMPDIR", "/tmp")) / f"metatf-bitfields-{os.getpid()}.mtf"
+    try:
+        run(MTF, "convert", "-f", "--native", "--form", "lsb", "--dtd", SOURCE / "tests/native/bitfields.dtd", trace, converted)
+        frame = metatf.read_pandas(converted)
+        assert frame["modeBits"].dtype == "category"
+        assert frame["modeBits"][3] == "mode:3,level:21,zone:15,0x3000"
+        raw = metatf.read_numpy(converted, "compressed")
+        assert raw["modeBits"][3] == 0x3FAB
+    finally:
+        converted.unlink(missing_ok=True)
+
+
+def test_mistakes_are_errors_that_say_what_is_wrong(spc, tmp_path):
+    _, trace = spc
+    with pytest.raises(KeyError, match="the trace's DTD 'spc' has no record type 'read'"):
+        metatf.read_numpy(trace, "read")
+    with pytest.raises(KeyError, match="record type 'spc' has no field 'lbn'"):
+        metatf.read_numpy(trace, "spc", fields=["lbn"])
+    with pytest.raises(ValueError, match="inside a repeated group"):
+        metatf.read_numpy(trace, "spc", fields=["optional.optionalText"])
+    cut = tmp_path / "cut.mtf"
+    cut.write_bytes(trace.read_bytes()[:5000])
+    with pytest.raises(ValueError, match="cut.mtf: .*mtf recover"):
+        metatf.open(cut)
+    with pytest.raises(ValueError, match="not a Meta-TF trace|magic"):
+        metatf.open(SOURCE / "README.md")
