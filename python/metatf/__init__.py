@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _metatf
 
-__all__ = ["open", "read_numpy", "read_pandas", "TraceInfo"]
+__all__ = ["open", "read_numpy", "read_pandas", "TraceInfo", "Writer"]
 
 
 class TraceInfo:
@@ -185,3 +185,92 @@ def _merge(frames, names):
     out = pd.concat(frames, ignore_index=True, sort=False)
     out["record"] = pd.Categorical(out["record"].astype(object), categories=names)
     return out.sort_values("index", kind="stable", ignore_index=True)
+
+
+class Writer:
+    """Writes a trace of the DTD file `dtd_path` to `path` from arrays or DataFrames.
+
+    The runtime's encoder chooses each field's encoding from the data, as
+    `mtf convert` does; `compress` (1-22) compresses chunks with zstd. The
+    file appears at `path` when the writer closes (use `with`); an existing
+    file is replaced only with overwrite=True, and a writer that is never
+    closed, or whose `with` block raises, leaves nothing.
+    """
+
+    def __init__(self, dtd_path, path, overwrite=False, compress=0):
+        self._writer = _metatf.Writer(os.fspath(dtd_path), os.fspath(path), bool(overwrite), int(compress))
+        self._records = {r["name"]: r for r in self._writer.records()}
+
+    def write(self, record, data):
+        """Appends the rows of `data` (a DataFrame, a structured array or a
+        dict of arrays) as records of type `record`, in order. Columns are
+        the record's fields outside repeated groups (extra ones, such as
+        `index` and `record`, are ignored); values as read_pandas gives them:
+        numbers, names of enum/flags/parts, characters of chars fields,
+        scaled fields as their value (rounded to the field's scale) or as
+        integers. Repeated groups must be empty (their counts 0)."""
+        if record not in self._records:
+            raise KeyError(f"the DTD has no record type '{record}' (it has {', '.join(self._records)})")
+        described = self._records[record]["fields"]
+        columns, n = [], None
+        for field in described:
+            if field["repeated"]:
+                columns.append(np.zeros(0, dtype=np.uint64))
+                continue
+            name = _column_name(record, field["name"])
+            try:
+                values = data[name]
+            except (KeyError, ValueError, IndexError):
+                raise KeyError(f"no column for field '{field['name']}' of record type '{record}'") from None
+            values = self._stored(record, field, np.asarray(values))
+            if n is None:
+                n = len(values)
+            elif len(values) != n:
+                raise ValueError(f"column '{name}' has {len(values)} rows, not {n}")
+            columns.append(values)
+        self._writer.write(record, columns, n or 0)
+
+    def _stored(self, record, field, values):
+        if field["type"] == "bytes":
+            return np.array([v if isinstance(v, bytes) else str(v).encode() for v in values], dtype=object)
+        if field["type"] == "float":
+            return np.ascontiguousarray(values, dtype=np.float64)
+        if values.dtype.kind in "OUS":
+            unique, codes = np.unique(values.astype(str), return_inverse=True)
+            if field["naming"]:
+                stored = self._writer.named_values(record, field["name"], list(unique))
+            elif field["text"] == "chars":
+                missing = [u for u in unique if u not in field["chars"] or len(u) != 1]
+                if missing:
+                    raise ValueError(f"field '{field['name']}' takes one of the characters {field['chars']!r}, not {missing[0]!r}")
+                stored = np.array([field["chars"].index(u) for u in unique], dtype=np.uint64)
+            else:
+                raise ValueError(f"field '{field['name']}' of record type '{record}' is a number, not text")
+            return np.ascontiguousarray(stored[codes])
+        if field["scale"] and values.dtype.kind == "f":
+            scaled = values * np.float64(10) ** field["scale"]
+            values = np.rint(scaled)
+            # Digits past the scale would be lost: refused, beyond a float's own rounding.
+            lost = np.abs(scaled - values) > np.maximum(1e-3, np.abs(scaled) * 4e-16)
+            if lost.any():
+                raise ValueError(f"field '{field['name']}' keeps {field['scale']} fraction digits; "
+                                 f"{values[np.argmax(lost)] / 10 ** field['scale']} has more")
+        if field["type"] == "signed":
+            return np.ascontiguousarray(values, dtype=np.int64).view(np.uint64)
+        if values.dtype.kind == "i" and (values < 0).any():
+            raise ValueError(f"field '{field['name']}' of record type '{record}' is unsigned, but a value is negative")
+        return np.ascontiguousarray(values, dtype=np.uint64)
+
+    def close(self):
+        """Finishes the trace: the file is complete at `path` after this."""
+        self._writer.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if kind is None:
+            self.close()
+        # Otherwise the trace is dropped: nothing half-written is left.
+        else:
+            self._writer = None

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include <metatf/auto_encoder.hpp>
 #include <metatf/error.hpp>
 #include <metatf/generic.hpp>
 #include <metatf/reader.hpp>
@@ -130,6 +131,88 @@ py::object column_to_python(Column& c) {
     return py::none();
 }
 
+py::dict describe_field(const rt::DtdDesc& d, std::uint32_t slot, std::uint32_t i, bool repeated) {
+    const rt::FieldDesc& f = d.records[slot].fields[i];
+    py::dict out;
+    out["name"] = f.path;
+    out["index"] = i;
+    out["type"] = std::string(rt::name(f.type));
+    out["scale"] = f.scale;
+    out["repeated"] = repeated;
+    const rt::TextFormDesc* form = d.text_form;
+    const bool has_text = form && form->records[slot].mnemonic;
+    out["text"] = has_text ? std::string(rt::name(form->records[slot].fields[i].format)) : std::string();
+    out["chars"] = has_text ? std::string(form->records[slot].fields[i].chars) : std::string();
+    py::dict names;
+    std::string naming;
+    if (f.rules && f.rules->name_count) {
+        naming = f.rules->naming == rt::Naming::values ? "enum" : f.rules->naming == rt::Naming::flags ? "flags" : "bits";
+        for (std::uint32_t k = 0; k < f.rules->name_count; ++k) names[py::str(f.rules->names[k].name)] = f.rules->names[k].value;
+    }
+    out["naming"] = naming;
+    out["names"] = names;
+    return out;
+}
+
+// The DTD's record types that a trace's user holds, with their fields:
+// [{"name", "tag", "fields": [{"name", "index", "type", "scale", "text", "names", "naming", "repeated"}]}].
+py::list describe_records(const rt::DtdDesc& d) {
+    py::list out;
+    for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+        const rt::RecordDesc& r = d.records[slot];
+        if (r.predefined != rt::Predefined::none) continue;
+        const std::vector<bool> top = top_level_fields(r);
+        py::list fields;
+        for (std::uint32_t i = 1; i < r.field_count; ++i) fields.append(describe_field(d, slot, i, !top[i]));
+        py::dict rec;
+        rec["name"] = r.name;
+        rec["tag"] = r.tag;
+        rec["fields"] = fields;
+        out.append(rec);
+    }
+    return out;
+}
+
+// Field `field` of record type `record`, which has names (an enum, flags or parts).
+const rt::FieldDesc& named_field(const rt::DtdDesc& d, const std::string& record, const std::string& field) {
+    for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+        const rt::RecordDesc& r = d.records[slot];
+        for (std::uint32_t i = 0; r.name == record && i < r.field_count; ++i) {
+            if (r.fields[i].path == field && r.fields[i].rules && r.fields[i].rules->name_count) return r.fields[i];
+        }
+    }
+    throw py::key_error("record type '" + record + "' has no field '" + field + "' with names");
+}
+
+// The names dump shows for `values` of a field with an enum, flags or
+// parts (rt::value_name); a value its enum does not name is its number.
+std::vector<std::string> value_names(const rt::DtdDesc& d, const std::string& record, const std::string& field,
+                                     const py::array_t<std::uint64_t>& values) {
+    const rt::FieldDesc& f = named_field(d, record, field);
+    std::vector<std::string> out;
+    const auto v = values.unchecked<1>();
+    for (py::ssize_t k = 0; k < v.shape(0); ++k) {
+        std::string n = rt::value_name(*f.rules, v(k));
+        if (n.empty()) n = f.type == rt::Type::signed_int ? std::to_string(static_cast<std::int64_t>(v(k))) : std::to_string(v(k));
+        out.push_back(std::move(n));
+    }
+    return out;
+}
+
+// The numbers the names `names` stand for, as value_names() writes them (rt::named_value).
+py::array_t<std::uint64_t> named_values(const rt::DtdDesc& d, const std::string& record, const std::string& field,
+                                        const std::vector<std::string>& names) {
+    const rt::FieldDesc& f = named_field(d, record, field);
+    py::array_t<std::uint64_t> out(static_cast<py::ssize_t>(names.size()));
+    auto v = out.mutable_unchecked<1>();
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        const auto value = rt::named_value(*f.rules, names[k]);
+        if (!value) throw py::value_error("'" + names[k] + "' names no value of field '" + field + "' of record type '" + record + "'");
+        v(static_cast<py::ssize_t>(k)) = *value;
+    }
+    return out;
+}
+
 class Trace {
 public:
     explicit Trace(std::string path) : path_(std::move(path)) {
@@ -146,26 +229,6 @@ public:
 
     const rt::DtdDesc& dtd() const { return dtd_->desc(); }
     std::uint64_t record_count() const { return header_records_; }
-
-    // The DTD's record types that a trace's user holds, with their fields:
-    // [{"name", "tag", "fields": [{"name", "index", "type", "scale", "text", "names", "naming", "repeated"}]}].
-    py::list records() const {
-        py::list out;
-        const rt::DtdDesc& d = dtd();
-        for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
-            const rt::RecordDesc& r = d.records[slot];
-            if (r.predefined != rt::Predefined::none) continue;
-            const std::vector<bool> top = top_level_fields(r);
-            py::list fields;
-            for (std::uint32_t i = 1; i < r.field_count; ++i) fields.append(field_info(slot, i, !top[i]));
-            py::dict rec;
-            rec["name"] = r.name;
-            rec["tag"] = r.tag;
-            rec["fields"] = fields;
-            out.append(rec);
-        }
-        return out;
-    }
 
     // Reads every record of the types `slots` names (all user types when
     // empty), with the top-level fields `fields` names (all when empty):
@@ -194,27 +257,6 @@ public:
         return out;
     }
 
-    // The names dump shows for `values` of a field with an enum, flags or
-    // parts (rt::value_name); a value its enum does not name is its number.
-    std::vector<std::string> value_names(const std::string& record, const std::string& field, const py::array_t<std::uint64_t>& values) const {
-        const rt::DtdDesc& d = dtd();
-        for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
-            const rt::RecordDesc& r = d.records[slot];
-            if (r.name != record) continue;
-            for (std::uint32_t i = 0; i < r.field_count; ++i) {
-                if (r.fields[i].path != field || !r.fields[i].rules) continue;
-                std::vector<std::string> out;
-                const auto v = values.unchecked<1>();
-                for (py::ssize_t k = 0; k < v.shape(0); ++k) {
-                    std::string n = rt::value_name(*r.fields[i].rules, v(k));
-                    out.push_back(n.empty() ? std::to_string(v(k)) : n);
-                }
-                return out;
-            }
-        }
-        throw py::key_error("record type '" + record + "' has no field '" + field + "' with names");
-    }
-
 private:
     bool slot_named(const std::string& name) const {
         const rt::DtdDesc& d = dtd();
@@ -222,30 +264,6 @@ private:
             if (d.records[slot].name == name && d.records[slot].predefined == rt::Predefined::none) return true;
         }
         return false;
-    }
-
-    py::dict field_info(std::uint32_t slot, std::uint32_t i, bool repeated) const {
-        const rt::DtdDesc& d = dtd();
-        const rt::FieldDesc& f = d.records[slot].fields[i];
-        py::dict out;
-        out["name"] = f.path;
-        out["index"] = i;
-        out["type"] = std::string(rt::name(f.type));
-        out["scale"] = f.scale;
-        out["repeated"] = repeated;
-        const rt::TextFormDesc* form = d.text_form;
-        const bool has_text = form && form->records[slot].mnemonic;
-        out["text"] = has_text ? std::string(rt::name(form->records[slot].fields[i].format)) : std::string();
-        out["chars"] = has_text ? std::string(form->records[slot].fields[i].chars) : std::string();
-        py::dict names;
-        std::string naming;
-        if (f.rules && f.rules->name_count) {
-            naming = f.rules->naming == rt::Naming::values ? "enum" : f.rules->naming == rt::Naming::flags ? "flags" : "bits";
-            for (std::uint32_t k = 0; k < f.rules->name_count; ++k) names[py::str(f.rules->names[k].name)] = f.rules->names[k].value;
-        }
-        out["naming"] = naming;
-        out["names"] = names;
-        return out;
     }
 
     // The columns of `fields` (all top-level fields when empty); a field the
@@ -326,6 +344,90 @@ private:
     std::uint64_t header_records_ = 0;
 };
 
+// Writes a trace of a DTD file from columns, through the runtime's
+// AutoEncoder (encodings chosen from the data, as mtf convert does). The
+// file appears at `path` only on close(); without it nothing is left.
+class Writer {
+public:
+    Writer(const std::string& dtd_path, const std::string& path, bool overwrite, int compress) {
+        const metatf::Compilation c = metatf::compile_file(dtd_path);
+        if (!c.schema) throw py::value_error("the DTD " + dtd_path + " has errors: " + metatf::first_error(c));
+        dtd_ = std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
+        rt::WriterOptions options;
+        options.output.replace = overwrite;
+        options.compress = compress;
+        try {
+            writer_ = std::make_unique<rt::TraceWriter>(path, dtd_->desc(), options);
+        } catch (const std::exception& e) {
+            throw py::value_error(e.what());
+        }
+        encoder_.emplace(*writer_);
+    }
+
+    // Writes `n` records of type `record`: `columns` holds, for each of the
+    // record's fields but the tag in field order, a uint64 array (the stored
+    // integer: two's complement for signed fields), a float64 array, or an
+    // object array of bytes. Fields inside repeated groups take no column;
+    // their counts must be 0.
+    void write(const std::string& record, const std::vector<py::array>& columns, std::size_t n) {
+        if (!encoder_) throw py::value_error("the writer is closed");
+        const rt::DtdDesc& d = dtd_->desc();
+        std::uint32_t slot = 0;
+        while (slot < d.record_count && (d.records[slot].name != record || d.records[slot].predefined != rt::Predefined::none)) ++slot;
+        if (slot == d.record_count) throw py::key_error("the DTD '" + std::string(d.name) + "' has no record type '" + record + "'");
+        const rt::RecordDesc& r = d.records[slot];
+        const std::vector<bool> top = top_level_fields(r);
+        rt::GenericRecord out;
+        out.slot = slot;
+        try {
+            for (std::size_t row = 0; row < n; ++row) {
+                out.values.clear();
+                for (std::uint32_t i = 1; i < r.field_count; ++i) {
+                    if (!top[i]) continue;
+                    rt::GenericValue v;
+                    v.field = i;
+                    const py::array& a = columns.at(i - 1);
+                    switch (r.fields[i].type) {
+                        case rt::Type::unsigned_int:
+                        case rt::Type::signed_int: v.integer = static_cast<const std::uint64_t*>(a.data())[row]; break;
+                        case rt::Type::floating: v.real = static_cast<const double*>(a.data())[row]; break;
+                        case rt::Type::bytes: {
+                            PyObject* cell = static_cast<PyObject* const*>(a.data())[row];
+                            char* data = nullptr;
+                            Py_ssize_t size = 0;
+                            if (PyBytes_AsStringAndSize(cell, &data, &size) != 0) throw py::error_already_set();
+                            v.bytes = {reinterpret_cast<const std::byte*>(data), static_cast<std::size_t>(size)};
+                            break;
+                        }
+                    }
+                    out.values.push_back(v);
+                }
+                encoder_->write(out);
+            }
+        } catch (const rt::TraceError& e) {
+            throw py::value_error(e.what());
+        }
+    }
+
+    const rt::DtdDesc& dtd() const { return dtd_->desc(); }
+
+    void close() {
+        if (!encoder_) return;
+        try {
+            encoder_->flush();
+            encoder_.reset();
+            writer_->close();
+        } catch (const rt::TraceError& e) {
+            throw py::value_error(e.what());
+        }
+    }
+
+private:
+    std::unique_ptr<metatf::lower::LoweredDtd> dtd_;
+    std::unique_ptr<rt::TraceWriter> writer_;
+    std::optional<rt::AutoEncoder> encoder_;
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_metatf, m) {
@@ -335,7 +437,13 @@ PYBIND11_MODULE(_metatf, m) {
         .def_property_readonly("dtd_name", [](const Trace& t) { return std::string(t.dtd().name); })
         .def_property_readonly("dtd_text", [](const Trace& t) { return std::string(t.dtd().text); })
         .def_property_readonly("record_count", &Trace::record_count)
-        .def("records", &Trace::records)
-        .def("value_names", &Trace::value_names, py::arg("record"), py::arg("field"), py::arg("values"))
+        .def("records", [](const Trace& t) { return describe_records(t.dtd()); })
+        .def("value_names", [](const Trace& t, const std::string& r, const std::string& f, const py::array_t<std::uint64_t>& v) { return value_names(t.dtd(), r, f, v); })
         .def("read", &Trace::read, py::arg("records"), py::arg("fields"), py::arg("progress") = py::none());
+    py::class_<Writer>(m, "Writer")
+        .def(py::init<std::string, std::string, bool, int>(), py::arg("dtd_path"), py::arg("path"), py::arg("overwrite"), py::arg("compress"))
+        .def("records", [](const Writer& w) { return describe_records(w.dtd()); })
+        .def("named_values", [](const Writer& w, const std::string& r, const std::string& f, const std::vector<std::string>& n) { return named_values(w.dtd(), r, f, n); })
+        .def("write", &Writer::write, py::arg("record"), py::arg("columns"), py::arg("n"))
+        .def("close", &Writer::close);
 }

@@ -190,3 +190,44 @@ def test_mistakes_are_errors_that_say_what_is_wrong(spc, tmp_path):
         metatf.open(cut)
     with pytest.raises(ValueError, match="not a Meta-TF trace|magic"):
         metatf.open(SOURCE / "README.md")
+
+
+def test_a_writer_writes_back_what_read_pandas_read(spc, tmp_path):
+    _, trace = spc
+    frame = metatf.read_pandas(trace, "spc")
+    copy = tmp_path / "copy.mtf"
+    # Records with optional fields have a repeated group, which a writer leaves empty.
+    plain = frame[frame["optionalCount"] == 0]
+    with metatf.Writer(SOURCE / "dtds/spc.dtd", copy) as writer:
+        writer.write("spc", plain)
+    back = metatf.read_pandas(copy, "spc")
+    assert len(back) == len(plain) > 10000
+    for column in ("asu", "lba", "size", "timestamp", "optionalCount"):
+        assert back[column].tolist() == plain[column].tolist(), column
+    assert back["opcode"].astype(str).tolist() == plain["opcode"].astype(str).tolist()
+    run(MTF, "check", copy)  # a whole trace, its rules kept
+
+
+def test_a_writer_takes_names_and_refuses_what_it_cannot_store(tmp_path):
+    out = tmp_path / "bits.mtf"
+    with metatf.Writer(SOURCE / "tests/native/bitfields.dtd", out) as writer:
+        writer.write("compressed", {"clientId": [1, 2], "fileDescBits": ["fileDesc:5,memStrideIndex:1", "fileDesc:63,memStrideIndex:3"],
+                                    "indexBits": [0, 255], "duration": [10, 20], "modeBits": [0x3FAB, 0]})
+    raw = metatf.read_numpy(out, "compressed")
+    assert raw["fileDescBits"].tolist() == [0x45, 0xFF] and raw["modeBits"].tolist() == [0x3FAB, 0]
+    with pytest.raises(ValueError, match="exists"):
+        metatf.Writer(SOURCE / "tests/native/bitfields.dtd", out)
+    metatf.Writer(SOURCE / "tests/native/bitfields.dtd", out, overwrite=True).close()
+    assert metatf.open(out).record_count == 0
+    with pytest.raises(ValueError, match="'fileDesc:64,memStrideIndex:1' names no value of field 'fileDescBits'"):
+        with metatf.Writer(SOURCE / "tests/native/bitfields.dtd", tmp_path / "bad.mtf") as writer:
+            writer.write("compressed", {"clientId": [1], "fileDescBits": ["fileDesc:64,memStrideIndex:1"], "indexBits": [0],
+                                        "duration": [1], "modeBits": [0]})
+    with pytest.raises(ValueError, match="keeps 9 fraction digits"):
+        with metatf.Writer(SOURCE / "dtds/spc.dtd", tmp_path / "bad.mtf") as writer:
+            writer.write("spc", {"asu": [0], "lba": [1], "size": [512], "opcode": ["R"], "timestamp": [0.1234567891234],
+                                 "optionalCount": [0]})
+    with pytest.raises(KeyError, match="no column for field 'size'"):
+        with metatf.Writer(SOURCE / "dtds/spc.dtd", tmp_path / "bad.mtf") as writer:
+            writer.write("spc", {"asu": [0], "lba": [1]})
+    assert not (tmp_path / "bad.mtf").exists()
