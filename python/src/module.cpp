@@ -77,6 +77,7 @@ public:
 
     // The values as a NumPy array that owns them; this is then empty.
     py::array_t<T> to_numpy() {
+        if (!data_) return py::array_t<T>(0);
         T* data = data_;
         const std::size_t n = size_;
         data_ = nullptr;

@@ -152,6 +152,7 @@ def test_several_record_types_in_trace_order_with_nullable_columns(tmp_path):
     run(MTF, "convert", "--dtd", SOURCE / "dtds/ptf.dtd", text, trace)
     frame = metatf.read_pandas(trace)
     assert frame["index"].is_monotonic_increasing
+    assert set(frame["record"].cat.categories) == set(metatf.open(trace).records)
     per_type = {name: metatf.read_pandas(trace, name) for name in frame["record"].cat.categories}
     assert sum(len(f) for f in per_type.values()) == len(frame)
     for name, alone in per_type.items():
@@ -219,6 +220,7 @@ def test_a_writer_takes_names_and_refuses_what_it_cannot_store(tmp_path):
         metatf.Writer(SOURCE / "tests/native/bitfields.dtd", out)
     metatf.Writer(SOURCE / "tests/native/bitfields.dtd", out, overwrite=True).close()
     assert metatf.open(out).record_count == 0
+    assert len(metatf.read_pandas(out)) == 0 and metatf.read_numpy(out, "compressed").dtype.names[0] == "index"
     with pytest.raises(ValueError, match="'fileDesc:64,memStrideIndex:1' names no value of field 'fileDescBits'"):
         with metatf.Writer(SOURCE / "tests/native/bitfields.dtd", tmp_path / "bad.mtf") as writer:
             writer.write("compressed", {"clientId": [1], "fileDescBits": ["fileDesc:64,memStrideIndex:1"], "indexBits": [0],
