@@ -377,19 +377,19 @@ struct CompressedReadWrite {
     std::uint64_t fileDescBits{};
     // The parts of fileDescBits, from its least significant bit.
     std::uint64_t fileDesc() const { return rt::get_part(fileDescBits, 0, 6); }
-    void set_fileDesc(std::uint64_t v) { fileDescBits = rt::with_part(fileDescBits, 0, 6, v, "fileDesc"); }
+    void set_fileDesc(std::uint64_t part) { this->fileDescBits = rt::with_part(this->fileDescBits, 0, 6, part, "fileDesc"); }
     std::uint64_t memStrideIndex() const { return rt::get_part(fileDescBits, 6, 2); }
-    void set_memStrideIndex(std::uint64_t v) { fileDescBits = rt::with_part(fileDescBits, 6, 2, v, "memStrideIndex"); }
+    void set_memStrideIndex(std::uint64_t part) { this->fileDescBits = rt::with_part(this->fileDescBits, 6, 2, part, "memStrideIndex"); }
     std::uint64_t indexBits{};
     // The parts of indexBits, from its least significant bit.
     std::uint64_t sizeIndex() const { return rt::get_part(indexBits, 0, 2); }
-    void set_sizeIndex(std::uint64_t v) { indexBits = rt::with_part(indexBits, 0, 2, v, "sizeIndex"); }
+    void set_sizeIndex(std::uint64_t part) { this->indexBits = rt::with_part(this->indexBits, 0, 2, part, "sizeIndex"); }
     std::uint64_t strideIndex() const { return rt::get_part(indexBits, 2, 2); }
-    void set_strideIndex(std::uint64_t v) { indexBits = rt::with_part(indexBits, 2, 2, v, "strideIndex"); }
+    void set_strideIndex(std::uint64_t part) { this->indexBits = rt::with_part(this->indexBits, 2, 2, part, "strideIndex"); }
     std::uint64_t operationType() const { return rt::get_part(indexBits, 4, 3); }
-    void set_operationType(std::uint64_t v) { indexBits = rt::with_part(indexBits, 4, 3, v, "operationType"); }
+    void set_operationType(std::uint64_t part) { this->indexBits = rt::with_part(this->indexBits, 4, 3, part, "operationType"); }
     std::uint64_t timestampDelta() const { return rt::get_part(indexBits, 7, 1); }
-    void set_timestampDelta(std::uint64_t v) { indexBits = rt::with_part(indexBits, 7, 1, v, "timestampDelta"); }
+    void set_timestampDelta(std::uint64_t part) { this->indexBits = rt::with_part(this->indexBits, 7, 1, part, "timestampDelta"); }
     std::uint64_t duration{};
     std::uint64_t fieldCount{};
     struct FieldCountItem {

@@ -107,7 +107,8 @@ class RecordCode {
 public:
     RecordCode(const ir::Record& r, std::uint32_t slot, std::string struct_name)
         : record_(r), slot_(slot), struct_(std::move(struct_name)) {
-        std::set<std::string> taken{"type", "tag", "slot"};
+        // The struct's own name would read as a constructor, RecordType as the enum.
+        std::set<std::string> taken{"type", "tag", "slot", struct_, "RecordType"};
         for (const ir::Field& f : r.fields) {
             std::string m = identifier(f.path);
             while (!taken.insert(m).second) m += '_';
@@ -166,6 +167,7 @@ private:
 
     // A field's parts ('bits') get a getter and a setter each, named after the part.
     void name_parts(std::set<std::string>& taken) {
+        for (const std::string& m : member_) taken.insert(m + "_field");  // the field index constants
         for (const ir::Field& f : record_.fields) {
             if (f.rules.naming != rt::Naming::parts) continue;
             for (const ir::NamedValue& part : f.rules.names) {
@@ -184,8 +186,9 @@ private:
             const std::string& m = part_member_.at({f.index, part.name});
             const std::string at = std::to_string(std::countr_zero(part.value)) + ", " + std::to_string(std::popcount(part.value));
             o << indent << "std::uint64_t " << m << "() const { return rt::get_part(" << member_[f.index] << ", " << at << "); }\n";
-            o << indent << "void set_" << m << "(std::uint64_t v) { " << member_[f.index] << " = rt::with_part(" << member_[f.index] << ", " << at
-              << ", v, \"" << part.name << "\"); }\n";
+            // this->: the member may be called `part`.
+            o << indent << "void set_" << m << "(std::uint64_t part) { this->" << member_[f.index] << " = rt::with_part(this->" << member_[f.index]
+              << ", " << at << ", part, \"" << part.name << "\"); }\n";
         }
     }
 

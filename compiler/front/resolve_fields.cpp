@@ -238,7 +238,7 @@ private:
     }
 
     bool width_suits_type(const ir::Field& f, std::uint32_t w, const Location& at) {
-        if ((f.type == ir::Type::unsigned_int || f.type == ir::Type::signed_int) && w > 8) {
+        if (rt::is_integer(f.type) && w > 8) {
             return field_error(at, "width " + std::to_string(w) + " is too wide for " + describe(f) + ": " +
                                        std::string(rt::name(f.type)) + " fields take 0 to 8 bytes");
         }
@@ -443,7 +443,7 @@ private:
 
     // Rules are about numbers: a property that states one applies to integer fields.
     bool integer_rule(const ast::Property& p, const ir::Field& f) {
-        if (f.type == ir::Type::unsigned_int || f.type == ir::Type::signed_int) return true;
+        if (rt::is_integer(f.type)) return true;
         return field_error(where_of(p.value), quote(p.property.text) + " applies to integer fields; " + describe(f) + " is " +
                                                   quote(rt::name(f.type)));
     }
@@ -525,8 +525,9 @@ private:
             }
             const std::uint64_t width = n.number.magnitude;
             if (shift + width > 8 * std::uint64_t(f.restore_width) && f.restore_width != 0) {
-                return value_error(p, n.name.where, "the parts up to " + quote(name) + " take " + std::to_string(shift + width) + " bits, more than the " +
-                                                        std::to_string(8 * f.restore_width) + " of " + describe(f));
+                // About this field: reported for each record that has it, as field errors are.
+                return field_error(n.name.where, "the parts up to " + quote(name) + " take " + std::to_string(shift + width) + " bits, more than the " +
+                                                     std::to_string(8 * f.restore_width) + " of " + describe(f));
             }
             if (shift + width > 64) return value_error(p, n.name.where, "the parts up to " + quote(name) + " take more than 64 bits");
             f.rules.names.push_back({name, (width == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << width) - 1) << shift});

@@ -68,7 +68,7 @@ json rules(const Field& f) {
 
 json field(const Record& r, const Field& f) {
     json out = {{"index", f.index}, {"path", f.path}, {"kind", f.kind}, {"type", name(f.type)}};
-    if (f.type == Type::unsigned_int || f.type == Type::signed_int) out["scale"] = f.scale;
+    if (rt::is_integer(f.type)) out["scale"] = f.scale;
     if (f.width_from) {
         out["width"] = {{"valueOf", *f.width_from}};
     } else {

@@ -176,7 +176,6 @@ private:
     std::vector<std::byte> column_, packed_;
 };
 
-bool is_integer(const FieldState& s) { return s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int; }
 
 // Whether the encodings of record type `slot` may change. Records in a table
 // are read back with the DTD's initial encodings, so their types keep them:
@@ -251,7 +250,7 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
         for (std::uint32_t f = 0; f < columns[slot].size(); ++f) {
             const FieldState& now = writer_.states(slot)[f];
             const std::vector<std::uint64_t>& values = columns[slot][f];
-            if (values.empty() || !is_integer(now) || now.kind == Interp::section_offset) continue;
+            if (values.empty() || !is_integer(now.desc->type) || now.kind == Interp::section_offset) continue;
             if (now.kind == Interp::section_stride) {
                 std::uint32_t need = 1;
                 for (std::uint64_t v : values) need = std::max(need, fit_value(now, v, 0).width);

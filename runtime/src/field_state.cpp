@@ -74,7 +74,7 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
         const bool constant = s.mask == 0 && s.keep == 0 && (s.desc->type != Type::bytes || *width == 0) && !pooled && f < 64;
         if (constant) continue;
         if (f < 64) plan.varying |= std::uint64_t(1) << f;
-        const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+        const bool integer = is_integer(s.desc->type);
         if (integer && (s.add | s.keep | s.shift) != 0) plain = false;
     }
     plan.usable = true;
@@ -84,7 +84,7 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
 }
 
 FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous) {
-    const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+    const bool integer = is_integer(s.desc->type);
     if (!integer || s.kind == Interp::live || s.desc->width_from != no_field) return {};
     FieldFit fit{.sized = true};
     Interp kind = s.kind;
@@ -115,7 +115,7 @@ namespace {
 std::optional<std::string> check_width(const FieldState& s, std::uint64_t w) {
     const Type t = s.desc->type;
     if (s.desc->width_from != no_field) return std::string("its width is the value of another field");
-    if ((t == Type::unsigned_int || t == Type::signed_int) && w > 8) {
+    if (is_integer(t) && w > 8) {
         return "width " + std::to_string(w) + " is more than 8 bytes";
     }
     if (t == Type::floating && w != 4 && w != 8) return "width " + std::to_string(w) + " is not 4 or 8";
@@ -125,7 +125,7 @@ std::optional<std::string> check_width(const FieldState& s, std::uint64_t w) {
 
 // Whether `a` names a pool that field `s` may refer to or feed (see live_pool.hpp).
 std::optional<std::string> check_pool(const FieldState& s, MetaOp op, std::uint64_t a, const DtdDesc& dtd) {
-    const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+    const bool integer = is_integer(s.desc->type);
     if (!integer) return std::string("'") + std::string(name(op)) + "' applies to integer fields, not '" + std::string(name(s.desc->type)) + "'";
     if ((op == MetaOp::live && a == 0) || a > max_pool) {
         return "there is no pool " + std::to_string(a) + " (pools are 1 to " + std::to_string(max_pool) + ")";
@@ -152,7 +152,7 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
         s.pool = static_cast<std::uint8_t>(a);
     }
     if (op == MetaOp::unit) {
-        const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+        const bool integer = is_integer(s.desc->type);
         if (!integer) return "a unit applies to integer fields, not '" + std::string(name(s.desc->type)) + "'";
         if (a == 0 || a > max_unit) return "unit " + std::to_string(a) + " is not between 1 and " + std::to_string(max_unit);
         s.unit = a;
@@ -169,7 +169,7 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
         return std::nullopt;
     }
     const Interp kind = interp_of(op);
-    const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+    const bool integer = is_integer(s.desc->type);
     if (kind != Interp::none && !integer) {
         return std::string("interpretation '") + std::string(name(kind)) + "' applies to integer fields, not '" +
                std::string(name(s.desc->type)) + "'";
@@ -211,7 +211,7 @@ bool move_after_width(RecordPlan& plan, const RecordDesc& r, FieldState* fields,
     if (!plan.usable || old_width == 0 || s.width == 0 || s.desc->width_from != no_field || s.kind == Interp::section_stride) {
         return false;
     }
-    const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+    const bool integer = is_integer(s.desc->type);
     const bool plain_field = !integer || (s.add | s.keep | s.shift) == 0;
     if (plain_field && !plan.plain) return false;
     const std::uint32_t diff = s.width - old_width;  // modulo 2^32: adds a negative difference too

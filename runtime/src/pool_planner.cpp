@@ -40,7 +40,7 @@ std::set<FieldKey> wide_fields(TraceWriter& writer, const std::vector<WindowReco
         for (std::size_t i = 0; i < r.count; ++i) {
             const GenericValue& v = r.values[i];
             const FieldState& s = states[v.field];
-            const bool integer = s.desc->type == Type::unsigned_int || s.desc->type == Type::signed_int;
+            const bool integer = is_integer(s.desc->type);
             if (integer && v.integer >= 65536) wide.insert(field_key(r.slot, v.field));
         }
     }

@@ -69,7 +69,6 @@ PartSpan span_of(std::uint64_t mask) {
     return {static_cast<unsigned>(std::countr_zero(mask)), static_cast<unsigned>(std::popcount(mask))};
 }
 
-bool integer(const FieldDesc& f) { return f.type == Type::unsigned_int || f.type == Type::signed_int; }
 
 }  // namespace
 
@@ -102,7 +101,7 @@ void RuleChecker::check(const GenericRecord& record, std::uint64_t index, std::v
     for (const GenericValue& v : record.values) {
         if (v.field >= r.field_count) continue;
         const FieldDesc& f = r.fields[v.field];
-        if (!f.rules || !integer(f)) continue;
+        if (!f.rules || !is_integer(f.type)) continue;
         const FieldRules& rules = *f.rules;
         const TextFieldDesc* text = written_as(dtd_, record.slot, v.field);
         if (rules.has_minimum && below(f, v.integer, rules.minimum)) {

@@ -1,5 +1,6 @@
 // Shared by the round-trip tests that write traces to files: a fresh path
-// for a trace, and a HATF trace's allocs, frees and metadata read back.
+// for a trace, a HATF trace's allocs, frees and metadata read back, and the
+// error a call throws.
 #pragma once
 
 #include <filesystem>
@@ -33,6 +34,18 @@ inline HatfRead read_hatf(const std::string& path) {
         if (r.type() == hatf10::RecordType::Metadata) out.metadata.push_back(r.get<hatf10::Metadata>());
     }
     return out;
+}
+
+// The message of the TraceError `run` throws (with its position, what(),
+// when `with_position`), or "" when it throws none.
+template <typename Run>
+std::string error_of(Run&& run, bool with_position = false) {
+    try {
+        run();
+    } catch (const rt::TraceError& e) {
+        return with_position ? e.what() : e.message;
+    }
+    return "";
 }
 
 }  // namespace metatf::test

@@ -18,6 +18,7 @@ namespace {
 
 std::string fresh_path(const std::string& name) { return metatf::test::fresh_path("metatf-split", name); }
 
+using metatf::test::error_of;
 using metatf::test::read_hatf;
 
 std::uint64_t section_bytes(const rt::Header& h, std::uint8_t section) {
@@ -26,16 +27,6 @@ std::uint64_t section_bytes(const rt::Header& h, std::uint8_t section) {
     return n;
 }
 
-// The message of the TraceError `f` throws, or "" when it throws none.
-template <typename F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const rt::TraceError& e) {
-        return e.message;
-    }
-    return "";
-}
 
 }  // namespace
 

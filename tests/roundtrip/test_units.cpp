@@ -21,6 +21,7 @@
 
 namespace fs = std::filesystem;
 namespace rt = metatf::rt;
+using metatf::test::error_of;
 using hatf10::Alloc;
 using hatf10::RecordType;
 
@@ -51,14 +52,6 @@ Read read_all(const std::string& path) {
     return out;
 }
 
-std::string error_of(const std::function<void()>& run) {
-    try {
-        run();
-    } catch (const rt::TraceError& e) {
-        return e.message;
-    }
-    return "";
-}
 
 }  // namespace
 

@@ -14,6 +14,8 @@ namespace metatf::rt {
 
 enum class Type : std::uint8_t { unsigned_int, signed_int, floating, bytes };
 
+constexpr bool is_integer(Type t) { return t == Type::unsigned_int || t == Type::signed_int; }
+
 enum class Interp : std::uint8_t { none, default_value, base_offset, delta, stride, section_offset, section_stride, live };
 
 // How a field is written in a DTD's native text form (docs/dtd-language.md, "Text forms").
@@ -68,8 +70,6 @@ constexpr Interp interp_of(MetaOp op) {
                                            Interp::live,          Interp::none,           Interp::none};
     return static_cast<std::size_t>(op) < of.size() ? of[static_cast<std::size_t>(op)] : Interp::none;
 }
-// Whether a metadata property sets an interpretation (width, feed and unit do not).
-constexpr bool sets_interpretation(MetaOp op) { return op != MetaOp::width && op != MetaOp::feed && op != MetaOp::unit; }
 
 namespace detail {
 
