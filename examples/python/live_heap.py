@@ -14,41 +14,32 @@ import metatf
 
 
 def heap_events(trace):
-    """One row per block allocated (+size) or freed, in trace order, with its address."""
-    frame = metatf.read_pandas(trace)
+    """One row per change of a block, in trace order: its address, and its
+    new size (0 when it is freed). hatf10.dtd's convention, which
+    metatf-heaptrace follows: a realloc that allocates or frees is followed
+    by the alloc and free records of what it did, so only a realloc that
+    resizes in place (reallocNoAlloc) changes a block by itself."""
+    frame = metatf.read_pandas(trace, fields=["size", "address", "newAddress", "time"])
     has_time = "time" in frame.columns
-    parts = []
-
-    def add(rows, address, size):
-        part = pd.DataFrame({"index": rows["index"].to_numpy(), "address": rows[address].astype("uint64").to_numpy(),
-                             "size": size})
-        part["time"] = rows["time"].astype("float64").to_numpy() if has_time else np.nan
-        parts.append(part)
-
     kind = frame["record"]
-    allocs = frame[kind == "alloc"]
-    add(allocs, "address", allocs["size"].astype("float64").to_numpy())
-    frees = frame[kind == "free"]
-    add(frees, "address", np.nan)
-    # A realloc frees its old block (but reallocAlloc, from NULL) and allocates its new one (but reallocFree, to size 0).
-    for name in ("reallocNoAlloc", "reallocAllocFree", "reallocFree"):
+    parts = []
+    for name, address, frees in (("alloc", "address", False), ("free", "address", True), ("reallocNoAlloc", "newAddress", False)):
         rows = frame[kind == name]
-        add(rows, "oldAddress", np.nan)
-    for name in ("reallocNoAlloc", "reallocAllocFree", "reallocAlloc"):
-        rows = frame[kind == name]
-        add(rows, "newAddress", rows["size"].astype("float64").to_numpy())
-    # Frees before allocations at one trace position (a realloc's two halves).
-    events = pd.concat(parts, ignore_index=True)
-    events["freeing"] = events["size"].isna()
-    return events.sort_values(["index", "freeing"], ascending=[True, False], kind="stable", ignore_index=True), has_time
+        parts.append(pd.DataFrame({
+            "index": rows["index"].to_numpy(),
+            "address": rows[address].astype("uint64").to_numpy(),
+            "size": np.zeros(len(rows)) if frees else rows["size"].astype("float64").to_numpy(),
+            "time": rows["time"].astype("float64").to_numpy() if has_time else np.full(len(rows), np.nan),
+        }))
+    events = pd.concat(parts, ignore_index=True).sort_values("index", kind="stable", ignore_index=True)
+    return events, has_time
 
 
 def live_heap(trace):
     events, has_time = heap_events(trace)
-    # A free takes back the size of the latest allocation at its address.
-    last_size = events.groupby("address")["size"].ffill().fillna(0)
-    delta = np.where(events["freeing"], -last_size, events["size"])
-    events["live"] = np.cumsum(delta)
+    # Each change replaces the size the block at its address had (0 before its first allocation).
+    previous = events.groupby("address")["size"].shift().fillna(0)
+    events["live"] = np.cumsum(events["size"] - previous)
     return events, has_time
 
 

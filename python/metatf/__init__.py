@@ -127,7 +127,7 @@ def read_pandas(path, record=None, fields=None, scaled="float", progress=None):
     names = [record] if record is not None else list(info.records)
     if record is not None:
         info._record(record)
-    tables = _read(info, names, fields, progress)
+    tables = _read(info, names if record is not None else [], fields, progress)
     frames = []
     for name in names:
         positions, columns = tables[name]
@@ -159,7 +159,7 @@ def _categorical(values, name_of):
     """`values` as a categorical whose categories are the names of its distinct values, in value order."""
     import pandas as pd
 
-    if len(values) and values.max() < 1 << 16:
+    if len(values) and values.dtype.kind == "u" and values.max() < 1 << 16:
         # Small numbers (opcodes, enumerations): a table lookup, with no sort.
         present = np.bincount(values.view(np.uint64).astype(np.intp)) > 0
         unique = np.flatnonzero(present).astype(values.dtype)
@@ -170,18 +170,30 @@ def _categorical(values, name_of):
 
 
 def _merge(frames, names):
-    """Several record types' frames as one, in trace order, with nullable integers."""
+    """Several record types' frames as one, in trace order. Integers become
+    pandas' nullable types, a field unsigned in one type and signed in
+    another Int64 (or Python ints past its range), and categoricals take the
+    union of their categories, so no value changes on the way."""
     import pandas as pd
+    from pandas.api.types import union_categoricals
 
+    columns = {}
     for frame in frames:
         for column in frame.columns:
-            if column == "index":
-                continue
-            dtype = frame[column].dtype
-            if dtype == np.uint64:
-                frame[column] = frame[column].astype("UInt64")
-            elif dtype == np.int64:
-                frame[column] = frame[column].astype("Int64")
+            columns.setdefault(column, []).append(frame)
+    for column, holders in columns.items():
+        if column == "index":
+            continue
+        kinds = {frame[column].dtype.kind if frame[column].dtype != "category" else "c" for frame in holders}
+        if kinds == {"c"}:
+            categories = union_categoricals([frame[column] for frame in holders]).categories
+            for frame in holders:
+                frame[column] = frame[column].cat.set_categories(categories)
+        elif kinds <= {"u", "i"}:
+            fits = all(frame[column].dtype.kind == "i" or not len(frame) or frame[column].max() <= np.iinfo(np.int64).max for frame in holders)
+            target = "UInt64" if kinds == {"u"} else "Int64" if fits else object
+            for frame in holders:
+                frame[column] = frame[column].astype(target) if target != object else frame[column].astype(object)
     out = pd.concat(frames, ignore_index=True, sort=False)
     out["record"] = pd.Categorical(out["record"].astype(object), categories=names)
     return out.sort_values("index", kind="stable", ignore_index=True)
@@ -207,12 +219,17 @@ class Writer:
         the record's fields outside repeated groups (extra ones, such as
         `index` and `record`, are ignored); values as read_pandas gives them:
         numbers, names of enum/flags/parts, characters of chars fields,
-        scaled fields as their value (rounded to the field's scale) or as
-        integers. Repeated groups must be empty (their counts 0)."""
+        scaled fields as their value or as the stored integer, bytes as
+        bytes. A value a field cannot hold exactly (a fraction, a negative
+        number in an unsigned field, NaN, a digit past the scale) is a
+        ValueError. Repeated groups must be empty (their counts 0); the
+        records are checked against that as the encoder writes them, up to
+        16,384 records later or at close()."""
         if record not in self._records:
             raise KeyError(f"the DTD has no record type '{record}' (it has {', '.join(self._records)})")
         described = self._records[record]["fields"]
-        columns, n = [], None
+        columns = []
+        n = None if isinstance(data, dict) else len(data)
         for field in described:
             if field["repeated"]:
                 columns.append(np.zeros(0, dtype=np.uint64))
@@ -222,44 +239,84 @@ class Writer:
                 values = data[name]
             except (KeyError, ValueError, IndexError):
                 raise KeyError(f"no column for field '{field['name']}' of record type '{record}'") from None
-            values = self._stored(record, field, np.asarray(values))
+            values = self._stored(record, field, values)
             if n is None:
                 n = len(values)
-            elif len(values) != n:
+            if len(values) != n:
                 raise ValueError(f"column '{name}' has {len(values)} rows, not {n}")
             columns.append(values)
-        self._writer.write(record, columns, n or 0)
+        if n is None:
+            raise ValueError(f"record type '{record}' has no field to take a row count from: give a DataFrame or a structured array")
+        self._writer.write(record, columns, n)
 
     def _stored(self, record, field, values):
+        """A column as the module takes it: uint64 (two's complement for signed
+        fields), float64, or an object array of bytes; refuses what it cannot store exactly."""
+        what = f"field '{field['name']}' of record type '{record}'"
         if field["type"] == "bytes":
-            return np.array([v if isinstance(v, bytes) else str(v).encode() for v in values], dtype=object)
+            out = np.empty(len(values), dtype=object)
+            for k, v in enumerate(values):  # not np.asarray: a fixed-width bytes array drops trailing NULs
+                if not isinstance(v, (bytes, bytearray, memoryview)):
+                    raise ValueError(f"{what} holds bytes, not {type(v).__name__}")
+                out[k] = bytes(v)
+            return out
+        if hasattr(values, "dtype") and str(values.dtype) in ("UInt64", "Int64", "UInt32", "Int32", "UInt16", "Int16", "UInt8", "Int8"):
+            if values.isna().any():
+                raise ValueError(f"{what} has missing values")
+            values = values.to_numpy(dtype=np.int64 if str(values.dtype).startswith("Int") else np.uint64)
+        values = np.asarray(values)
+        if values.ndim != 1:
+            raise ValueError(f"{what}: a column is one-dimensional, not of shape {values.shape}")
         if field["type"] == "float":
             return np.ascontiguousarray(values, dtype=np.float64)
         if values.dtype.kind in "OUS":
-            unique, codes = np.unique(values.astype(str), return_inverse=True)
-            if field["naming"]:
-                stored = self._writer.named_values(record, field["name"], list(unique))
-            elif field["text"] == "chars":
-                missing = [u for u in unique if u not in field["chars"] or len(u) != 1]
-                if missing:
-                    raise ValueError(f"field '{field['name']}' takes one of the characters {field['chars']!r}, not {missing[0]!r}")
-                stored = np.array([field["chars"].index(u) for u in unique], dtype=np.uint64)
-            else:
-                raise ValueError(f"field '{field['name']}' of record type '{record}' is a number, not text")
-            return np.ascontiguousarray(stored[codes])
-        if field["scale"] and values.dtype.kind == "f":
-            scaled = values * np.float64(10) ** field["scale"]
-            values = np.rint(scaled)
-            # Digits past the scale would be lost: refused, beyond a float's own rounding.
-            lost = np.abs(scaled - values) > np.maximum(1e-3, np.abs(scaled) * 4e-16)
-            if lost.any():
-                raise ValueError(f"field '{field['name']}' keeps {field['scale']} fraction digits; "
-                                 f"{values[np.argmax(lost)] / 10 ** field['scale']} has more")
-        if field["type"] == "signed":
-            return np.ascontiguousarray(values, dtype=np.int64).view(np.uint64)
-        if values.dtype.kind == "i" and (values < 0).any():
-            raise ValueError(f"field '{field['name']}' of record type '{record}' is unsigned, but a value is negative")
-        return np.ascontiguousarray(values, dtype=np.uint64)
+            return self._named(record, field, values, what)
+        if values.dtype.kind == "b":
+            values = values.astype(np.uint64)
+        if values.dtype.kind == "f":
+            values = self._whole(values, field, what)
+        if values.dtype.kind not in "iu":
+            raise ValueError(f"{what} is a number, not {values.dtype}")
+        signed = field["type"] == "signed"
+        if signed and values.dtype.kind == "u" and len(values) and values.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{what} is signed; {values.max()} is beyond it")
+        if not signed and values.dtype.kind == "i" and len(values) and values.min() < 0:
+            raise ValueError(f"{what} is unsigned, but holds {values.min()}")
+        return np.ascontiguousarray(values.astype(np.int64 if signed else np.uint64, copy=False)).view(np.uint64)
+
+    @staticmethod
+    def _whole(values, field, what):
+        """Floats as the stored integers: a scaled field's values times 10**scale, each exactly a whole number."""
+        scaled = values * np.float64(10) ** field["scale"] if field["scale"] else values
+        whole = np.rint(scaled)
+        # Beyond a float's own rounding, digits past the scale would be lost: refused.
+        bad = ~np.isfinite(scaled) | (np.abs(scaled - whole) > np.abs(scaled) * 4e-16)
+        if field["type"] != "signed":
+            bad |= whole < 0
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError(f"{what} cannot hold {values[k]!r} exactly" +
+                             (f" (it keeps {field['scale']} fraction digits)" if field["scale"] else ""))
+        return whole.astype(np.int64 if field["type"] == "signed" else np.uint64)
+
+    def _named(self, record, field, values, what):
+        """Names, characters or numbers as text (as read_pandas shows them) as the stored integers."""
+        unique, codes = np.unique(values.astype(str), return_inverse=True)
+        if field["naming"]:
+            stored = self._writer.named_values(record, field["name"], list(unique))
+        elif field["text"] == "chars":
+            chars = field["chars"]
+            stored = np.empty(len(unique), dtype=np.uint64)
+            for k, u in enumerate(unique):
+                if len(u) == 1 and u in chars:
+                    stored[k] = chars.index(u)
+                elif u.isdigit():  # a value past the characters, shown as its number
+                    stored[k] = int(u)
+                else:
+                    raise ValueError(f"{what} takes one of the characters {chars!r}, not {u!r}")
+        else:
+            raise ValueError(f"{what} is a number, not text")
+        return np.ascontiguousarray(stored[codes])
 
     def close(self):
         """Finishes the trace: the file is complete at `path` after this."""

@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -200,6 +201,19 @@ std::vector<std::string> value_names(const rt::DtdDesc& d, const std::string& re
     return out;
 }
 
+// An enumeration's value that has no name, as value_names() writes it: its number.
+std::optional<std::uint64_t> unnamed_number(const std::string& text, bool is_signed) {
+    std::uint64_t u = 0;
+    std::int64_t i = 0;
+    const char* end = text.data() + text.size();
+    if (is_signed) {
+        const auto [at, ec] = std::from_chars(text.data(), end, i);
+        return ec == std::errc{} && at == end && !text.empty() ? std::optional(static_cast<std::uint64_t>(i)) : std::nullopt;
+    }
+    const auto [at, ec] = std::from_chars(text.data(), end, u);
+    return ec == std::errc{} && at == end && !text.empty() ? std::optional(u) : std::nullopt;
+}
+
 // The numbers the names `names` stand for, as value_names() writes them (rt::named_value).
 py::array_t<std::uint64_t> named_values(const rt::DtdDesc& d, const std::string& record, const std::string& field,
                                         const std::vector<std::string>& names) {
@@ -207,7 +221,8 @@ py::array_t<std::uint64_t> named_values(const rt::DtdDesc& d, const std::string&
     py::array_t<std::uint64_t> out(static_cast<py::ssize_t>(names.size()));
     auto v = out.mutable_unchecked<1>();
     for (std::size_t k = 0; k < names.size(); ++k) {
-        const auto value = rt::named_value(*f.rules, names[k]);
+        auto value = rt::named_value(*f.rules, names[k]);
+        if (!value && f.rules->naming == rt::Naming::values) value = unnamed_number(names[k], f.type == rt::Type::signed_int);
         if (!value) throw py::value_error("'" + names[k] + "' names no value of field '" + field + "' of record type '" + record + "'");
         v(static_cast<py::ssize_t>(k)) = *value;
     }
@@ -378,6 +393,7 @@ public:
         if (slot == d.record_count) throw py::key_error("the DTD '" + std::string(d.name) + "' has no record type '" + record + "'");
         const rt::RecordDesc& r = d.records[slot];
         const std::vector<bool> top = top_level_fields(r);
+        check_columns(r, top, columns, n);
         rt::GenericRecord out;
         out.slot = slot;
         try {
@@ -411,6 +427,24 @@ public:
     }
 
     const rt::DtdDesc& dtd() const { return dtd_->desc(); }
+
+    // Each top-level field's column is one-dimensional, contiguous, of the
+    // field's dtype and `n` long, since write() reads it by pointer.
+    static void check_columns(const rt::RecordDesc& r, const std::vector<bool>& top, const std::vector<py::array>& columns, std::size_t n) {
+        if (columns.size() + 1 != r.field_count) throw py::value_error("write() takes a column per field of record type '" + std::string(r.name) + "'");
+        for (std::uint32_t i = 1; i < r.field_count; ++i) {
+            if (!top[i]) continue;
+            const py::array& a = columns[i - 1];
+            const rt::Type t = r.fields[i].type;
+            const char kind = t == rt::Type::floating ? 'f' : t == rt::Type::bytes ? 'O' : 'u';
+            const py::dtype got = a.dtype();
+            const bool typed = got.kind() == kind && got.itemsize() == 8 && got.attr("isnative").cast<bool>();
+            if (a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != n || !typed || !(a.flags() & py::array::c_style)) {
+                throw py::value_error("the column of field '" + std::string(r.fields[i].path) + "' is not " + std::to_string(n) +
+                                      " contiguous values of kind '" + kind + "' (uint64, float64 or object)");
+            }
+        }
+    }
 
     void close() {
         if (!encoder_) return;

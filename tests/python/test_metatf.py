@@ -233,3 +233,76 @@ def test_a_writer_takes_names_and_refuses_what_it_cannot_store(tmp_path):
         with metatf.Writer(SOURCE / "dtds/spc.dtd", tmp_path / "bad.mtf") as writer:
             writer.write("spc", {"asu": [0], "lba": [1]})
     assert not (tmp_path / "bad.mtf").exists()
+
+
+def test_the_live_heap_example_agrees_with_a_count_over_mtf_dump(tmp_path):
+    import importlib.util
+    trace = tmp_path / "heap.mtf"
+    subprocess.run([os.environ["METATF_HEAPTRACE"], "-o", trace, "--", "sort", SOURCE / "README.md"], check=True,
+                   stdout=subprocess.DEVNULL)
+    spec = importlib.util.spec_from_file_location("live_heap", SOURCE / "examples/python/live_heap.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    events, _ = example.live_heap(trace)
+    live, total, peak = {}, 0, 0
+    for line in run(MTF, "dump", "--no-meta", trace).splitlines():
+        kind, *pairs = line.split()
+        v = dict(p.split("=", 1) for p in pairs)
+        if kind == "alloc":
+            total += int(v["size"])
+            live[v["address"]] = int(v["size"])
+        elif kind == "free":
+            total -= live.pop(v["address"], 0)
+        elif kind == "reallocNoAlloc":
+            total += int(v["size"]) - live.get(v["newAddress"], 0)
+            live[v["newAddress"]] = int(v["size"])
+        peak = max(peak, total)
+    assert (int(events["live"].max()), int(events["live"].iloc[-1])) == (peak, total)
+
+
+SIGNED_DTD = """tag.width = 1;
+s.width = 1;
+s.type = signed;
+s.enum = { minus = -1, zero = 0, two = 2 };
+u.width = 2;
+k.width = 4;
+k.scale = 3;
+b.width = 2;
+n.width = 1;
+a : (tag, s, u, k, n, b) { tag.value = 4; b.width = n.value; }
+e : (tag, u) { tag.value = 5; u.type = signed; u.width = 8; }
+"""
+
+
+def test_values_a_writer_cannot_store_exactly_are_refused_and_the_rest_come_back(tmp_path):
+    dtd, out = tmp_path / "signed.dtd", tmp_path / "signed.mtf"
+    dtd.write_text(SIGNED_DTD)
+    rows = {"s": ["minus", "zero", "7", "two"], "u": [1, 2, 3, 65535], "k": [1.5, 0.001, 2.25, 0.0],
+            "n": [2, 0, 1, 2], "b": [b"a\x00", b"", b"\x00", b"zz"]}
+    with metatf.Writer(dtd, out) as writer:
+        writer.write("a", rows)
+        writer.write("e", {"u": np.array([-5, 2**62], dtype=np.int64)})
+    a = metatf.read_pandas(out, "a")
+    assert a["s"].astype(str).tolist() == ["minus", "zero", "7", "two"]  # an unnamed value is its number
+    assert a["k"].tolist() == [1.5, 0.001, 2.25, 0.0]
+    assert list(a["b"]) == [b"a\x00", b"", b"\x00", b"zz"]  # trailing NULs kept
+    both = metatf.read_pandas(out, fields=["u"])
+    assert str(both["u"].dtype) == "Int64" and both["u"].tolist() == [1, 2, 3, 65535, -5, 2**62]
+    bad = tmp_path / "bad.mtf"
+    for column, values, message in [
+        ("u", [1.5, 2, 3, 4], "cannot hold 1.5 exactly"),
+        ("u", [float("nan"), 2, 3, 4], "cannot hold nan exactly"),
+        ("u", [-1, 2, 3, 4], "is unsigned, but holds -1"),
+        ("k", [-0.5, 1, 1, 1], "cannot hold -0.5 exactly"),
+        ("k", [0.0001, 1, 1, 1], r"cannot hold 0.0001 exactly \(it keeps 3 fraction digits\)"),
+        ("s", ["plus", "zero", "zero", "zero"], "'plus' names no value of field 's'"),
+        ("b", ["ab", "", "", ""], "holds bytes, not str"),
+        ("u", np.zeros((4, 2)), r"one-dimensional, not of shape \(4, 2\)"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            with metatf.Writer(dtd, bad) as writer:
+                writer.write("a", {**rows, column: values})
+        assert not bad.exists()
+    with pytest.raises(ValueError, match="is signed; 18446744073709551615 is beyond it"):
+        with metatf.Writer(dtd, bad) as writer:
+            writer.write("e", {"u": np.array([2**64 - 1], dtype=np.uint64)})
