@@ -210,6 +210,9 @@ class Writer:
     """
 
     def __init__(self, dtd_path, path, overwrite=False, compress=0):
+        if not overwrite and os.path.lexists(path):
+            # Said here in Python's terms; the runtime refuses it too, in mtf's (-f).
+            raise FileExistsError(f"{os.fspath(path)}: exists; pass overwrite=True to replace it")
         self._writer = _metatf.Writer(os.fspath(dtd_path), os.fspath(path), bool(overwrite), int(compress))
         self._records = {r["name"]: r for r in self._writer.records()}
 

@@ -334,6 +334,7 @@ private:
                 }
                 if (!more) break;
                 next_report += report_every;
+                if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C stops a long read
                 if (!progress.is_none()) progress(reader.record_index(), total);
             }
             if (!progress.is_none()) progress(reader.record_index(), reader.header().record_count);

@@ -216,7 +216,7 @@ def test_a_writer_takes_names_and_refuses_what_it_cannot_store(tmp_path):
                                     "indexBits": [0, 255], "duration": [10, 20], "modeBits": [0x3FAB, 0]})
     raw = metatf.read_numpy(out, "compressed")
     assert raw["fileDescBits"].tolist() == [0x45, 0xFF] and raw["modeBits"].tolist() == [0x3FAB, 0]
-    with pytest.raises(ValueError, match="exists"):
+    with pytest.raises(FileExistsError, match="bits.mtf: exists; pass overwrite=True to replace it"):
         metatf.Writer(SOURCE / "tests/native/bitfields.dtd", out)
     metatf.Writer(SOURCE / "tests/native/bitfields.dtd", out, overwrite=True).close()
     assert metatf.open(out).record_count == 0
