@@ -10,17 +10,15 @@
 
 #include <doctest/doctest.h>
 
+#include "fixture.hpp"
+
 #include <bitfields.hpp>
 
 namespace rt = metatf::rt;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-    std::ifstream in(std::string(METATF_SOURCE_DIR) + "/tests/fixtures/native/" + name, std::ios::binary);
-    REQUIRE(in);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
+using metatf::test::native_fixture;
 
 // Record i as bitfields_writer.c fills it in, through the setters.
 bitfields::Compressed expected(unsigned i) {
@@ -46,7 +44,7 @@ TEST_CASE("bit fields: each part the C compiler allocated, in either order, read
     for (const auto* form : {&bitfields::native_lsb, &bitfields::native_msb}) {
         const std::string name = std::string("bitfields-") + form->name + ".bin";
         CAPTURE(name);
-        std::istringstream in(fixture(name));
+        std::istringstream in(native_fixture(name));
         bitfields::NativeReader reader(in, *form);
         unsigned i = 0;
         while (reader.visit([&](const bitfields::Compressed& r) {
@@ -75,7 +73,7 @@ TEST_CASE("bit fields: records built with the setters are written in each order 
         bitfields::NativeWriter writer(out, *form);
         for (unsigned i = 0; i < 64; ++i) writer.write(expected(i));
         writer.close();
-        CHECK(out.str() == fixture(std::string("bitfields-") + form->name + ".bin"));
+        CHECK(out.str() == native_fixture(std::string("bitfields-") + form->name + ".bin"));
     }
 }
 

@@ -13,17 +13,15 @@
 
 #include <doctest/doctest.h>
 
+#include "fixture.hpp"
+
 #include <charisma.hpp>
 
 namespace rt = metatf::rt;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-    std::ifstream in(std::string(METATF_SOURCE_DIR) + "/tests/fixtures/native/" + name, std::ios::binary);
-    REQUIRE(in);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
+using metatf::test::native_fixture;
 
 std::string text(std::span<const std::byte> bytes) { return {reinterpret_cast<const char*>(bytes.data()), bytes.size()}; }
 
@@ -49,7 +47,7 @@ std::string rewrite(const std::string& bytes, const rt::NativeFormDesc& form, st
 TEST_CASE("the generated CHARISMA native reader finds the layout by its magic and reads each value the C writer wrote") {
     for (const char* file : {"charisma-ipsc860.bin", "charisma-lp64.bin"}) {
         CAPTURE(file);
-        std::istringstream in(fixture(file));
+        std::istringstream in(native_fixture(file));
         charisma::NativeReader reader(in);
         CHECK(std::string(reader.runtime().form().name) == (std::string(file) == "charisma-lp64.bin" ? "lp64" : "ipsc860"));
         std::vector<std::string> seen;
@@ -94,12 +92,12 @@ TEST_CASE("the generated CHARISMA native reader finds the layout by its magic an
         })) {
         }
         CHECK(seen == std::vector<std::string>{"header", "appLoad", "clientOpen", "readWrite", "readWrite", "fcntl", "appExit"});
-        CHECK(reader.runtime().offset() == fixture(file).size());
+        CHECK(reader.runtime().offset() == native_fixture(file).size());
     }
 }
 
 TEST_CASE("the generated CHARISMA native writer writes either layout from the records of either, byte for byte") {
-    const std::string ipsc = fixture("charisma-ipsc860.bin"), lp64 = fixture("charisma-lp64.bin");
+    const std::string ipsc = native_fixture("charisma-ipsc860.bin"), lp64 = native_fixture("charisma-lp64.bin");
     std::vector<std::string> names;
     CHECK(rewrite(ipsc, charisma::native_ipsc860, names) == ipsc);
     CHECK(rewrite(lp64, charisma::native_lp64, names) == lp64);
