@@ -90,7 +90,7 @@ void read_index_v1(InputFile& in, Header& h, const std::byte* words) {
     }
 }
 
-// Version 2 in a file: the footer must be there (the writer finished), then
+// Versions 2 and 3 in a file: the footer must be there (the writer finished), then
 // every segment frame is read in turn, skipping the chunks' bytes.
 void read_segments_v2(InputFile& in, Header& h) {
     const unsigned w = h.word();
@@ -106,16 +106,21 @@ void read_segments_v2(InputFile& in, Header& h) {
     std::vector<Segment> seen;
     std::uint64_t records = 0;
     in.seek(h.data_start);
-    for (Segment s; read_segment(in, h, in.position(), s);) {
+    for (Segment s; read_segment(in, h, in.position(), s, false);) {
         number_segment(s, records);
         records += s.records;
-        for (const Chunk& c : s.chunks) h.chunks.push_back(c);
+        for (Chunk c : s.chunks) {
+            c.segment = static_cast<std::uint32_t>(seen.size());
+            h.chunks.push_back(c);
+        }
         in.seek(s.end);
+        s.chunks.clear();
         seen.push_back(std::move(s));
     }
     h.index_offset = in.position() - 1;
     read_end(in, h, seen, records);
     h.record_count = records;
+    h.segments = std::move(seen);
 }
 
 }  // namespace
@@ -156,12 +161,13 @@ std::vector<std::byte> encode_segment(const Header& h, const Segment& s) {
     put(out, s.chunks.size(), 2, h.order);
     out.resize(frame_fixed);
     put(out, s.records, h.word(), h.order);
-    put(out, 0, h.word(), h.order);  // the length of a state block: none yet
+    put(out, s.state.size(), h.word(), h.order);
     for (const Chunk& c : s.chunks) {
         out.insert(out.end(), {std::byte{c.section}, std::byte{c.codec}, std::byte{0}, std::byte{0}});
         put(out, c.size, h.word(), h.order);
         put(out, c.decoded, h.word(), h.order);
     }
+    out.insert(out.end(), s.state.begin(), s.state.end());
     return out;
 }
 
@@ -194,7 +200,7 @@ Header read_prologue(InputFile& in) {
     if (cls != 1 && cls != 2) header_error(ErrorKind::bad_header, "unknown class " + std::to_string(cls), 4);
     if (order != 1 && order != 2) header_error(ErrorKind::bad_header, "unknown byte order " + std::to_string(order), 5);
     h.version = std::to_integer<std::uint8_t>(ident[7]);
-    if (h.version != 1 && h.version != 2) {
+    if (h.version < 1 || h.version > container_version) {
         header_error(ErrorKind::bad_header, "container version " + std::to_string(h.version) + " is not supported", 7);
     }
     if (h.version == 1 && !in.seekable()) {
@@ -224,7 +230,7 @@ Header read_prologue(InputFile& in) {
 
 Header read_header(InputFile& in) {
     Header h = read_prologue(in);
-    if (h.version == 2 && in.seekable()) read_segments_v2(in, h);
+    if (h.version >= 2 && in.seekable()) read_segments_v2(in, h);
     return h;
 }
 
@@ -239,7 +245,18 @@ std::uint64_t load_u16(const std::byte* p, ByteOrder order) {
 
 }  // namespace
 
-bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment& out) {
+std::vector<std::byte> read_arriving(InputFile& in, std::uint64_t size, const char* what) {
+    std::vector<std::byte> out;
+    while (out.size() < size) {
+        const std::size_t have = out.size();
+        const std::uint64_t step = std::min<std::uint64_t>(size - have, std::max<std::size_t>(have, std::size_t(1) << 16));
+        out.resize(have + static_cast<std::size_t>(step));
+        in.read(out.data() + have, static_cast<std::size_t>(step), what);
+    }
+    return out;
+}
+
+bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment& out, bool keep_state) {
     const unsigned w = h.word();
     std::byte fixed[frame_fixed];
     if (in.read_some(fixed, 1) == 0) {
@@ -262,9 +279,15 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment&
     }
     if (!all_zero(fixed + 4, 4)) header_error(ErrorKind::bad_section, "a segment frame whose reserved bytes are not 0", offset + 4);
     out.records = take(in, h, w, "a segment frame");
-    const std::uint64_t state = take(in, h, w, "a segment frame");
-    if (state != 0) header_error(ErrorKind::bad_section, "a segment frame with a state block, which this reader does not know", offset + frame_fixed + w);
-    std::uint64_t at = offset + frame_size(h, chunks);
+    out.state_size = take(in, h, w, "a segment frame");
+    if (out.state_size != 0 && h.version < 3) {
+        header_error(ErrorKind::bad_section, "a version-2 segment frame with a state block", offset + frame_fixed + w);
+    }
+    if (out.state_size > max_state_bytes || (in.seekable() && out.state_size > in.size())) {
+        header_error(ErrorKind::bad_section, "a state block of " + std::to_string(out.state_size) + " bytes", offset + frame_fixed + w);
+    }
+    out.state_offset = offset + frame_size(h, chunks);
+    std::uint64_t at = out.state_offset + out.state_size;
     bool present[256] = {};
     for (std::uint64_t i = 0; i < chunks; ++i) {
         const std::uint64_t entry = offset + frame_size(h, i);
@@ -308,6 +331,7 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment&
                                                  " but holds no chunk of it", offset + 1);
     }
     out.end = at;
+    if (keep_state) out.state = read_arriving(in, out.state_size, "a state block");
     return true;
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "metatf/codec.hpp"
+#include "metatf/segment_state.hpp"
 
 namespace metatf::rt {
 
@@ -17,20 +18,6 @@ namespace {
 constexpr std::uint64_t max_repeat_count = std::uint64_t(1) << 24;
 // A pipe's chunks wait in memory until their section is read; this bounds them.
 constexpr std::uint64_t max_pending_bytes = std::uint64_t(1) << 30;
-
-// Reads `size` bytes of a pipe into a buffer that grows with the bytes that
-// arrive (doubling, from 64 KiB), not to the size a frame claims: a short
-// input that claims a large chunk costs no more memory than it holds.
-std::vector<std::byte> read_arriving(InputFile& in, std::uint64_t size, const char* what) {
-    std::vector<std::byte> out;
-    while (out.size() < size) {
-        const std::size_t have = out.size();
-        const std::uint64_t step = std::min<std::uint64_t>(size - have, std::max<std::size_t>(have, std::size_t(1) << 16));
-        out.resize(have + static_cast<std::size_t>(step));
-        in.read(out.data() + have, static_cast<std::size_t>(step), what);
-    }
-    return out;
-}
 
 // A zstd chunk that did not decode: an error at the chunk, naming the record reached.
 void raise_chunk_problem(const Chunk& c, const std::optional<std::string>& problem, std::uint64_t record) {
@@ -47,12 +34,19 @@ struct Decoded {
     std::optional<std::string> problem;
 };
 
+// A pipe: a chunk read and not yet used, with the state block of the
+// segment it starts, if it does.
+struct Arrived {
+    Chunk chunk;
+    std::vector<std::byte> bytes, state;
+};
+
 // One section's bytes as the reader walks through them, chunk by chunk.
 struct TraceReader::Stream {
     enum class Mode { unused, records, values } mode = Mode::unused;
     std::vector<std::size_t> chunks;  // a file: indices into header_.chunks, in order
     std::size_t next_chunk = 0;
-    std::deque<std::pair<Chunk, std::vector<std::byte>>> pending;  // a pipe: chunks read, not yet used
+    std::deque<Arrived> pending;      // a pipe: chunks read, not yet used
     std::vector<std::byte> buffer;     // the current chunk
     std::uint64_t buffer_file_offset = 0;
     std::uint64_t buffer_stream_offset = 0;  // section offset of buffer[0]
@@ -77,7 +71,7 @@ struct TraceReader::Saved {
 
 TraceReader::TraceReader(const std::string& path) : file_(path) {
     header_ = read_header(file_);
-    streaming_ = header_.version == 2 && !file_.seekable();
+    streaming_ = header_.version >= 2 && !file_.seekable();
     next_segment_ = file_.position();
 }
 
@@ -289,16 +283,19 @@ bool TraceReader::load_next_chunk(Stream& s) {
         while (s.pending.empty()) {
             if (!pull_segment()) return false;
         }
-        check_segment_start(s.pending.front().first, s);
+        Arrived& next = s.pending.front();
+        check_segment_start(next.chunk, s);
+        if (next.chunk.first_record) start_segment(next.state, next.chunk);
         s.buffer_stream_offset += s.buffer.size();
-        s.buffer_file_offset = s.pending.front().first.start;
-        s.buffer = std::move(s.pending.front().second);
+        s.buffer_file_offset = next.chunk.start;
+        s.buffer = std::move(next.bytes);
         pending_bytes_ -= s.buffer.size();
         s.pending.pop_front();
     } else {
         if (s.next_chunk == s.chunks.size()) return false;
         const Chunk& c = header_.chunks[s.chunks[s.next_chunk++]];
         check_segment_start(c, s);
+        if (c.first_record) start_segment(state_block(c), c);
         s.buffer_stream_offset += s.buffer.size();
         std::vector<std::byte> room;  // the last chunk's buffer, used again
         if (s.ahead.valid()) {
@@ -317,6 +314,103 @@ bool TraceReader::load_next_chunk(Stream& s) {
     return true;
 }
 
+// A file: the state block of the segment that chunk `c` starts.
+std::vector<std::byte> TraceReader::state_block(const Chunk& c) {
+    if (header_.version < 3) return {};
+    const Segment& seg = header_.segments.at(c.segment);
+    std::vector<std::byte> block(seg.state_size);
+    file_.read_at(seg.state_offset, block.data(), block.size());
+    return block;
+}
+
+// Version 3: a segment begins with the DTD's initial encodings changed by
+// its state block, empty pools and the value sections' cursors the block
+// gives (0 for the others), whatever the reader did before it: so a reader
+// that starts here reads what one from the start reads.
+void TraceReader::start_segment(std::span<const std::byte> block, const Chunk& c) {
+    if (header_.version < 3) return;
+    const Segment& seg = streaming_ ? segments_seen_.at(c.segment) : header_.segments.at(c.segment);
+    const std::vector<StateEntry> entries = decode_state(block, dtd_->tag_width, header_.order, seg.state_offset, record_index_);
+    pools_.clear();
+    for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
+        for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
+    }
+    std::fill(initial_.begin(), initial_.end(), native_order());
+    for (const auto& stream : streams_) {
+        if (stream && stream->mode != Stream::Mode::records) stream->cursor = 0;
+    }
+    for (const StateEntry& e : entries) apply_state(e, seg.state_offset + e.offset);
+    for (std::uint32_t i = 0; i < dtd_->record_count; ++i) set_plan(i);
+    update_fast_tags();
+    ++segment_starts_;
+}
+
+void TraceReader::apply_state(const StateEntry& e, std::uint64_t at) {
+    auto refuse = [&](const std::string& message) { throw TraceError(ErrorKind::bad_metadata, message, at, -1, record_index_); };
+    Stream* stream = streams_[e.section].get();
+    if (e.kind == StateEntry::Kind::cursor) {
+        if (!stream || stream->mode == Stream::Mode::records || e.cursor < stream->buffer_stream_offset) {
+            refuse("the state block sets a cursor in section " + std::to_string(e.section) + ", which holds no values there");
+        }
+        stream->cursor = e.cursor;
+        return;
+    }
+    const std::int32_t slot = stream ? slot_for(e.section, e.change.tag) : -1;
+    if (slot < 0 || dtd_->records[slot].predefined != Predefined::none) {
+        refuse("the state block names tag " + std::to_string(e.change.tag) + " of section " + std::to_string(e.section) +
+               ", which no record the metadata can change has");
+    }
+    const RecordDesc& r = dtd_->records[slot];
+    if (e.change.field == 0 || e.change.field >= r.field_count) {
+        refuse("the state block names field " + std::to_string(e.change.field) + " of record '" + r.name + "'");
+    }
+    FieldState& f = states_[slot][e.change.field];
+    if (auto problem = apply_metadata(f, static_cast<MetaOp>(e.change.property), e.change.a, e.change.b, *dtd_)) {
+        refuse("the state block changes field '" + std::string(f.desc->path) + "' of record '" + r.name + "': " + *problem);
+    }
+    initial_[slot] = 0;
+}
+
+// Starts reading at segment k (a file): the state blocks of version 3 make
+// any segment a place to start; other versions start at segment 0 only.
+void TraceReader::seek_segment(std::size_t k) {
+    const std::size_t count = header_.segments.size();
+    if (streaming_ || header_.version < 2 || (header_.version < 3 && k != 0) || k > count) {
+        throw TraceError(ErrorKind::usage,
+                         streaming_ || header_.version < 2 ? "only a file of container version 2 or 3 can be read from a segment"
+                         : k > count ? "segment " + std::to_string(k) + " is past the trace's " + std::to_string(count)
+                                     : "a segment of a version-2 trace needs the segments before it; read it from the start",
+                         0, -1, record_index_);
+    }
+    for (const auto& stream : streams_) {
+        if (!stream) continue;
+        Stream& s = *stream;
+        s.ahead = {};  // waits for a chunk being decompressed
+        s.buffer.clear();
+        s.read = 0;
+        s.cursor = 0;
+        s.mode = Stream::Mode::unused;
+        s.next_chunk = 0;
+        s.buffer_stream_offset = 0;
+        while (s.next_chunk < s.chunks.size() && header_.chunks[s.chunks[s.next_chunk]].segment < k) {
+            s.buffer_stream_offset += header_.chunks[s.chunks[s.next_chunk++]].decoded;
+        }
+    }
+    const std::uint8_t start = k < count ? header_.segments[k].start_section : 0;
+    streams_[0]->mode = Stream::Mode::records;
+    streams_[start]->mode = Stream::Mode::records;
+    record_index_ = k < count ? header_.segments[k].first_record : header_.record_count;
+    ended_ = false;
+    pools_.clear();
+    for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
+        for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
+        set_plan(i);
+    }
+    reset_initial();
+    ++segment_starts_;
+    enter_section(start);
+}
+
 // A pipe: reads the next segment, queueing its chunks by section; false at
 // the end frame. The container's errors (a bad frame, a chunk cut short) come
 // between records here, not before the first: they name the record reached.
@@ -332,7 +426,7 @@ bool TraceReader::pull_segment() {
 
 bool TraceReader::read_next_segment() {
     Segment seg;
-    if (!read_segment(file_, header_, next_segment_, seg)) {
+    if (!read_segment(file_, header_, next_segment_, seg, true)) {
         header_.index_offset = next_segment_;
         read_end(file_, header_, segments_seen_, header_.record_count);
         stream_ended_ = true;
@@ -340,7 +434,8 @@ bool TraceReader::read_next_segment() {
     }
     number_segment(seg, header_.record_count);
     header_.record_count += seg.records;
-    for (const Chunk& c : seg.chunks) {
+    for (Chunk& c : seg.chunks) {
+        c.segment = static_cast<std::uint32_t>(segments_seen_.size());
         Stream& target = stream_of(c);
         // Counted at their decoded size, which the frame has bounded.
         pending_bytes_ += c.decoded;
@@ -354,11 +449,13 @@ bool TraceReader::read_next_segment() {
             decode_chunk(c, stored, bytes);
         }
         if (target.table) append_table(target, c.section, bytes);
-        target.pending.emplace_back(c, std::move(bytes));
+        target.pending.push_back(Arrived{c, std::move(bytes), c.first_record ? std::move(seg.state) : std::vector<std::byte>{}});
         header_.chunks.push_back(c);
     }
     next_segment_ = seg.end;
-    segments_seen_.push_back(Segment{seg.offset, seg.end, seg.first_record, seg.records, seg.start_section, {}});
+    seg.chunks.clear();
+    seg.state.clear();
+    segments_seen_.push_back(std::move(seg));
     return true;
 }
 
@@ -608,7 +705,7 @@ TraceReader::Stream& TraceReader::table_stream(std::uint8_t section) {
         s->table = true;
         s->whole_start = s->buffer_stream_offset;
         append_table(*s, section, s->buffer);
-        for (const auto& chunk : s->pending) append_table(*s, section, chunk.second);
+        for (const Arrived& chunk : s->pending) append_table(*s, section, chunk.bytes);
     } else if (!streaming_ && !s->whole_loaded) {
         std::uint64_t total = 0;
         for (std::size_t i : s->chunks) total += header_.chunks[i].decoded;

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "metatf/segment_state.hpp"
+
 namespace metatf::rt {
 
 struct TraceWriter::SectionOut {
@@ -50,7 +52,7 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     if (!splits_.empty()) header_.dtd_text += added_sections_text(sections_of(splits_));
     header_.dtd_fingerprint = fingerprint(dtd);  // the DTD's own: its readers read the trace
     if (header_.dtd_name.size() > 255) throw TraceError(ErrorKind::usage, "the DTD name is longer than 255 bytes", 0, -1, 0);
-    if (options_.version != 1 && options_.version != 2) {
+    if (options_.version < 1 || options_.version > container_version) {
         throw TraceError(ErrorKind::usage, "container version " + std::to_string(options_.version) + " cannot be written", 0, -1, 0);
     }
     if (options_.compress < 0 || options_.compress > max_compress_level) {
@@ -188,9 +190,9 @@ void TraceWriter::put_strided(FieldState& s, std::uint64_t value) {
     out.buffer.resize(out.buffer.size() + (out.cursor - end) + w, std::byte{0});
     store_uint(out.buffer.data() + (out.cursor - out.flushed), value, w, options_.order);
     out.cursor += static_cast<std::uint64_t>(s.stride) * w;
-    // Version 2 flushes every section at once, so it waits for the end of the record.
+    // Versions 2 and 3 flush every section at once, so they wait for the end of the record.
     if (out.buffer.size() >= options_.chunk_bytes) {
-        if (header_.version == 2) {
+        if (header_.version >= 2) {
             segment_due_ = true;
         } else {
             flush(s.section);
@@ -205,11 +207,11 @@ void TraceWriter::check_count(const FieldState& count_field, std::uint64_t count
                                    " but " + std::to_string(elements) + " elements were given");
 }
 
-// A full buffer. Version 2 flushes every section at once, so that a segment
-// holds the records written between two flushes and a reader of a pipe needs
-// no more than about one segment in memory.
+// A full buffer. Versions 2 and 3 flush every section at once, so that a
+// segment holds the records written between two flushes and a reader of a
+// pipe needs no more than about one segment in memory.
 void TraceWriter::flush(std::uint8_t section) {
-    if (header_.version == 2) return flush_segment();
+    if (header_.version >= 2) return flush_segment();
     SectionOut& s = *sections_[section];
     if (s.buffer.empty()) return;
     header_.chunks.push_back(Chunk{section, 0, out_->position(), s.buffer.size(), s.buffer.size()});
@@ -225,13 +227,17 @@ void TraceWriter::flush_segment() {
     seg.first_record = segment_first_record_;
     seg.records = record_count_ - segment_first_record_;
     seg.start_section = segment_section_;
+    seg.state = std::move(next_state_);
     for (std::size_t n = 0; n < sections_.size(); ++n) {
         if (sections_[n] && !sections_[n]->buffer.empty()) {
             const std::size_t size = sections_[n]->buffer.size();
             seg.chunks.push_back(Chunk{static_cast<std::uint8_t>(n), 0, 0, size, size});
         }
     }
-    if (seg.chunks.empty()) return;
+    if (seg.chunks.empty()) {
+        next_state_ = std::move(seg.state);
+        return;
+    }
     if (packed_.size() < seg.chunks.size()) packed_.resize(seg.chunks.size());
     for (std::size_t i = 0; i < seg.chunks.size() && compressor_; ++i) {
         Chunk& c = seg.chunks[i];
@@ -257,7 +263,21 @@ void TraceWriter::flush_segment() {
     segment_first_record_ = record_count_;
     segment_due_ = false;
     segment_section_ = static_cast<std::uint8_t>(current_);
+    seg.state.clear();  // only its size is kept, in the frame
     segments_.push_back(std::move(seg));
+    if (header_.version >= 3) start_keyframe();
+}
+
+// Version 3: the next segment decodes alone. Its state block restores the
+// encodings in force now and the value sections' cursors, and the pools
+// start empty on both sides (a value freed later escapes).
+void TraceWriter::start_keyframe() {
+    std::vector<SectionCursor> cursors;
+    for (std::size_t n = 0; n < sections_.size(); ++n) {
+        if (sections_[n] && sections_[n]->cursor != 0) cursors.emplace_back(static_cast<std::uint8_t>(n), sections_[n]->cursor);
+    }
+    next_state_ = encode_state(dtd_, states_, cursors, options_.order);
+    pools_.clear();
 }
 
 void TraceWriter::comment(std::string_view text) {
@@ -334,7 +354,7 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
 void TraceWriter::close() {
     check_usable();
     if (in_record_) fail(ErrorKind::usage, "close() in the middle of a record");
-    if (header_.version == 2) {
+    if (header_.version >= 2) {
         flush_segment();
     } else {
         for (std::size_t n = 0; n < sections_.size(); ++n) {
@@ -343,13 +363,13 @@ void TraceWriter::close() {
     }
     header_.record_count = record_count_;
     header_.index_offset = out_->position();
-    const std::uint64_t index_size = header_.version == 2 ? segments_.size() * 16 + 32 : header_.chunks.size() * 12;
+    const std::uint64_t index_size = header_.version >= 2 ? segments_.size() * 16 + 32 : header_.chunks.size() * 12;
     if (header_.cls == Class::bits32 && (header_.index_offset + index_size > 0xffffffffu || record_count_ > 0xffffffffu)) {
         failed_ = true;
         fail(ErrorKind::usage, "the trace outgrew the 32-bit class; write it with the 64-bit class");
     }
     try {
-        if (header_.version == 2) {
+        if (header_.version >= 2) {
             emit(encode_end(header_, segments_, record_count_));
         } else {
             emit(encode_index(header_));

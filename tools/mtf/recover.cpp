@@ -23,7 +23,7 @@ struct Saved {
 Saved copy_segments(const std::string& input, rt::OutputFile& out, std::size_t limit) {
     rt::InputFile in(input);
     rt::Header h = rt::read_prologue(in);
-    if (h.version != 2) throw InputError(in.name() + ": only version-2 traces are written in segments that can be recovered");
+    if (h.version < 2) throw InputError(in.name() + ": only traces of container version 2 or 3 are written in segments that can be recovered");
     const auto prologue = rt::encode_prologue(h);
     out.write(prologue.data(), prologue.size());
     std::vector<rt::Segment> kept;
@@ -32,7 +32,7 @@ Saved copy_segments(const std::string& input, rt::OutputFile& out, std::size_t l
         const std::uint64_t at = in.position();
         rt::Segment s;
         try {
-            if (!rt::read_segment(in, h, at, s)) {
+            if (!rt::read_segment(in, h, at, s, true)) {
                 saved.complete = true;
                 break;
             }
@@ -151,14 +151,14 @@ NAME.XXXXXX.partial.
 
 INPUT may be '-' for standard input; OUTPUT must be a regular file (new, or
 replaced with -f), as the copy is read back. Only traces of
-container version 2 are written in segments.
+container version 2 or 3 are written in segments.
 
 Options:
   -f, --force   replace OUTPUT if it exists
   --help        show this help
 
 Exit status: 0 when the segments were saved, 1 for an input that is not a
-version-2 trace, a complete trace whose records do not read or an output
+version-2 or version-3 trace, a complete trace whose records do not read or an output
 that cannot be written, 2 for a command-line mistake.
 )",
                       run};

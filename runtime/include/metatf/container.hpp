@@ -14,13 +14,17 @@
 namespace metatf::rt {
 
 inline constexpr char magic[4] = {'\177', 'M', 'T', 'F'};
-// Version 2 streams (segments, end frame); version 1 has its index at the
-// end and counts in the header, patched on close. Both are read.
-inline constexpr std::uint8_t container_version = 2;
+// Version 3 streams segments that each decode alone (a state block opens
+// each one); version 2 streams segments that depend on those before them;
+// version 1 has its index at the end and counts in the header, patched on
+// close. All three are read and written.
+inline constexpr std::uint8_t container_version = 3;
 // magic, class, byte order, name length, version, then the DTD's 8-byte fingerprint
 inline constexpr std::size_t ident_size = 16;
 // Bounds what a hostile prologue can make a reader allocate before it has seen any data.
 inline constexpr std::uint64_t max_dtd_text = std::uint64_t(16) << 20;
+// Bounds one segment's state block (a few bytes per field that metadata changed).
+inline constexpr std::uint64_t max_state_bytes = std::uint64_t(16) << 20;
 // Bounds what a hostile trace can make a reader allocate for one chunk, stored or decoded.
 inline constexpr std::uint64_t max_chunk_bytes = std::uint64_t(1) << 28;
 
@@ -38,6 +42,7 @@ struct Chunk {
     // Version 2, the chunk of its segment's start section: the index of the
     // segment's first record, which starts the chunk (see number_segment()).
     std::optional<std::uint64_t> first_record = std::nullopt;
+    std::uint32_t segment = 0;  // version 2 and 3: the index of its segment
 };
 
 // A version-2 segment: the chunks of every section that a writer flushed at once.
@@ -48,6 +53,10 @@ struct Segment {
     std::uint64_t records = 0;       // records whose bytes it holds
     std::uint8_t start_section = 0;  // the section being read when it begins
     std::vector<Chunk> chunks;       // at most one per section
+    // Version 3: the state block (segment_state.hpp), at state_offset in the
+    // file; its bytes are in `state` where the reader asked for them.
+    std::uint64_t state_offset = 0, state_size = 0;
+    std::vector<std::byte> state;
 };
 
 struct Header {
@@ -61,6 +70,7 @@ struct Header {
     std::string dtd_name;
     std::string dtd_text;
     std::vector<Chunk> chunks;  // every chunk in file order, when the file was indexed
+    std::vector<Segment> segments;  // versions 2 and 3 in a file: every segment, without its chunks and state bytes
 
     unsigned word() const { return cls == Class::bits32 ? 4 : 8; }
     // The offset of the DTD name in the file.
@@ -101,7 +111,8 @@ private:
 // ---- writing
 std::vector<std::byte> encode_prologue(const Header& h);
 std::vector<std::byte> encode_index(const Header& h);  // version 1
-// A segment frame; its chunks' bytes follow it in the order of `s.chunks`.
+// A segment frame and its state block (version 3); its chunks' bytes follow
+// it in the order of `s.chunks`.
 std::vector<std::byte> encode_segment(const Header& h, const Segment& s);
 // The end frame: the totals, the segment index and the footer.
 std::vector<std::byte> encode_end(const Header& h, const std::vector<Segment>& segments, std::uint64_t records);
@@ -114,9 +125,14 @@ Header read_header(InputFile& in);
 // Reads the prologue only (for streaming, and for recovery).
 Header read_prologue(InputFile& in);
 // Reads the segment frame at in.position(), which is `offset` (a pipe reads
-// in order), and checks it; the chunks' bytes follow. Returns false at the
-// end frame, whose kind byte has then been consumed.
-bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment& out);
+// in order), and checks it; the state block and the chunks' bytes follow.
+// With `keep_state` the state block is read into out.state. Returns false at
+// the end frame, whose kind byte has then been consumed.
+bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment& out, bool keep_state);
+// Reads `size` bytes at the position into a buffer that grows with the bytes
+// that arrive, not to the size a frame claims: a short input that claims a
+// large block costs no more memory than it holds.
+std::vector<std::byte> read_arriving(InputFile& in, std::uint64_t size, const char* what);
 // Gives a segment read by read_segment() its first record's index, and marks
 // the chunk where that record starts (the reader checks that it is there).
 void number_segment(Segment& s, std::uint64_t first_record);

@@ -83,6 +83,8 @@ public:
     std::uint64_t live(std::uint8_t pool) const { return at(pool).live(); }
     bool pending() const { return !referred_.empty() || !fed_.empty(); }
     void end_record();
+    // Empties every pool, as a version-3 segment starts (between records).
+    void clear() { pools_ = {}; }
 
 private:
     LivePool& at(std::uint8_t pool) { return pools_[pool - 1]; }
@@ -185,6 +187,8 @@ public:
         fed_.clear();
     }
     bool pending() const { return referred_.size() != 0 || fed_.size() != 0; }
+    // Empties every pool, as a version-3 segment starts (between records).
+    void clear() { pools_ = {}; }
 
 private:
     struct Change {

@@ -19,6 +19,7 @@
 #include "field_state.hpp"
 #include "live_pool.hpp"
 #include "predefined.hpp"
+#include "segment_state.hpp"
 #include "split.hpp"
 
 namespace metatf::rt {
@@ -55,6 +56,14 @@ public:
     ~TraceReader();
 
     const Header& header() const { return header_; }
+    // Starts reading at segment k of a file (0 to header().segments.size(),
+    // the last being the end): record_index() is then that segment's first
+    // record. Any segment of a version-3 trace; segment 0 of a version-2 one.
+    void seek_segment(std::size_t k);
+    // Counts the times the encodings were set afresh, at a segment of a
+    // version-3 trace or by seek_segment(): code that keeps something derived
+    // from them (generated readers' constants) derives it again when it changes.
+    std::uint64_t segment_starts() const { return segment_starts_; }
     // Whether the trace is read as a stream (a pipe): then header().record_count
     // grows as segments arrive and is final at the end.
     bool streaming() const { return streaming_; }
@@ -197,6 +206,9 @@ private:
     void attach(const DtdDesc& dtd);
     void check_dtd(const DtdDesc& dtd) const;
     bool load_next_chunk(Stream& s);
+    std::vector<std::byte> state_block(const Chunk& c);
+    void start_segment(std::span<const std::byte> block, const Chunk& c);
+    void apply_state(const StateEntry& e, std::uint64_t at);
     void decompress_ahead(Stream& s, std::vector<std::byte> room);
     void load_chunk(const Chunk& c, std::vector<std::byte>& out);
     void decode_chunk(const Chunk& c, std::span<const std::byte> stored, std::vector<std::byte>& out) const;
@@ -233,6 +245,7 @@ private:
     std::uint64_t pending_bytes_ = 0;     // a pipe: bytes of chunks queued in streams
     ReaderLimits limits_;
     std::uint64_t bytes_loaded_ = 0, elements_ = 0;  // the work budget (see ReaderLimits)
+    std::uint64_t segment_starts_ = 0;               // see segment_starts()
     std::unique_ptr<DtdWithSections> split_dtd_;  // the DTD and the sections its trace's writer added
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot

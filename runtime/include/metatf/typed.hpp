@@ -781,6 +781,10 @@ private:
     template <typename Then>
     bool step_general(Then&& then) {
         if (!r_.begin_record()) return false;
+        if (r_.segment_starts() != segment_starts_) [[unlikely]] {
+            segment_starts_ = r_.segment_starts();
+            for_each([&](auto& record) { set_constants(record); });
+        }
         bool delivered = false;
         with_slot(records_, r_.slot(), [&](auto& record) {
             read_general(record);
@@ -858,6 +862,7 @@ private:
     TraceReader r_;
     RecordType type_{};
     Records records_;
+    std::uint64_t segment_starts_ = 0;  // r_.segment_starts() when the constants were last set
 };
 
 // Writes a trace of a generated header's DTD. close() finishes it; without

@@ -71,6 +71,13 @@ constexpr Interp interp_of(MetaOp op) {
     return static_cast<std::size_t>(op) < of.size() ? of[static_cast<std::size_t>(op)] : Interp::none;
 }
 
+// The metadata property that sets interpretation `k` (the inverse of interp_of()).
+constexpr MetaOp op_of(Interp k) {
+    constexpr std::array<MetaOp, 8> of = {MetaOp::none,          MetaOp::default_value, MetaOp::base_offset,    MetaOp::delta,
+                                          MetaOp::stride,        MetaOp::section_offset, MetaOp::section_stride, MetaOp::live};
+    return of[static_cast<std::size_t>(k)];
+}
+
 namespace detail {
 
 // Spellings in enumerator order.

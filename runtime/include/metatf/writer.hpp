@@ -28,7 +28,9 @@ struct WriterOptions {
     ByteOrder order = ByteOrder::little;
     std::size_t chunk_bytes = std::size_t(1) << 20;  // a section's buffer is flushed past this size
     OutputOptions output;  // whether an existing file may be replaced, and which files it may not be
-    // 2 streams; 1 is the older layout (index at the end), for older readers; it needs a file.
+    // 3 streams segments that each decode alone; 2 streams segments that
+    // depend on the ones before (and keeps live values from one to the next);
+    // 1 is the oldest layout (index at the end), for older readers; it needs a file.
     std::uint8_t version = container_version;
     // A value its field cannot hold under its current encoding is not
     // refused: metadata before its record widens the field to the bytes
@@ -54,7 +56,7 @@ struct WriterOptions {
     std::size_t auto_window = 0;
     // 1-22: every chunk is compressed with zstd at this level, and stored as
     // it is where that would not make it smaller. 0 (the default): chunks
-    // are stored. Needs version 2.
+    // are stored. Needs version 2 or 3.
     int compress = 0;
     // Split streams: each field named "record.field" (its path, as in the
     // DTD) stores its values in a value section of its own, which the writer
@@ -218,15 +220,17 @@ private:
     void check_usable() const;
     void flush(std::uint8_t section);
     void flush_segment();
+    void start_keyframe();
     void emit(const std::vector<std::byte>& bytes) { emit(bytes.data(), bytes.size()); }
     void emit(const std::byte* data, std::size_t n);
 
     std::unique_ptr<OutputFile> out_;
     std::unique_ptr<Compressor> compressor_;             // with WriterOptions::compress
     std::vector<std::vector<std::byte>> packed_;         // a segment's compressed chunks, by chunk
-    std::vector<Segment> segments_;                      // version 2: the segments written
-    std::uint64_t segment_first_record_ = 0;             // version 2: the first record not yet in a segment
-    std::uint8_t segment_section_ = 0;                   // version 2: the section current at that record
+    std::vector<Segment> segments_;                      // versions 2 and 3: the segments written
+    std::vector<std::byte> next_state_;                  // version 3: the next segment's state block
+    std::uint64_t segment_first_record_ = 0;             // versions 2, 3: the first record not yet in a segment
+    std::uint8_t segment_section_ = 0;                   // versions 2, 3: the section current at that record
     std::vector<SplitField> splits_;                     // WriterOptions::split, resolved
     std::unique_ptr<DtdWithSections> split_dtd_;         // with splits: the DTD and its added sections
     const DtdDesc& dtd_;
@@ -243,7 +247,7 @@ private:
     int current_ = 0;
     std::uint64_t record_count_ = 0;
     bool in_record_ = false, failed_ = false, closed_ = false;
-    bool segment_due_ = false;  // version 2: a value section's buffer is full
+    bool segment_due_ = false;  // versions 2, 3: a value section's buffer is full
 };
 
 // Views text as bytes, for bytes fields.

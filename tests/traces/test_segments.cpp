@@ -1,0 +1,276 @@
+// Segments that decode alone (container version 3, docs/trace-format.md,
+// "State blocks"): every segment of a trace read from its own start gives
+// the records that a read from the start of the trace gives there, for
+// traces whose encodings metadata changes, with delta and stride state,
+// pools, split streams with gaps, several record sections and zstd chunks;
+// and the generated reader, which keeps constants derived from the
+// encodings, reads from a segment alike.
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <metatf/generic.hpp>
+
+#include <features.hpp>
+#include <hatf10.hpp>
+#include <pools.hpp>
+
+#include <doctest/doctest.h>
+
+#include "trace_support.hpp"
+
+namespace rt = metatf::rt;
+using metatf::test::error_of;
+using metatf::test::show;
+using metatf::test::TempTrace;
+
+namespace {
+
+constexpr std::size_t to_end = std::numeric_limits<std::size_t>::max();
+
+rt::WriterOptions options(std::uint8_t version = 3, rt::Class cls = rt::Class::bits64, rt::ByteOrder order = rt::ByteOrder::little) {
+    rt::WriterOptions o;
+    o.cls = cls;
+    o.order = order;
+    o.chunk_bytes = 600;
+    o.output.replace = true;
+    o.version = version;
+    return o;
+}
+
+// A record as one line: its index, record type and values.
+std::string show_record(const rt::TraceReader& r, const rt::GenericRecord& g) {
+    std::string line = std::string(" ") + r.dtd().records[g.slot].name;
+    for (const rt::GenericValue& v : g.values) {
+        line += " " + std::to_string(v.integer) + "/" + std::to_string(v.real) + "/" + std::to_string(v.bytes.size());
+        for (std::byte b : v.bytes) line += std::to_string(std::to_integer<unsigned>(b)) + ",";
+    }
+    return line;
+}
+
+// The records of segments [from, to) of the trace at `path`, read by the
+// DTD-driven reader from segment `from`.
+std::vector<std::string> read_segments(const std::string& path, const rt::DtdDesc& dtd, std::size_t from, std::size_t to) {
+    rt::TraceReader r(path, dtd);
+    r.seek_segment(from);
+    const auto& segments = r.header().segments;
+    const std::uint64_t stop = to < segments.size() ? segments[to].first_record : r.header().record_count;
+    std::vector<std::string> out;
+    rt::GenericRecord g;
+    while (r.record_index() < stop && r.begin_record()) {
+        g.slot = r.slot();
+        g.values.clear();
+        const std::uint64_t index = r.record_index();
+        rt::decode_generic(r, g);
+        out.push_back(std::to_string(index) + show_record(r, g));
+    }
+    return out;
+}
+
+struct Shape {
+    std::size_t segments = 0, with_state = 0;
+};
+
+Shape shape_of(const std::string& path, const rt::DtdDesc& dtd) {
+    rt::TraceReader r(path, dtd);
+    Shape s{r.header().segments.size(), 0};
+    for (const rt::Segment& seg : r.header().segments) s.with_state += seg.state_size != 0;
+    return s;
+}
+
+// HATF 1.0 with metadata throughout: widths that grow and shrink, baseOffset,
+// delta and stride addresses, times under delta (whose previous value each
+// state block carries), values that force the writer to widen.
+void write_hatf(const std::string& path, rt::WriterOptions o) {
+    using namespace hatf10;
+    Writer w(path, o);
+    // Metadata values are one word of the class: a 32-bit trace gets 32-bit addresses.
+    const std::uint64_t heap = o.cls == rt::Class::bits32 ? 0x10000000 : 0x7f0000000000;
+    std::uint64_t time = 1000;
+    for (std::uint64_t i = 0; i < 3000; ++i) {
+        if (i % 400 == 0) {
+            w.set_interpretation(RecordType::Alloc, Alloc::time_field, rt::MetaOp::delta, time);
+            w.set_width(RecordType::Alloc, Alloc::size_field, 1 + i / 400 % 3);
+        }
+        if (i % 700 == 350) w.set_interpretation(RecordType::Alloc, Alloc::address_field, rt::MetaOp::base_offset, heap);
+        if (i % 700 == 0) w.set_interpretation(RecordType::Alloc, Alloc::address_field, rt::MetaOp::delta, heap);
+        if (i % 900 == 100) w.set_interpretation(RecordType::Free, Free::address_field, rt::MetaOp::stride, 0x5000, 16);
+        if (i % 900 == 800) w.set_interpretation(RecordType::Free, Free::address_field, rt::MetaOp::none);
+        time += 3 + i % 17 * (i % 97 == 0 ? 100000 : 1);
+        const std::uint64_t size = 16 + (i * 7919) % (i % 50 == 0 ? 1000000 : 300);
+        const std::uint64_t address = heap + (i * 48271) % 0x100000 * 16;
+        if (i % 3 == 2) {
+            w.write(Free{.address = 0x5000 + 16 * (i / 3 + 1)});
+        } else {
+            w.write(Alloc{.size = size, .address = address, .thread = i % 4, .time = time});
+        }
+    }
+    w.close();
+}
+
+// pools.dtd: every address joins pool 1 and a free names it by a count back;
+// frees of blocks from earlier segments escape, the pools being emptied at each.
+void write_pools(const std::string& path, rt::WriterOptions o) {
+    using namespace pools;
+    Writer w(path, o);
+    std::vector<std::uint64_t> live;
+    for (std::uint64_t i = 0; i < 3000; ++i) {
+        if (i % 3 != 2 || live.empty()) {
+            live.push_back(0x100000 + i * 64);
+            w.write(Alloc{.size = 32 + i % 5, .address = live.back()});
+        } else {
+            // Mostly recent blocks, now and then one of the oldest.
+            const std::size_t at = i % 11 == 0 ? 0 : live.size() - 1 - i % std::min<std::size_t>(live.size(), 4);
+            w.write(Free{.address = live[at]});
+            live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
+        }
+    }
+    w.close();
+}
+
+// features: records in sections 0 and 3 (segments start in either), events
+// whose addresses go to value section 2 with a stride of 3 elements (a
+// cursor with gaps that the state block carries) and whose seq and when
+// keep stride and delta state.
+void write_features(const std::string& path, rt::WriterOptions o) {
+    using namespace features;
+    Writer w(path, o);
+    w.set_interpretation(RecordType::Event, Event::addr_field, rt::MetaOp::section_stride, 2, 3);
+    std::uint64_t seq = 100;
+    for (std::uint64_t i = 0; i < 400; ++i) {
+        w.write(Tick{.id = i * 5 + 1});
+        if (i % 7 == 3) {
+            w.section(3);
+            for (std::uint64_t id = 0; id < i % 5; ++id) w.write(Mark{.id = i * 10 + id});
+            w.section(0);
+        }
+        Event e{};
+        e.id = static_cast<std::uint32_t>(i);
+        e.when = 1000000 + i * 1500;
+        e.seq = seq += 3;
+        e.base = 0x10000 + i % 100;
+        e.konst = 7;
+        e.label = rt::as_bytes("abc");
+        e.addr = 0x7f0000000000 + i * 4096;
+        w.write(e);
+    }
+    w.close();
+}
+
+using Write = void (*)(const std::string& path, rt::WriterOptions o);
+
+// `write` in version 3 with `o`: every segment alone, and every tail from a
+// segment on, equals the same records of a read from the start, which
+// equals a read of the same records written in version 2 (whose segments
+// carry no state). The trace must have several segments, and `with_state`
+// of them state blocks, or the check would tell little.
+void check_alone(Write write, const rt::DtdDesc& dtd, rt::WriterOptions o, std::size_t with_state = 2) {
+    TempTrace t("alone"), t2("alone-v2");
+    o.version = 2;
+    write(t2.path(), o);
+    o.version = 3;
+    write(t.path(), o);
+    const std::vector<std::string> all = read_segments(t.path(), dtd, 0, to_end);
+    CHECK(all == read_segments(t2.path(), dtd, 0, to_end));
+    const Shape shape = shape_of(t.path(), dtd);
+    REQUIRE(shape.segments >= 4);
+    CHECK(shape.with_state >= with_state);
+    std::vector<std::string> joined;
+    for (std::size_t k = 0; k < shape.segments; ++k) {
+        CAPTURE(k);
+        const std::vector<std::string> one = read_segments(t.path(), dtd, k, k + 1);
+        CHECK(!one.empty());
+        joined.insert(joined.end(), one.begin(), one.end());
+        const std::vector<std::string> tail = read_segments(t.path(), dtd, k, to_end);
+        CHECK(std::equal(tail.begin(), tail.end(), all.end() - static_cast<std::ptrdiff_t>(tail.size()), all.end()));
+    }
+    CHECK(joined == all);
+    CHECK(read_segments(t.path(), dtd, shape.segments, to_end).empty());
+}
+
+}  // namespace
+
+TEST_SUITE("segments that decode alone") {
+
+TEST_CASE("every segment of a trace with metadata, delta and stride reads alone as in a read from the start") {
+    for (const auto cls : {rt::Class::bits64, rt::Class::bits32}) {
+        for (const auto order : {rt::ByteOrder::little, rt::ByteOrder::big}) {
+            CAPTURE(static_cast<int>(cls));
+            CAPTURE(static_cast<int>(order));
+            check_alone(write_hatf, hatf10::dtd, options(3, cls, order));
+        }
+    }
+}
+
+TEST_CASE("segments with pools, sections, split streams with gaps and zstd chunks read alone") {
+    SUBCASE("pools") {
+        check_alone(write_pools, pools::dtd, options(), 0);  // the DTD sets the pools up: no metadata to restore
+    }
+    SUBCASE("sections and a value section with a stride of 3") { check_alone(write_features, features::dtd, options()); }
+    SUBCASE("zstd chunks") {
+        rt::WriterOptions o = options();
+        o.compress = 3;
+        check_alone(write_hatf, hatf10::dtd, o);
+    }
+    SUBCASE("a split stream the writer chose") {
+        rt::WriterOptions o = options();
+        o.split = {"alloc.address+free.address"};
+        check_alone(write_hatf, hatf10::dtd, o);
+    }
+}
+
+TEST_CASE("the generated reader reads from any segment as from the start") {
+    TempTrace t("alone-typed");
+    write_hatf(t.path(), options());
+    auto read = [&](std::size_t from) {
+        hatf10::Reader r(t.path());
+        r.runtime().seek_segment(from);
+        std::vector<std::string> out;
+        r.visit([&](const auto& record) {
+            using R = std::decay_t<decltype(record)>;
+            std::string line = std::to_string(static_cast<int>(R::type));
+            if constexpr (requires { record.address; }) line += " " + std::to_string(record.address);
+            if constexpr (requires { record.size; }) line += " " + std::to_string(record.size);
+            if constexpr (requires { record.time; }) line += " " + std::to_string(record.time);
+            out.push_back(line);
+        });
+        return out;
+    };
+    const std::vector<std::string> all = read(0);
+    const Shape shape = shape_of(t.path(), hatf10::dtd);
+    for (std::size_t k = 1; k < shape.segments; k += 3) {
+        CAPTURE(k);
+        const std::vector<std::string> tail = read(k);
+        REQUIRE(tail.size() < all.size());
+        CHECK(std::equal(tail.begin(), tail.end(), all.end() - static_cast<std::ptrdiff_t>(tail.size())));
+    }
+}
+
+TEST_CASE("state blocks cost a few bytes a segment, and pools restart at each") {
+    TempTrace t("alone-cost");
+    write_hatf(t.path(), options(2));
+    const std::uintmax_t v2 = std::filesystem::file_size(t.path());
+    write_hatf(t.path(), options(3));
+    const std::uintmax_t v3 = std::filesystem::file_size(t.path());
+    const Shape shape = shape_of(t.path(), hatf10::dtd);
+    // Entries of 2 + 1 + 1 + 1 + 8 or 16 bytes, a few per segment.
+    CHECK(v3 > v2);
+    CHECK(v3 - v2 < shape.segments * 64);
+}
+
+TEST_CASE("a segment is a place to start only in a version-3 file") {
+    TempTrace t("alone-v2");
+    write_hatf(t.path(), options(2));
+    CHECK(shape_of(t.path(), hatf10::dtd).with_state == 0);
+    const std::vector<std::string> v2 = read_segments(t.path(), hatf10::dtd, 0, to_end);
+    CHECK(show(error_of([&] { read_segments(t.path(), hatf10::dtd, 1, to_end); })) ==
+          show(rt::ErrorKind::usage, 0, -1, 0, "a segment of a version-2 trace needs the segments before it; read it from the start"));
+    write_hatf(t.path(), options(3));
+    CHECK(read_segments(t.path(), hatf10::dtd, 0, to_end) == v2);  // the same records, in either version
+    const std::size_t n = shape_of(t.path(), hatf10::dtd).segments;
+    CHECK(show(error_of([&] { read_segments(t.path(), hatf10::dtd, n + 1, to_end); })) ==
+          show(rt::ErrorKind::usage, 0, -1, 0, "segment " + std::to_string(n + 1) + " is past the trace's " + std::to_string(n)));
+}
+
+}  // TEST_SUITE
