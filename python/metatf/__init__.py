@@ -27,6 +27,11 @@ class TraceInfo:
         # Every record, the predefined ones (comments, metadata) included.
         self.record_count = self._trace.record_count
         self.records = {r["name"]: r for r in self._trace.records()}
+        # The container version: in version 3 every chunk (a segment of the
+        # file) decodes alone, so a read can start at any of them.
+        self.version = self._trace.version
+        # Per chunk: (its first record, its number of records), in trace order.
+        self.chunks = list(self._trace.segments)
 
     def fields(self, record):
         """The fields of record type `record` that have a column (those outside repeated groups)."""
@@ -39,7 +44,8 @@ class TraceInfo:
         return self.records[record]
 
     def __repr__(self):
-        return f"<metatf trace {self.path!r}: DTD {self.dtd_name!r}, {self.record_count} records, types {', '.join(self.records)}>"
+        return (f"<metatf trace {self.path!r}: DTD {self.dtd_name!r}, {self.record_count} records "
+                f"in {len(self.chunks)} chunks, types {', '.join(self.records)}>")
 
 
 def open(path):
@@ -66,8 +72,28 @@ def _progress(info, show):
     return update
 
 
-def _read(info, records, fields, progress):
-    return info._trace.read(list(records), list(fields or []), _progress(info, progress))
+def _chunk_range(info, chunks):
+    """(first, end) chunk indices for the reader from `chunks`: None (all),
+    an index, a range with step 1 or a (start, stop) pair, as Python slices them."""
+    if chunks is None:
+        return 0, -1
+    count = len(info.chunks)
+    if isinstance(chunks, int):
+        first = chunks + count if chunks < 0 else chunks
+        if not 0 <= first < count:
+            raise IndexError(f"chunk {chunks} is not in the trace's {count} chunks")
+        return first, first + 1
+    if isinstance(chunks, range):
+        if chunks.step != 1:
+            raise ValueError("a chunk range must have step 1")
+        chunks = (chunks.start, chunks.stop)
+    start, stop, _ = slice(*chunks).indices(count)
+    return start, max(start, stop)
+
+
+def _read(info, records, fields, progress, chunks=None):
+    first, end = _chunk_range(info, chunks)
+    return info._trace.read(list(records), list(fields or []), _progress(info, progress), first, end)
 
 
 def _column_name(record, field):
@@ -83,7 +109,7 @@ def _scaled(values, field, scaled):
     return values / np.float64(10) ** field["scale"]
 
 
-def read_numpy(path, record, fields=None, scaled="float", progress=None):
+def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=None):
     """The records of type `record` as a NumPy structured array.
 
     Its fields are `index` (each record's position in the trace, as `mtf
@@ -94,10 +120,16 @@ def read_numpy(path, record, fields=None, scaled="float", progress=None):
     field with a scale is float64 (its value) or, with scaled="int", the
     stored integer (the value times 10**scale). Enumerations, flags and
     parts are their numbers.
+
+    `chunks` reads part of the trace: the records of chunk k (an int), of
+    range(a, b) or of (a, b), where a chunk is one segment of the file
+    (TraceInfo.chunks lists them). A version-3 trace (what the project's
+    writers produce) starts reading at the chunk itself; an older trace can
+    only be read from its first chunk.
     """
     info = path if isinstance(path, TraceInfo) else open(path)
     info._record(record)
-    positions, columns = _read(info, [record], fields, progress)[record]
+    positions, columns = _read(info, [record], fields, progress, chunks)[record]
     described = {f["name"]: f for f in info._record(record)["fields"]}
     arrays = {"index": positions}
     for name, values in columns.items():
@@ -108,7 +140,7 @@ def read_numpy(path, record, fields=None, scaled="float", progress=None):
     return out
 
 
-def read_pandas(path, record=None, fields=None, scaled="float", progress=None):
+def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", progress=None):
     """The records of type `record` (every type when None) as one DataFrame.
 
     Columns: `index` (the record's position in the trace, as `mtf dump`
@@ -119,7 +151,7 @@ def read_pandas(path, record=None, fields=None, scaled="float", progress=None):
     (`read|write`, `fd:5,index:1`), the character of a `chars` text field,
     and bytes. With several record types, rows are in trace order and a
     field a row's type lacks is missing (<NA>: integer columns are pandas'
-    nullable UInt64/Int64).
+    nullable UInt64/Int64). `chunks` reads part of the trace, as in read_numpy().
     """
     import pandas as pd
 
@@ -127,7 +159,7 @@ def read_pandas(path, record=None, fields=None, scaled="float", progress=None):
     names = [record] if record is not None else list(info.records)
     if record is not None:
         info._record(record)
-    tables = _read(info, names if record is not None else [], fields, progress)
+    tables = _read(info, names if record is not None else [], fields, progress, chunks)
     frames = []
     for name in names:
         positions, columns = tables[name]

@@ -238,6 +238,8 @@ public:
                 return dtd_->desc();
             });
             header_records_ = reader.header().record_count;
+            version_ = reader.header().version;
+            for (const rt::Segment& seg : reader.header().segments) segments_.emplace_back(seg.first_record, seg.records);
         } catch (const rt::TraceError& e) {
             raise(path_, e);
         }
@@ -245,12 +247,17 @@ public:
 
     const rt::DtdDesc& dtd() const { return dtd_->desc(); }
     std::uint64_t record_count() const { return header_records_; }
+    int version() const { return version_; }
+    // Per segment (a chunk that decodes alone in version 3): its first record and record count.
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& segments() const { return segments_; }
 
     // Reads every record of the types `slots` names (all user types when
     // empty), with the top-level fields `fields` names (all when empty):
-    // {record name: (positions in the trace, {field: array, ...})}. `progress(done,
+    // {record name: (positions in the trace, {field: array, ...})}, from the
+    // records of segments [first, end) (end -1: to the end). `progress(done,
     // total)` is called now and then with records read, with the GIL held.
-    py::dict read(const std::vector<std::string>& names, const std::vector<std::string>& fields, const py::object& progress) {
+    py::dict read(const std::vector<std::string>& names, const std::vector<std::string>& fields, const py::object& progress,
+                  std::size_t first, std::int64_t end) {
         const rt::DtdDesc& d = dtd();
         for (const std::string& n : names) {
             if (!slot_named(n)) throw py::key_error("the trace's DTD '" + std::string(d.name) + "' has no record type '" + n + "'");
@@ -261,7 +268,7 @@ public:
             if (r.predefined != rt::Predefined::none) continue;
             if (names.empty() || std::find(names.begin(), names.end(), r.name) != names.end()) tables[slot] = make_table(r, fields, !names.empty());
         }
-        scan(tables, progress);
+        scan(tables, progress, first, end);
         py::dict out;
         for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
             if (!tables[slot]) continue;
@@ -309,18 +316,26 @@ private:
         return t;
     }
 
-    void scan(std::vector<std::unique_ptr<Table>>& tables, const py::object& progress) {
+    void scan(std::vector<std::unique_ptr<Table>>& tables, const py::object& progress, std::size_t first, std::int64_t end) {
         constexpr std::uint64_t report_every = 1 << 20;
         try {
             rt::TraceReader reader(path_, [&](const rt::Header&) -> const rt::DtdDesc& { return dtd(); });
-            const std::uint64_t total = reader.header().record_count;
+            const auto& segments = reader.header().segments;
+            if (end >= 0 && static_cast<std::size_t>(end) < first) throw py::value_error("a chunk range ends before it starts");
+            if (first != 0 || end >= 0) reader.seek_segment(first);
+            const std::uint64_t stop = end >= 0 && static_cast<std::size_t>(end) < segments.size()
+                                           ? segments[static_cast<std::size_t>(end)].first_record
+                                           : reader.header().record_count;
+            const std::uint64_t start = reader.record_index();
+            const std::uint64_t total = stop - std::min(start, stop);
             rt::GenericRecord other;  // records with no table, the predefined ones among them
-            std::uint64_t next_report = report_every;
+            std::uint64_t next_report = start + report_every;
+            auto more_records = [&] { return reader.record_index() < stop && reader.begin_record(); };
             for (;;) {
                 bool more = false;
                 {
                     py::gil_scoped_release unlocked;
-                    while ((more = reader.begin_record())) {
+                    while ((more = more_records())) {
                         const std::uint64_t index = reader.record_index();
                         if (Table* t = tables[reader.slot()].get()) {
                             t->index.push_back(index);
@@ -335,9 +350,9 @@ private:
                 if (!more) break;
                 next_report += report_every;
                 if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C stops a long read
-                if (!progress.is_none()) progress(reader.record_index(), total);
+                if (!progress.is_none()) progress(reader.record_index() - start, total);
             }
-            if (!progress.is_none()) progress(reader.record_index(), reader.header().record_count);
+            if (!progress.is_none()) progress(total, total);
         } catch (const rt::TraceError& e) {
             raise(path_, e);
         }
@@ -359,6 +374,8 @@ private:
     std::string path_;
     std::unique_ptr<metatf::lower::LoweredDtd> dtd_;
     std::uint64_t header_records_ = 0;
+    int version_ = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> segments_;
 };
 
 // Writes a trace of a DTD file from columns, through the runtime's
@@ -475,7 +492,10 @@ PYBIND11_MODULE(_metatf, m) {
         .def_property_readonly("record_count", &Trace::record_count)
         .def("records", [](const Trace& t) { return describe_records(t.dtd()); })
         .def("value_names", [](const Trace& t, const std::string& r, const std::string& f, const py::array_t<std::uint64_t>& v) { return value_names(t.dtd(), r, f, v); })
-        .def("read", &Trace::read, py::arg("records"), py::arg("fields"), py::arg("progress") = py::none());
+        .def_property_readonly("version", &Trace::version)
+        .def_property_readonly("segments", &Trace::segments)
+        .def("read", &Trace::read, py::arg("records"), py::arg("fields"), py::arg("progress") = py::none(), py::arg("first") = 0,
+             py::arg("end") = -1);
     py::class_<Writer>(m, "Writer")
         .def(py::init<std::string, std::string, bool, int>(), py::arg("dtd_path"), py::arg("path"), py::arg("overwrite"), py::arg("compress"))
         .def("records", [](const Writer& w) { return describe_records(w.dtd()); })

@@ -53,7 +53,7 @@ r : (tag, a, b, c, d) { tag.value = 4; tag.mnemonic = "r"; }
 def decode_fixed(data):
     """The (a, b, c, d) of each record of a FIXED_DTD trace, read from the
     container's bytes as docs/trace-format.md lays them out: no Meta-TF code."""
-    assert data[:4] == b"\x7fMTF" and data[7] == 2
+    assert data[:4] == b"\x7fMTF" and data[7] in (2, 3)
     word = 4 if data[4] == 1 else 8
     order = "<" if data[5] == 1 else ">"
     w = order + ("I" if word == 4 else "Q")
@@ -306,3 +306,80 @@ def test_values_a_writer_cannot_store_exactly_are_refused_and_the_rest_come_back
     with pytest.raises(ValueError, match="is signed; 18446744073709551615 is beyond it"):
         with metatf.Writer(dtd, bad) as writer:
             writer.write("e", {"u": np.array([2**64 - 1], dtype=np.uint64)})
+
+
+# ---- chunks that decode alone, and Dask over ranges of them
+
+
+@pytest.fixture(scope="module")
+def spc_chunks(tmp_path_factory):
+    """The SPC trace of `spc` again, in chunks of 8 KiB: some forty, each opened by a state block."""
+    work = tmp_path_factory.mktemp("spc_chunks")
+    text, trace = work / "spc.txt", work / "spc.mtf"
+    run(MAKE_TEXT, "spc", 20000, text)
+    run(MTF, "convert", "--chunk-size", "8192", "--dtd", SOURCE / "dtds/spc.dtd", text, trace)
+    return trace
+
+
+def plain(frame):
+    """A frame with categoricals as strings: a part of a trace has fewer categories than the whole."""
+    return frame.apply(lambda c: c.astype(object) if isinstance(c.dtype, pd.CategoricalDtype) else c).reset_index(drop=True)
+
+
+def test_every_chunk_read_alone_equals_the_same_rows_of_a_full_read(spc_chunks):
+    info = metatf.open(spc_chunks)
+    assert info.version == 3 and len(info.chunks) >= 20
+    assert sum(n for _, n in info.chunks) == info.record_count
+    whole = metatf.read_pandas(spc_chunks, "spc")
+    parts = []
+    for k, (first, n) in enumerate(info.chunks):
+        part = metatf.read_pandas(info, "spc", chunks=k)
+        assert part["index"].between(first, first + n - 1).all()
+        rows = whole[whole["index"].between(first, first + n - 1)]
+        pd.testing.assert_frame_equal(plain(part), plain(rows))
+        parts.append(part)
+    pd.testing.assert_frame_equal(plain(pd.concat(parts)), plain(whole))
+
+
+def test_a_chunk_range_reads_in_numpy_as_in_pandas(spc_chunks):
+    info = metatf.open(spc_chunks)
+    first, end = 5, 9
+    got = metatf.read_numpy(spc_chunks, "spc", fields=["lba", "timestamp"], chunks=range(first, end))
+    whole = metatf.read_numpy(spc_chunks, "spc", fields=["lba", "timestamp"])
+    lo, hi = info.chunks[first][0], info.chunks[end][0]
+    want = whole[(whole["index"] >= lo) & (whole["index"] < hi)]
+    assert len(got) > 0 and got.tolist() == want.tolist()
+    assert metatf.read_numpy(spc_chunks, "spc", chunks=(first, end)).tolist() == \
+        metatf.read_numpy(spc_chunks, "spc", chunks=range(first, end)).tolist()
+    assert len(metatf.read_numpy(spc_chunks, "spc", chunks=(3, 3))) == 0
+    assert metatf.read_numpy(spc_chunks, "spc", chunks=-1).tolist() == \
+        metatf.read_numpy(spc_chunks, "spc", chunks=len(info.chunks) - 1).tolist()
+    with pytest.raises(IndexError, match="chunk 1000 is not in the trace's"):
+        metatf.read_numpy(spc_chunks, "spc", chunks=1000)
+    with pytest.raises(ValueError, match="step 1"):
+        metatf.read_numpy(spc_chunks, "spc", chunks=range(0, 10, 2))
+
+
+def test_read_dask_on_a_local_cluster_of_two_workers_equals_pandas(spc_chunks, tmp_path):
+    dd = pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("distributed")
+    import metatf.dask
+
+    whole = metatf.read_pandas(spc_chunks, "spc")
+    frame = metatf.dask.read_dask(spc_chunks, "spc", partition_records=3000)
+    assert isinstance(frame, dd.DataFrame) and frame.npartitions >= 5
+    assert list(frame.columns) == list(whole.columns)
+    # Two copies of the trace under a glob: each is partitioned alike.
+    (tmp_path / "a.mtf").write_bytes(spc_chunks.read_bytes())
+    (tmp_path / "b.mtf").write_bytes(spc_chunks.read_bytes())
+    both = metatf.dask.read_dask(tmp_path / "*.mtf", "spc", partition_records=3000)
+    assert both.npartitions == 2 * frame.npartitions
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        got = frame.groupby("asu")["size"].sum().compute()
+        want = whole.groupby("asu")["size"].sum()
+        pd.testing.assert_series_equal(got.sort_index(), want.sort_index())
+        pd.testing.assert_series_equal(both.groupby("asu")["size"].sum().compute().sort_index(), 2 * want.sort_index())
+        assert frame["opcode"].value_counts().compute().sort_index().to_dict() == \
+            whole["opcode"].value_counts().sort_index().to_dict()
