@@ -332,7 +332,7 @@ std::uint32_t metadata_target(const rt::DtdDesc& dtd, const ReadRecord& r) {
 }
 
 std::vector<OptionSpec> with_trace_output(std::vector<OptionSpec> specs) {
-    specs.insert(specs.end(), {{"--compress", true, false, true}, {"--chunk-size", true}, {"--split", true}, {"--class", true}, {"--byte-order", true}});
+    specs.insert(specs.end(), {{"--compress", true, false, true}, {"--chunk-size", true}, {"--split", true}, {"--class", true}, {"--byte-order", true}, {"--container-version", true}});
     return specs;
 }
 
@@ -342,6 +342,10 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input, con
     const std::string cls = o.get("--class", "64"), order = o.get("--byte-order", "little");
     if (cls != "32" && cls != "64") throw UsageError("--class takes 32 or 64, not '" + cls + "'");
     if (order != "little" && order != "big") throw UsageError("--byte-order takes little or big, not '" + order + "'");
+    const std::string version = o.get("--container-version", "3");
+    if (version != "1" && version != "2" && version != "3") throw UsageError("--container-version takes 1, 2 or 3, not '" + version + "'");
+    w.version = static_cast<std::uint8_t>(version[0] - '0');
+    if (w.version == 1 && o.has("--compress")) throw UsageError("--compress needs container version 2 or 3");
     w.cls = cls == "32" ? rt::Class::bits32 : rt::Class::bits64;
     w.order = order == "big" ? rt::ByteOrder::big : rt::ByteOrder::little;
     w.strict = o.has("--strict");

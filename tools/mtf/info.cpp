@@ -5,6 +5,16 @@ namespace mtf {
 
 namespace {
 
+// The layout version, and for versions 2 and 3 in a file its segments.
+std::string container(const rt::Header& h) {
+    std::string out = "version " + std::to_string(h.version);
+    if (h.version >= 2 && !h.segments.empty()) {
+        out += ", " + std::to_string(h.segments.size()) + (h.segments.size() == 1 ? " segment" : " segments");
+        if (h.version >= 3) out += " (each decodes alone)";
+    }
+    return out;
+}
+
 std::string header_table(const Trace& trace) {
     const rt::Header& h = trace.header();
     char fingerprint[24];
@@ -13,6 +23,7 @@ std::string header_table(const Trace& trace) {
                          {"bytes", std::to_string(trace.file_size())},
                          {"class", h.cls == rt::Class::bits32 ? "32-bit" : "64-bit"},
                          {"byte order", h.order == rt::ByteOrder::big ? "big-endian" : "little-endian"},
+                         {"container", container(h)},
                          {"records", std::to_string(h.record_count)},
                          {"DTD", h.dtd_name},
                          {"fingerprint", fingerprint},
