@@ -91,9 +91,11 @@ def _chunk_range(info, chunks):
     return start, max(start, stop)
 
 
-def _read(info, records, fields, progress, chunks=None):
+def _read(info, records, fields, progress, chunks=None, threads=None):
     first, end = _chunk_range(info, chunks)
-    return info._trace.read(list(records), list(fields or []), _progress(info, progress), first, end)
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
+    return info._trace.read(list(records), list(fields or []), _progress(info, progress), first, end, threads or 0)
 
 
 def _column_name(record, field):
@@ -109,7 +111,7 @@ def _scaled(values, field, scaled):
     return values / np.float64(10) ** field["scale"]
 
 
-def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=None):
+def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=None, threads=None):
     """The records of type `record` as a NumPy structured array.
 
     Its fields are `index` (each record's position in the trace, as `mtf
@@ -125,11 +127,13 @@ def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=
     range(a, b) or of (a, b), where a chunk is one segment of the file
     (TraceInfo.chunks lists them). A version-3 trace (what the project's
     writers produce) starts reading at the chunk itself; an older trace can
-    only be read from its first chunk.
+    only be read from its first chunk. Since its chunks decode alone, a
+    version-3 trace is read by `threads` threads at once (None: one per
+    core), each a run of chunks.
     """
     info = path if isinstance(path, TraceInfo) else open(path)
     info._record(record)
-    positions, columns = _read(info, [record], fields, progress, chunks)[record]
+    positions, columns = _read(info, [record], fields, progress, chunks, threads)[record]
     described = {f["name"]: f for f in info._record(record)["fields"]}
     arrays = {"index": positions}
     for name, values in columns.items():
@@ -140,7 +144,7 @@ def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=
     return out
 
 
-def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", progress=None):
+def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", progress=None, threads=None):
     """The records of type `record` (every type when None) as one DataFrame.
 
     Columns: `index` (the record's position in the trace, as `mtf dump`
@@ -151,7 +155,8 @@ def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", pro
     (`read|write`, `fd:5,index:1`), the character of a `chars` text field,
     and bytes. With several record types, rows are in trace order and a
     field a row's type lacks is missing (<NA>: integer columns are pandas'
-    nullable UInt64/Int64). `chunks` reads part of the trace, as in read_numpy().
+    nullable UInt64/Int64). `chunks` reads part of the trace, and `threads`
+    sets how many threads read it, as in read_numpy().
     """
     import pandas as pd
 
@@ -159,7 +164,7 @@ def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", pro
     names = [record] if record is not None else list(info.records)
     if record is not None:
         info._record(record)
-    tables = _read(info, names if record is not None else [], fields, progress, chunks)
+    tables = _read(info, names if record is not None else [], fields, progress, chunks, threads)
     frames = []
     for name in names:
         positions, columns = tables[name]
@@ -167,7 +172,9 @@ def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", pro
         described = {f["name"]: f for f in info._record(name)["fields"]}
         for field, values in columns.items():
             frame[_column_name(name, field)] = _pandas_column(info, name, described[field], values, scaled)
-        frames.append(pd.DataFrame(frame))
+        # copy=False: the arrays are the frame's alone, and pandas would
+        # otherwise copy every column to consolidate those of one dtype.
+        frames.append(pd.DataFrame(frame, copy=False))
     if len(frames) == 1:
         return frames[0]
     return _merge(frames, names)

@@ -44,7 +44,8 @@ def _partitions(info, partition_records):
 
 def _read_part(part, record, fields, scaled):
     path, first, end = part
-    return read_pandas(path, record, fields, chunks=(first, end), scaled=scaled, progress=False)
+    # One thread: Dask runs as many partitions at once as its workers have threads.
+    return read_pandas(path, record, fields, chunks=(first, end), scaled=scaled, progress=False, threads=1)
 
 
 def read_dask(path_or_glob, record=None, fields=None, partition_records=2_000_000, scaled="float"):

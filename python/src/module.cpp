@@ -8,6 +8,12 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <future>
+#include <thread>
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
@@ -68,12 +74,33 @@ class Growing {
 public:
     Growing() = default;
     Growing(Growing&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), capacity_(std::exchange(o.capacity_, 0)) {}
-    Growing& operator=(Growing&&) = delete;
+    Growing& operator=(Growing&& o) noexcept {
+        std::free(data_);
+        data_ = std::exchange(o.data_, nullptr);
+        size_ = std::exchange(o.size_, 0);
+        capacity_ = std::exchange(o.capacity_, 0);
+        return *this;
+    }
     ~Growing() { std::free(data_); }
 
     void push_back(T v) {
         if (size_ == capacity_) grow();
         data_[size_++] = v;
+    }
+
+    // Moves `more`'s values after these: one realloc (which grows a large
+    // buffer in place or by remapping) and one copy.
+    void append(Growing&& more) {
+        if (more.size_ == 0) return;
+        if (!data_) {
+            *this = std::move(more);
+            return;
+        }
+        reserve(size_ + more.size_);
+        std::memcpy(data_ + size_, more.data_, more.size_ * sizeof(T));
+        size_ += more.size_;
+        std::free(std::exchange(more.data_, nullptr));
+        more.size_ = more.capacity_ = 0;
     }
 
     // The values as a NumPy array that owns them; this is then empty.
@@ -88,8 +115,9 @@ public:
     }
 
 private:
-    void grow() {
-        const std::size_t capacity = std::max<std::size_t>(4096, 2 * capacity_);
+    void grow() { reserve(std::max<std::size_t>(4096, 2 * capacity_)); }
+    void reserve(std::size_t capacity) {
+        if (capacity <= capacity_) return;
         void* more = std::realloc(data_, capacity * sizeof(T));
         if (!more) throw std::bad_alloc();
         data_ = static_cast<T*>(more);
@@ -114,7 +142,56 @@ struct Table {
     Growing<std::uint64_t> index;  // each record's position in the trace, as mtf dump counts
     std::vector<Column> columns;
     std::vector<int> column_of;  // per field of the record: its column, or -1
+
+    // An empty table with the same columns.
+    std::unique_ptr<Table> empty_copy() const {
+        auto t = std::make_unique<Table>();
+        for (const Column& c : columns) t->columns.push_back({c.field, c.type, {}, {}, {}});
+        t->column_of = column_of;
+        return t;
+    }
+    // Appends the rows of `more`, which has the same columns and follows these in the trace.
+    void append(Table& more) {
+        index.append(std::move(more.index));
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            Column& c = columns[i];
+            c.integers.append(std::move(more.columns[i].integers));
+            c.reals.append(std::move(more.columns[i].reals));
+            std::move(more.columns[i].bytes.begin(), more.columns[i].bytes.end(), std::back_inserter(c.bytes));
+        }
+    }
 };
+
+using Tables = std::vector<std::unique_ptr<Table>>;  // per slot; null for types not read
+
+// A part of a trace that one thread reads: the records of segments [first, end).
+struct Part {
+    std::size_t first = 0, end = 0;
+    std::uint64_t stop = 0;  // the first record after the part
+    Tables tables;
+    std::exception_ptr error;
+};
+
+// Splits segments [first, end) of `segments` into up to `threads` runs of
+// about as many records each (whole segments).
+std::vector<std::pair<std::size_t, std::size_t>> split_segments(const std::vector<rt::Segment>& segments, std::size_t first,
+                                                                 std::size_t end, std::size_t threads) {
+    std::uint64_t total = 0;
+    for (std::size_t k = first; k < end; ++k) total += segments[k].records;
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    std::uint64_t taken = 0;
+    std::size_t start = first;
+    for (std::size_t k = first; k < end; ++k) {
+        taken += segments[k].records;
+        // Past the share of the runs so far: this run ends here.
+        if (out.size() + 1 < threads && taken * threads >= total * (out.size() + 1)) {
+            out.emplace_back(start, k + 1);
+            start = k + 1;
+        }
+    }
+    if (start < end || out.empty()) out.emplace_back(start, end);
+    return out;
+}
 
 py::object column_to_python(Column& c) {
     switch (c.type) {
@@ -240,6 +317,7 @@ public:
             header_records_ = reader.header().record_count;
             version_ = reader.header().version;
             for (const rt::Segment& seg : reader.header().segments) segments_.emplace_back(seg.first_record, seg.records);
+            if (version_ == 1) segments_.emplace_back(0, header_records_);  // one chunk: its layout has no segments
         } catch (const rt::TraceError& e) {
             raise(path_, e);
         }
@@ -248,16 +326,18 @@ public:
     const rt::DtdDesc& dtd() const { return dtd_->desc(); }
     std::uint64_t record_count() const { return header_records_; }
     int version() const { return version_; }
-    // Per segment (a chunk that decodes alone in version 3): its first record and record count.
+    // Per segment (a chunk that decodes alone in version 3): its first record
+    // and record count; a version-1 trace is one chunk.
     const std::vector<std::pair<std::uint64_t, std::uint64_t>>& segments() const { return segments_; }
 
     // Reads every record of the types `slots` names (all user types when
     // empty), with the top-level fields `fields` names (all when empty):
     // {record name: (positions in the trace, {field: array, ...})}, from the
-    // records of segments [first, end) (end -1: to the end). `progress(done,
-    // total)` is called now and then with records read, with the GIL held.
+    // records of segments [first, end) (end -1: to the end), read by up to
+    // `threads` threads (0: one per core). `progress(done, total)` is called
+    // now and then with records read, with the GIL held.
     py::dict read(const std::vector<std::string>& names, const std::vector<std::string>& fields, const py::object& progress,
-                  std::size_t first, std::int64_t end) {
+                  std::size_t first, std::int64_t end, std::size_t threads) {
         const rt::DtdDesc& d = dtd();
         for (const std::string& n : names) {
             if (!slot_named(n)) throw py::key_error("the trace's DTD '" + std::string(d.name) + "' has no record type '" + n + "'");
@@ -268,7 +348,7 @@ public:
             if (r.predefined != rt::Predefined::none) continue;
             if (names.empty() || std::find(names.begin(), names.end(), r.name) != names.end()) tables[slot] = make_table(r, fields, !names.empty());
         }
-        scan(tables, progress, first, end);
+        scan(tables, progress, first, end, threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads);
         py::dict out;
         for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
             if (!tables[slot]) continue;
@@ -316,45 +396,107 @@ private:
         return t;
     }
 
-    void scan(std::vector<std::unique_ptr<Table>>& tables, const py::object& progress, std::size_t first, std::int64_t end) {
-        constexpr std::uint64_t report_every = 1 << 20;
+    // Reads the records of segments [first, end) (end -1: to the end of
+    // the trace) into `tables`. A version-3 trace's segments decode alone, so
+    // up to `threads` threads each read a run of them into tables of their
+    // own, appended in trace order at the end. The GIL is released while
+    // they read; this thread wakes now and then to report progress and to
+    // stop them on Ctrl-C.
+    void scan(Tables& tables, const py::object& progress, std::size_t first, std::int64_t end, std::size_t threads) {
+        std::vector<Part> parts;
+        std::uint64_t start = 0, stop = 0;
         try {
-            rt::TraceReader reader(path_, [&](const rt::Header&) -> const rt::DtdDesc& { return dtd(); });
-            const auto& segments = reader.header().segments;
+            rt::TraceReader probe(path_, [&](const rt::Header&) -> const rt::DtdDesc& { return dtd(); });
+            const rt::Header& h = probe.header();
+            // A version-1 trace is one chunk, all its records.
+            const std::size_t count = h.version == 1 ? 1 : h.segments.size();
+            auto first_record = [&](std::size_t k) { return k >= count ? h.record_count : h.version == 1 ? 0 : h.segments[k].first_record; };
             if (end >= 0 && static_cast<std::size_t>(end) < first) throw py::value_error("a chunk range ends before it starts");
-            if (first != 0 || end >= 0) reader.seek_segment(first);
-            const std::uint64_t stop = end >= 0 && static_cast<std::size_t>(end) < segments.size()
-                                           ? segments[static_cast<std::size_t>(end)].first_record
-                                           : reader.header().record_count;
-            const std::uint64_t start = reader.record_index();
-            const std::uint64_t total = stop - std::min(start, stop);
-            rt::GenericRecord other;  // records with no table, the predefined ones among them
-            std::uint64_t next_report = start + report_every;
-            auto more_records = [&] { return reader.record_index() < stop && reader.begin_record(); };
-            for (;;) {
-                bool more = false;
-                {
-                    py::gil_scoped_release unlocked;
-                    while ((more = more_records())) {
-                        const std::uint64_t index = reader.record_index();
-                        if (Table* t = tables[reader.slot()].get()) {
-                            t->index.push_back(index);
-                            rt::decode_values(reader, [t](const rt::GenericValue& v) { append(*t, v); }, other.last);
-                            reader.end_record();
-                        } else {
-                            rt::decode_generic(reader, other);
-                        }
-                        if (index + 1 >= next_report) break;
-                    }
-                }
-                if (!more) break;
-                next_report += report_every;
-                if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C stops a long read
-                if (!progress.is_none()) progress(reader.record_index() - start, total);
+            if (first > count) throw py::index_error("chunk " + std::to_string(first) + " is past the trace's " + std::to_string(count));
+            const std::size_t last = end < 0 ? count : std::min<std::size_t>(static_cast<std::size_t>(end), count);
+            start = first_record(first);
+            stop = first_record(last);
+            if (first == last) return;
+            if (first != 0) probe.seek_segment(first);  // refuses a start the trace cannot be read from
+            const std::size_t runs = h.version >= 3 ? std::max<std::size_t>(1, threads) : 1;
+            for (const auto& [a, b] : runs == 1 ? std::vector<std::pair<std::size_t, std::size_t>>{{first, last}}
+                                                : split_segments(h.segments, first, last, runs)) {
+                Part part{a, b, first_record(b), {}, nullptr};
+                for (const auto& t : tables) part.tables.push_back(t ? t->empty_copy() : nullptr);
+                parts.push_back(std::move(part));
             }
-            if (!progress.is_none()) progress(total, total);
+            parts.back().stop = stop;
         } catch (const rt::TraceError& e) {
             raise(path_, e);
+        }
+        std::atomic<std::uint64_t> done{0};
+        std::atomic<bool> interrupted{false};
+        std::atomic<std::size_t> failed{parts.size()};  // the first part that failed
+        std::vector<std::future<void>> workers;
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            workers.push_back(std::async(std::launch::async, [&, i] { read_part(parts[i], i, done, interrupted, failed); }));
+        }
+        const std::uint64_t total = stop - std::min(start, stop);
+        for (std::size_t joined = 0; joined < workers.size();) {
+            {
+                py::gil_scoped_release unlocked;
+                const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+                while (joined < workers.size() && std::chrono::steady_clock::now() < until) {
+                    if (workers[joined].wait_for(std::chrono::milliseconds(2)) == std::future_status::ready) ++joined;
+                }
+            }
+            if (!interrupted && PyErr_CheckSignals() != 0) interrupted = true;  // Ctrl-C stops a long read
+            if (!interrupted && !progress.is_none()) progress(std::min(done.load(), total), total);
+        }
+        if (interrupted) throw py::error_already_set();
+        for (Part& part : parts) {
+            if (!part.error) continue;
+            try {
+                std::rethrow_exception(part.error);
+            } catch (const rt::TraceError& e) {
+                raise(path_, e);
+            }
+        }
+        for (Part& part : parts) {
+            for (std::size_t slot = 0; slot < tables.size(); ++slot) {
+                if (tables[slot]) tables[slot]->append(*part.tables[slot]);
+            }
+        }
+        if (!progress.is_none()) progress(total, total);
+    }
+
+    // One thread's run of segments, read with a reader of its own. It stops
+    // early on Ctrl-C, or when an earlier part failed (whose error is then
+    // the first in trace order).
+    void read_part(Part& part, std::size_t i, std::atomic<std::uint64_t>& done, const std::atomic<bool>& interrupted,
+                   std::atomic<std::size_t>& failed) {
+        try {
+            rt::TraceReader reader(path_, [&](const rt::Header&) -> const rt::DtdDesc& { return dtd(); });
+            if (part.first != 0) reader.seek_segment(part.first);
+            rt::GenericRecord other;  // records with no table, the predefined ones among them
+            std::uint64_t counted = reader.record_index();
+            auto stopped = [&] { return interrupted || failed.load() < i; };
+            while (reader.record_index() < part.stop && reader.begin_record()) {
+                const std::uint64_t index = reader.record_index();
+                if (Table* t = part.tables[reader.slot()].get()) {
+                    t->index.push_back(index);
+                    rt::decode_values(reader, [t](const rt::GenericValue& v) { append(*t, v); }, other.last);
+                    reader.end_record();
+                } else {
+                    rt::decode_generic(reader, other);
+                }
+                if ((index & 0xffff) == 0) {
+                    done += reader.record_index() - counted;
+                    counted = reader.record_index();
+                    if (stopped()) return;
+                }
+            }
+            if (part.stop < reader.header().record_count) reader.check_segment_end();
+            done += reader.record_index() - counted;
+        } catch (...) {
+            part.error = std::current_exception();
+            for (std::size_t f = failed.load(); i < f && !failed.compare_exchange_weak(f, i);) {
+            }
         }
     }
 
@@ -495,7 +637,7 @@ PYBIND11_MODULE(_metatf, m) {
         .def_property_readonly("version", &Trace::version)
         .def_property_readonly("segments", &Trace::segments)
         .def("read", &Trace::read, py::arg("records"), py::arg("fields"), py::arg("progress") = py::none(), py::arg("first") = 0,
-             py::arg("end") = -1);
+             py::arg("end") = -1, py::arg("threads") = 0);
     py::class_<Writer>(m, "Writer")
         .def(py::init<std::string, std::string, bool, int>(), py::arg("dtd_path"), py::arg("path"), py::arg("overwrite"), py::arg("compress"))
         .def("records", [](const Writer& w) { return describe_records(w.dtd()); })

@@ -283,8 +283,13 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment&
     if (out.state_size != 0 && h.version < 3) {
         header_error(ErrorKind::bad_section, "a version-2 segment frame with a state block", offset + frame_fixed + w);
     }
-    if (out.state_size > max_state_bytes || (in.seekable() && out.state_size > in.size())) {
-        header_error(ErrorKind::bad_section, "a state block of " + std::to_string(out.state_size) + " bytes", offset + frame_fixed + w);
+    if (out.state_size > max_state_bytes) {
+        header_error(ErrorKind::bad_section, "a state block of " + std::to_string(out.state_size) + " bytes, more than the " +
+                                                 std::to_string(max_state_bytes) + " a reader takes", offset + frame_fixed + w);
+    }
+    if (in.seekable() && out.state_size > in.size()) {
+        header_error(ErrorKind::truncated, "a state block of " + std::to_string(out.state_size) + " bytes runs past the end of the file",
+                     offset + frame_fixed + w);
     }
     out.state_offset = offset + frame_size(h, chunks);
     std::uint64_t at = out.state_offset + out.state_size;

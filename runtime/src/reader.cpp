@@ -104,6 +104,7 @@ void TraceReader::attach(const DtdDesc& own) {
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
         const RecordDesc& r = dtd.records[i];
         for (std::uint32_t f = 0; f < r.field_count; ++f) states_[i].push_back(FieldState::initial(r.fields[f]));
+        field_total_ += r.field_count;
     }
     streams_.resize(256);
     slot_of_tag_.resize(256);
@@ -188,7 +189,11 @@ void TraceReader::overrun(std::uint64_t wanted) const {
 // Reported at the field's bytes, where it stores them in the record.
 void TraceReader::not_fixed(const FieldState& s, std::uint64_t value) {
     const bool in_record = stores_bytes(s.kind) && s.kind != Interp::live;
-    fail_at(in_record ? pos_ - s.width : pos_, ErrorKind::bad_value, not_fixed_message(dtd_->records[slot_], *s.desc, value));
+    refuse_fixed(s, value, in_record ? pos_ - s.width : pos_);
+}
+
+void TraceReader::refuse_fixed(const FieldState& s, std::uint64_t value, const std::byte* at) {
+    fail_at(at, ErrorKind::bad_value, not_fixed_message(dtd_->records[slot_], *s.desc, value));
 }
 
 char TraceReader::native_order() const {
@@ -289,7 +294,7 @@ bool TraceReader::load_next_chunk(Stream& s) {
         s.buffer_stream_offset += s.buffer.size();
         s.buffer_file_offset = next.chunk.start;
         s.buffer = std::move(next.bytes);
-        pending_bytes_ -= s.buffer.size();
+        pending_bytes_ -= s.buffer.size() + next.state.size();
         s.pending.pop_front();
     } else {
         if (s.next_chunk == s.chunks.size()) return false;
@@ -330,18 +335,32 @@ std::vector<std::byte> TraceReader::state_block(const Chunk& c) {
 void TraceReader::start_segment(std::span<const std::byte> block, const Chunk& c) {
     if (header_.version < 3) return;
     const Segment& seg = streaming_ ? segments_seen_.at(c.segment) : header_.segments.at(c.segment);
-    const std::vector<StateEntry> entries = decode_state(block, dtd_->tag_width, header_.order, seg.state_offset, record_index_);
+    reset_encodings();
+    for (const auto& stream : streams_) {
+        if (stream && stream->mode != Stream::Mode::records) stream->cursor = 0;
+    }
+    decode_state(block, dtd_->tag_width, header_.order, seg.state_offset, record_index_,
+                 [&](const StateEntry& e) { apply_state(e, seg.state_offset + e.offset); });
+    for (std::uint32_t i = 0; i < dtd_->record_count; ++i) set_plan(i);
+    update_fast_tags();
+}
+
+// Every field back to the DTD's encoding and the pools empty, as a segment
+// starts. The work is in proportion to the DTD's fields, and is counted in
+// the budget of ReaderLimits, so that a trace of many tiny segments cannot
+// make a reader work out of proportion to its size.
+void TraceReader::reset_encodings() {
+    elements_ += field_total_;
+    if (elements_ > element_budget()) {
+        fail(ErrorKind::bad_section, "segments so small that starting each (" + std::to_string(field_total_) +
+                                         " fields set afresh) costs more than the limit for the " + std::to_string(bytes_loaded_) +
+                                         " bytes of records read (see ReaderLimits)");
+    }
     pools_.clear();
     for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
         for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
     }
     std::fill(initial_.begin(), initial_.end(), native_order());
-    for (const auto& stream : streams_) {
-        if (stream && stream->mode != Stream::Mode::records) stream->cursor = 0;
-    }
-    for (const StateEntry& e : entries) apply_state(e, seg.state_offset + e.offset);
-    for (std::uint32_t i = 0; i < dtd_->record_count; ++i) set_plan(i);
-    update_fast_tags();
     ++segment_starts_;
 }
 
@@ -369,6 +388,20 @@ void TraceReader::apply_state(const StateEntry& e, std::uint64_t at) {
         refuse("the state block changes field '" + std::string(f.desc->path) + "' of record '" + r.name + "': " + *problem);
     }
     initial_[slot] = 0;
+}
+
+void TraceReader::check_segment_end() const {
+    for (std::size_t n = 0; n < streams_.size(); ++n) {
+        const Stream* s = streams_[n].get();
+        if (!s || s->mode != Stream::Mode::records) continue;
+        const std::size_t read = s == stream_ ? static_cast<std::size_t>(pos_ - s->buffer.data()) : s->read;
+        if (read != s->buffer.size()) {
+            throw TraceError(ErrorKind::bad_section,
+                             "the segment frames count " + std::to_string(record_index_) + " records up to here, but section " +
+                                 std::to_string(n) + "'s chunk holds more",
+                             s->buffer_file_offset + read, static_cast<int>(n), record_index_);
+        }
+    }
 }
 
 // Starts reading at segment k (a file): the state blocks of version 3 make
@@ -401,13 +434,8 @@ void TraceReader::seek_segment(std::size_t k) {
     streams_[start]->mode = Stream::Mode::records;
     record_index_ = k < count ? header_.segments[k].first_record : header_.record_count;
     ended_ = false;
-    pools_.clear();
-    for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
-        for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
-        set_plan(i);
-    }
-    reset_initial();
-    ++segment_starts_;
+    reset_encodings();
+    for (std::uint32_t i = 0; i < dtd_->record_count; ++i) set_plan(i);
     enter_section(start);
 }
 
@@ -437,10 +465,10 @@ bool TraceReader::read_next_segment() {
     for (Chunk& c : seg.chunks) {
         c.segment = static_cast<std::uint32_t>(segments_seen_.size());
         Stream& target = stream_of(c);
-        // Counted at their decoded size, which the frame has bounded.
-        pending_bytes_ += c.decoded;
+        // Counted at their decoded size, which the frame has bounded, with the state block that travels with one.
+        pending_bytes_ += c.decoded + (c.first_record ? seg.state.size() : 0);
         if (pending_bytes_ > max_pending_bytes) {
-            throw TraceError(ErrorKind::bad_section, "more than 1 GiB of chunks wait for sections that the records do not reach",
+            throw TraceError(ErrorKind::bad_section, "more than 1 GiB of chunks and state blocks wait for sections that the records do not reach",
                              c.start, c.section, record_index_);
         }
         std::vector<std::byte> bytes = read_arriving(file_, c.size, "a chunk");
@@ -590,6 +618,11 @@ std::uint64_t TraceReader::strided(FieldState& f) {
                                          std::to_string(f.section) + ", which holds records");
     }
     s->mode = Stream::Mode::values;
+    if (s->cursor < s->buffer_stream_offset) {
+        // A cursor the state block left at 0, or a stride that wrapped: the bytes are behind the reader.
+        fail(ErrorKind::bad_section, "field '" + std::string(f.desc->path) + "' reads offset " + std::to_string(s->cursor) +
+                                         " of section " + std::to_string(f.section) + ", before the chunk being read");
+    }
     const unsigned w = f.restore;
     while (s->cursor >= s->buffer_stream_offset + s->buffer.size()) {
         if (!load_next_chunk(*s)) {

@@ -1,7 +1,9 @@
 #include "metatf/segment_state.hpp"
 
 #include <stdexcept>
+#include <string>
 
+#include "metatf/container.hpp"
 #include "metatf/error.hpp"
 
 namespace metatf::rt {
@@ -9,6 +11,7 @@ namespace metatf::rt {
 namespace {
 
 constexpr unsigned value_bytes = 8;  // a block's values, whatever the trace's class
+constexpr unsigned field_bytes = 4;  // a field index
 
 // Whether `got` has the interpretation of `want`, with the arguments that
 // matter to it. (A delta's or a stride's initial value only matters when it
@@ -77,23 +80,31 @@ std::vector<std::byte> encode_state(const DtdDesc& dtd, const std::vector<std::v
         if (r.predefined != Predefined::none) continue;
         for (std::uint32_t f = 1; f < r.field_count; ++f) {
             for (const MetadataParts& m : changes_to(states[slot][f], r.tag, f, dtd)) {
-                out.push_back(std::byte{static_cast<std::uint8_t>(StateEntry::Kind::field)});
-                out.push_back(std::byte{r.section});
-                put_metadata(put_value, m, dtd.tag_width, value_bytes);
+                put_value(static_cast<std::uint8_t>(StateEntry::Kind::field), 1);
+                put_value(r.section, 1);
+                put_value(m.tag, dtd.tag_width);
+                put_value(m.field, field_bytes);  // a DTD's delta field may be past the 255 metadata can name
+                put_value(m.property, 1);
+                const unsigned values = metadata_value_count(static_cast<MetaOp>(m.property));
+                if (values > 0) put_value(m.a, value_bytes);
+                if (values > 1) put_value(m.b, value_bytes);
             }
         }
     }
     for (const auto& [section, cursor] : cursors) {
-        out.push_back(std::byte{static_cast<std::uint8_t>(StateEntry::Kind::cursor)});
-        out.push_back(std::byte{section});
+        put_value(static_cast<std::uint8_t>(StateEntry::Kind::cursor), 1);
+        put_value(section, 1);
         put_value(cursor, value_bytes);
+    }
+    if (out.size() > max_state_bytes) {
+        throw TraceError(ErrorKind::usage, "the encodings in force need a state block of " + std::to_string(out.size()) +
+                                               " bytes, more than readers take; write container version 2", 0, -1, 0);
     }
     return out;
 }
 
-std::vector<StateEntry> decode_state(std::span<const std::byte> block, unsigned tag_width, ByteOrder order,
-                                     std::uint64_t file_offset, std::uint64_t record) {
-    std::vector<StateEntry> out;
+void decode_state(std::span<const std::byte> block, unsigned tag_width, ByteOrder order, std::uint64_t file_offset,
+                  std::uint64_t record, const std::function<void(const StateEntry&)>& apply) {
     std::size_t at = 0;
     auto fail = [&](std::size_t where, const std::string& message) {
         throw TraceError(ErrorKind::bad_section, message, file_offset + where, -1, record);
@@ -116,16 +127,18 @@ std::vector<StateEntry> decode_state(std::span<const std::byte> block, unsigned 
         if (kind == StateEntry::Kind::cursor) {
             e.cursor = take(value_bytes);
         } else {
-            auto check = [&](MetadataPart part, const MetadataParts& p) {
-                if (part == MetadataPart::property && p.property > static_cast<std::uint64_t>(last_meta_op)) {
-                    fail(at - 1, "a state block entry with metadata property " + std::to_string(p.property) + ", which is unknown");
-                }
-            };
-            e.change = take_metadata(take, check, tag_width, value_bytes);
+            e.change.tag = take(tag_width);
+            e.change.field = take(field_bytes);
+            e.change.property = take(1);
+            if (e.change.property > static_cast<std::uint64_t>(last_meta_op)) {
+                fail(at - 1, "a state block entry with metadata property " + std::to_string(e.change.property) + ", which is unknown");
+            }
+            const unsigned values = metadata_value_count(static_cast<MetaOp>(e.change.property));
+            if (values > 0) e.change.a = take(value_bytes);
+            if (values > 1) e.change.b = take(value_bytes);
         }
-        out.push_back(e);
+        apply(e);
     }
-    return out;
 }
 
 }  // namespace metatf::rt

@@ -276,7 +276,12 @@ void TraceWriter::start_keyframe() {
     for (std::size_t n = 0; n < sections_.size(); ++n) {
         if (sections_[n] && sections_[n]->cursor != 0) cursors.emplace_back(static_cast<std::uint8_t>(n), sections_[n]->cursor);
     }
-    next_state_ = encode_state(dtd_, states_, cursors, options_.order);
+    try {
+        next_state_ = encode_state(dtd_, states_, cursors, options_.order);
+    } catch (...) {
+        failed_ = true;  // the next segment could not decode alone
+        throw;
+    }
     pools_.clear();
 }
 

@@ -383,3 +383,40 @@ def test_read_dask_on_a_local_cluster_of_two_workers_equals_pandas(spc_chunks, t
         pd.testing.assert_series_equal(both.groupby("asu")["size"].sum().compute().sort_index(), 2 * want.sort_index())
         assert frame["opcode"].value_counts().compute().sort_index().to_dict() == \
             whole["opcode"].value_counts().sort_index().to_dict()
+
+
+def test_older_layouts_read_as_one_chunk_and_from_their_start(spc, tmp_path):
+    text, _ = spc
+    whole = None
+    for version in (1, 2):
+        trace = tmp_path / f"v{version}.mtf"
+        run(MTF, "convert", "--container-version", version, "--chunk-size", "8192", "--dtd", SOURCE / "dtds/spc.dtd", text, trace)
+        info = metatf.open(trace)
+        assert info.version == version
+        frame = metatf.read_pandas(info, "spc")
+        whole = frame if whole is None else whole
+        pd.testing.assert_frame_equal(frame, whole)
+        assert len(metatf.read_pandas(info, "spc", chunks=(0, 0))) == 0
+        assert metatf.read_numpy(info, "spc", chunks=(0, 1)).tolist() == \
+            metatf.read_numpy(info, "spc", chunks=(0, 1), threads=1).tolist()
+        if version == 1:
+            assert info.chunks == [(0, info.record_count)]
+        else:
+            assert len(info.chunks) > 1
+            with pytest.raises(ValueError, match="needs the segments before it; read it from the start"):
+                metatf.read_numpy(info, "spc", chunks=1)
+        pytest.importorskip("dask.dataframe")
+        from metatf import dask as metatf_dask
+        lazy = metatf_dask.read_dask(trace, "spc", partition_records=3000)
+        assert lazy.npartitions == 1
+        assert lazy["size"].sum().compute() == whole["size"].sum()
+
+
+def test_threads_read_alike(spc_chunks):
+    one = metatf.read_pandas(spc_chunks, "spc", threads=1)
+    for threads in (2, 3, 7):
+        pd.testing.assert_frame_equal(metatf.read_pandas(spc_chunks, "spc", threads=threads), one)
+    pd.testing.assert_frame_equal(plain(metatf.read_pandas(spc_chunks, "spc", chunks=range(3, 11), threads=3)),
+                                  plain(one[one["index"].between(*[metatf.open(spc_chunks).chunks[k][0] for k in (3, 11)], inclusive="left")]))
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        metatf.read_pandas(spc_chunks, "spc", threads=0)

@@ -31,6 +31,17 @@ void write_header_trace(const std::string& path) {
     w.close();
 }
 
+// The same, with records after the header, which give the readers' planned
+// paths the room for their wide loads.
+void write_header_and_more(const std::string& path) {
+    features::Writer w(path);
+    w.write(features::Plain{.id = 1, .n = 2});
+    w.write(features::Header{});
+    w.write(features::Plain{.id = 2, .n = 3});
+    w.write(features::Plain{.id = 3, .n = 4});
+    w.close();
+}
+
 std::vector<char> bytes_of(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -104,29 +115,32 @@ TEST_CASE("fixed values: a writer refuses a record that gives another value, and
 }
 
 TEST_CASE("fixed values: a trace that stores another value is an error at the field, in every reader") {
-    const std::string path = fresh_path("changed.mtf");
-    write_header_trace(path);
-    std::vector<char> bytes = bytes_of(path);
-    const std::array<char, 4> magic = {0x21, 0x46, 0x54, 0x4d};  // 0x4d544621, little-endian
-    const auto at = std::search(bytes.begin(), bytes.end(), magic.begin(), magic.end());
-    REQUIRE(at != bytes.end());
-    const auto offset = static_cast<std::size_t>(at - bytes.begin());
-    bytes[offset] = 0x22;
-    std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    for (const bool more : {false, true}) {
+        CAPTURE(more);
+        const std::string path = fresh_path("changed.mtf");
+        (more ? write_header_and_more : write_header_trace)(path);
+        std::vector<char> bytes = bytes_of(path);
+        const std::array<char, 4> magic = {0x21, 0x46, 0x54, 0x4d};  // 0x4d544621, little-endian
+        const auto at = std::search(bytes.begin(), bytes.end(), magic.begin(), magic.end());
+        REQUIRE(at != bytes.end());
+        const auto offset = static_cast<std::size_t>(at - bytes.begin());
+        bytes[offset] = 0x22;
+        std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 
-    const std::string want = "byte " + std::to_string(offset) +
-                             ", section 0, record 1: field 'magic' of record 'header' is 1297368610; the DTD fixes it at 1297368609";
-    CHECK(error_of([&] {
-              features::Reader r(path);
-              while (r.next()) {
-              }
-          }, true) == want);
-    CHECK(error_of([&] { features::Reader(path).visit([](const auto&) {}); }, true) == want);
-    CHECK(error_of([&] {
-              rt::TraceReader r(path, features::Codec::dtd);
-              rt::GenericRecord record;
-              while (r.begin_record()) rt::decode_generic(r, record);
-          }, true) == want);
+        const std::string want = "byte " + std::to_string(offset) +
+                                 ", section 0, record 1: field 'magic' of record 'header' is 1297368610; the DTD fixes it at 1297368609";
+        CHECK(error_of([&] {
+                  features::Reader r(path);
+                  while (r.next()) {
+                  }
+              }, true) == want);
+        CHECK(error_of([&] { features::Reader(path).visit([](const auto&) {}); }, true) == want);
+        CHECK(error_of([&] {
+                  rt::TraceReader r(path, features::Codec::dtd);
+                  rt::GenericRecord record;
+                  while (r.begin_record()) rt::decode_generic(r, record);
+              }, true) == want);
+    }
 }
 
 TEST_CASE("bit fields: a part named like a member gets a suffix, and a setter changes the field whatever its name") {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <metatf/codec.hpp>
+#include <metatf/generic.hpp>
 
 #include <features.hpp>
 #include <hatf10.hpp>
@@ -610,21 +611,21 @@ TEST_CASE("the state blocks of a version-3 trace") {
             CHECK(b.b[at] == 'F');
             CHECK(b.b[at + 1] == 0);  // the record's section: 0, a global record
             CHECK(b.b[at + 2] == tag);
-            CHECK(b.b[at + 3] == field);
-            CHECK(b.b[at + 4] == static_cast<std::uint8_t>(op));
-            CHECK(b.get(at + 5, 8) == a);  // values take 8 bytes in either class
+            CHECK(b.get(at + 3, 4) == field);  // 4 bytes: a DTD's field may be past the 255 metadata names
+            CHECK(b.b[at + 7] == static_cast<std::uint8_t>(op));
+            CHECK(b.get(at + 8, 8) == a);  // values take 8 bytes in either class
         };
         const Layout::Frame& one = l.segments[1];
-        REQUIRE(one.state_size == 13);
+        REQUIRE(one.state_size == 16);
         field_entry(one.state_at, 6, features::Tick::id_field, rt::MetaOp::delta, 1);
         const Layout::Frame& two = l.segments[2];
-        REQUIRE(two.state_size == 21 + 13 + 10);
+        REQUIRE(two.state_size == 24 + 16 + 10);
         field_entry(two.state_at, 5, features::Event::seq_field, rt::MetaOp::stride, 103);
-        CHECK(b.get(two.state_at + 13, 8) == 3);
-        field_entry(two.state_at + 21, 6, features::Tick::id_field, rt::MetaOp::delta, 2);
-        CHECK(b.b[two.state_at + 34] == 'C');
-        CHECK(b.b[two.state_at + 35] == 2);
-        CHECK(b.get(two.state_at + 36, 8) == 8);
+        CHECK(b.get(two.state_at + 16, 8) == 3);
+        field_entry(two.state_at + 24, 6, features::Tick::id_field, rt::MetaOp::delta, 2);
+        CHECK(b.b[two.state_at + 40] == 'C');
+        CHECK(b.b[two.state_at + 41] == 2);
+        CHECK(b.get(two.state_at + 42, 8) == 8);
     }
 }
 
@@ -645,22 +646,56 @@ TEST_CASE("a state block that is wrong is refused where the segment starts, from
               refused(ErrorKind::bad_metadata, at, "the state block names tag 6 of section 9, which no record the metadata can change has"));
         check(wrong([&](TraceBytes& b) { b.b[at + 2] = 1; }),
               refused(ErrorKind::bad_metadata, at, "the state block names tag 1 of section 0, which no record the metadata can change has"));
-        check(wrong([&](TraceBytes& b) { b.b[at + 3] = 0; }),
+        check(wrong([&](TraceBytes& b) { b.set(at + 3, 0, 4); }),
               refused(ErrorKind::bad_metadata, at, "the state block names field 0 of record 'tick'"));
-        check(wrong([&](TraceBytes& b) { b.b[at + 4] = 200; }),
-              refused(ErrorKind::bad_section, at + 4, "a state block entry with metadata property 200, which is unknown"));
+        check(wrong([&](TraceBytes& b) { b.set(at + 3, 7, 4); }),
+              refused(ErrorKind::bad_metadata, at, "the state block names field 7 of record 'tick'"));
+        check(wrong([&](TraceBytes& b) { b.b[at + 7] = 200; }),
+              refused(ErrorKind::bad_section, at + 7, "a state block entry with metadata property 200, which is unknown"));
         check(wrong([&](TraceBytes& b) {
-                  b.b[at + 4] = static_cast<std::uint8_t>(rt::MetaOp::width);
-                  b.set(at + 5, 9, 8);
+                  b.b[at + 7] = static_cast<std::uint8_t>(rt::MetaOp::width);
+                  b.set(at + 8, 9, 8);
               }),
               refused(ErrorKind::bad_metadata, at, "the state block changes field 'id' of record 'tick': width 9 is more than 8 bytes"));
         // A property with two values where the block holds one.
-        check(wrong([&](TraceBytes& b) { b.b[at + 4] = static_cast<std::uint8_t>(rt::MetaOp::stride); }),
-              refused(ErrorKind::bad_section, at + 13, "an entry runs past the end of its state block"));
-        const std::uint64_t cursor = l.segments[2].state_at + 34, second = l.segments[2].first_record;
+        check(wrong([&](TraceBytes& b) { b.b[at + 7] = static_cast<std::uint8_t>(rt::MetaOp::stride); }),
+              refused(ErrorKind::bad_section, at + 16, "an entry runs past the end of its state block"));
+        const std::uint64_t cursor = l.segments[2].state_at + 40, second = l.segments[2].first_record;
         check(wrong([&](TraceBytes& b) { b.b[cursor + 1] = 0; }),
               both(ErrorKind::bad_metadata, cursor, -1, second, second,
                    "the state block sets a cursor in section 0, which holds no values there"));
+    }
+}
+
+// Frames that move a record from segment 0's count to segment 1's (the
+// index agreeing): a read from the start finds it where segment 1 starts; a
+// read of segment 0 alone, which stops at the record the frames say ends
+// it, finds the record it would leave unread.
+TEST_CASE("a read that stops where a segment starts finds a record the frames leave out") {
+    for (const Format& f : formats) {
+        if (f.version != 3) continue;
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v3-miscount");
+        const Layout l = layout_of(t, f, write_hatf10);
+        TraceBytes b = TraceBytes::load(t.path());
+        b.set(l.segments[0].at + 8, 1, l.w);
+        b.set(l.segments[1].at + 8, 4, l.w);
+        b.set(l.index_at(1, 1), 1, l.w);
+        b.save(t.path());
+        CHECK(show(metatf::test::read_error<hatf10::Reader>(t.path())) ==
+              show(ErrorKind::bad_section, l.segments[1].chunks[0].start, 0, 2, "the segment frames say this chunk starts with record 1, not record 2"));
+        const auto alone = error_of([&] {
+            rt::TraceReader r(t.path(), hatf10::dtd);
+            r.seek_segment(0);
+            while (r.record_index() < 1 && r.begin_record()) {
+                rt::GenericRecord g;
+                rt::decode_generic(r, g);
+            }
+            r.check_segment_end();
+        });
+        // Record 1 (the first alloc, 12 bytes after the 12-byte comment) is left.
+        CHECK(show(alone) == show(ErrorKind::bad_section, l.segments[0].chunks[0].start + 12, 0, 1,
+                                  "the segment frames count 1 records up to here, but section 0's chunk holds more"));
     }
 }
 

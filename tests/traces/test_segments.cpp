@@ -6,6 +6,8 @@
 // and the generated reader, which keeps constants derived from the
 // encodings, reads from a segment alike.
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -257,6 +259,45 @@ TEST_CASE("state blocks cost a few bytes a segment, and pools restart at each") 
     // Entries of 2 + 1 + 1 + 1 + 8 or 16 bytes, a few per segment.
     CHECK(v3 > v2);
     CHECK(v3 - v2 < shape.segments * 64);
+}
+
+TEST_CASE("a value section's cursor that a state block does not set is refused where it is read, not read out of bounds") {
+    TempTrace t("alone-cursor");
+    write_features(t.path(), options());
+    std::vector<char> bytes;
+    {
+        std::ifstream in(t.path(), std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    // The last block with a cursor entry, past the first chunks of the
+    // addresses (section 2): its section becomes 1, the table, so that 2's
+    // cursor is 0, behind the chunk the reader holds.
+    rt::TraceReader probe(t.path(), features::dtd);
+    std::size_t segment = 0, changed = 0;
+    for (std::size_t k = probe.header().segments.size(); k-- > 0 && changed == 0;) {
+        const rt::Segment& seg = probe.header().segments[k];
+        for (std::uint64_t at = seg.state_offset; at < seg.state_offset + seg.state_size;) {
+            if (bytes[at] == 'C') {
+                REQUIRE(bytes[at + 1] == 2);
+                bytes[at + 1] = 1;
+                changed = at + 1;
+                segment = k;
+                break;
+            }
+            const auto property = static_cast<rt::MetaOp>(bytes[at + 7]);
+            at += 8 + 8 * rt::metadata_value_count(property);  // kind, section, tag, field (4), property, values
+        }
+    }
+    REQUIRE(changed != 0);
+    std::ofstream(t.path(), std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    for (const std::size_t from : {std::size_t(0), segment}) {
+        CAPTURE(from);
+        const auto e = error_of([&] { read_segments(t.path(), features::dtd, from, to_end); });
+        REQUIRE(e);
+        CHECK(e->kind == rt::ErrorKind::bad_section);
+        CHECK(e->message.starts_with("field 'addr' reads offset "));
+        CHECK(e->message.ends_with(" of section 2, before the chunk being read"));
+    }
 }
 
 TEST_CASE("a segment is a place to start only in a version-3 file") {

@@ -71,11 +71,46 @@ struct ValueWalk {
     }
 };
 
+// A record whose layout is fixed now (RecordPlan) and that touches no pool,
+// read with the plan's arithmetic at known offsets, one wide load a field,
+// when the chunk has the 8 bytes of slack the loads need; false, having read
+// nothing, when it must be read field by field.
+template <typename Sink>
+bool read_planned(TraceReader& reader, const RecordDesc& r, Sink& sink) {
+    const RecordPlan& plan = reader.plan(reader.slot());
+    if (!plan.usable || plan.pools) return false;
+    const TraceReader::Run run = reader.run();
+    if (static_cast<std::size_t>(run.end - run.pos) < std::size_t(plan.size) + 8) return false;
+    FieldState* states = reader.states(reader.slot());
+    const std::byte* p = reader.fixed(plan.size);
+    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
+        FieldState& s = states[r.layout[i].index];
+        GenericValue v;
+        v.field = r.layout[i].index;
+        switch (s.desc->type) {
+            case Type::unsigned_int:
+            case Type::signed_int:
+                v.integer = plan_read(s, p);
+                if (s.desc->breaks_fixed(v.integer)) [[unlikely]] reader.refuse_fixed(s, v.integer, p + s.offset);
+                break;
+            case Type::floating: v.real = float_from_bits(load_native<8>(p + s.offset) & s.mask, s.width); break;
+            case Type::bytes: {
+                const auto from = s.desc->width_from;
+                v.bytes = {p + s.offset, static_cast<std::size_t>(from == no_field ? s.width : states[from].value)};
+                break;
+            }
+        }
+        sink(v);
+    }
+    return true;
+}
+
 }  // namespace detail
 
 template <typename Sink>
 void decode_values(TraceReader& reader, Sink&& sink, std::vector<std::uint64_t>& last) {
     const RecordDesc& r = reader.dtd().records[reader.slot()];
+    if (detail::read_planned(reader, r, sink)) return;
     last.resize(std::max<std::size_t>(last.size(), r.field_count));
     detail::ValueWalk<std::remove_reference_t<Sink>> walk{reader, r, reader.states(reader.slot()), sink, last};
     walk_layout(r, walk);

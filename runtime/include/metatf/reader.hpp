@@ -64,6 +64,10 @@ public:
     // version-3 trace or by seek_segment(): code that keeps something derived
     // from them (generated readers' constants) derives it again when it changes.
     std::uint64_t segment_starts() const { return segment_starts_; }
+    // For a read that stops where a segment starts (record_index() is its
+    // first record): checks that the chunks hold no record before it that
+    // was left unread, which a frame counting too few records would cause.
+    void check_segment_end() const;
     // Whether the trace is read as a stream (a pipe): then header().record_count
     // grows as segments arrive and is final at the end.
     bool streaming() const { return streaming_; }
@@ -164,6 +168,8 @@ public:
     double read_float(FieldState& s);
     // A bytes field: `length` is its width when the width comes from another field.
     std::span<const std::byte> read_bytes(FieldState& s, std::uint64_t length);
+    // Refuses value `value` of field `s`, which the DTD fixes otherwise, stored at `at` in the chunk.
+    [[noreturn]] void refuse_fixed(const FieldState& s, std::uint64_t value, const std::byte* at);
     // Checks a repeat count against what the record can still hold.
     std::uint64_t check_count(std::uint64_t count, const FieldState& count_field);
 
@@ -209,6 +215,7 @@ private:
     std::vector<std::byte> state_block(const Chunk& c);
     void start_segment(std::span<const std::byte> block, const Chunk& c);
     void apply_state(const StateEntry& e, std::uint64_t at);
+    void reset_encodings();
     void decompress_ahead(Stream& s, std::vector<std::byte> room);
     void load_chunk(const Chunk& c, std::vector<std::byte>& out);
     void decode_chunk(const Chunk& c, std::span<const std::byte> stored, std::vector<std::byte>& out) const;
@@ -246,6 +253,7 @@ private:
     ReaderLimits limits_;
     std::uint64_t bytes_loaded_ = 0, elements_ = 0;  // the work budget (see ReaderLimits)
     std::uint64_t segment_starts_ = 0;               // see segment_starts()
+    std::uint64_t field_total_ = 0;                  // the DTD's fields, over all record types
     std::unique_ptr<DtdWithSections> split_dtd_;  // the DTD and the sections its trace's writer added
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot

@@ -4,6 +4,7 @@
 // bytes; the writer makes the block and the reader applies it, here.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -20,7 +21,7 @@ struct StateEntry {
     enum class Kind : std::uint8_t { field = 'F', cursor = 'C' };
     Kind kind = Kind::field;
     std::uint8_t section = 0;  // field: the record's section (0 for a global record); cursor: the value section
-    MetadataParts change;      // field: a metadata change, its values as stored (8 bytes each)
+    MetadataParts change;      // field: a metadata change, its values as stored
     std::uint64_t cursor = 0;  // cursor: the section offset of the section's next element
     std::uint64_t offset = 0;  // of the entry, in the block
 };
@@ -31,12 +32,14 @@ using SectionCursor = std::pair<std::uint8_t, std::uint64_t>;
 // The block for the encodings `states` (per slot of `dtd`, as a writer keeps
 // them) and the value sections' cursors: for each field whose encoding is
 // not the DTD's, the metadata changes that bring the initial encoding to it.
+// Throws TraceError (usage) for a block larger than readers take.
 std::vector<std::byte> encode_state(const DtdDesc& dtd, const std::vector<std::vector<FieldState>>& states,
                                     const std::vector<SectionCursor>& cursors, ByteOrder order);
 
-// The entries of a block; throws TraceError (bad_section) at
+// Hands each entry of a block to `apply` as it is read (so that a block
+// costs no memory beyond its bytes); throws TraceError (bad_section) at
 // `file_offset` plus the offset of bytes that are no entry.
-std::vector<StateEntry> decode_state(std::span<const std::byte> block, unsigned tag_width, ByteOrder order,
-                                     std::uint64_t file_offset, std::uint64_t record);
+void decode_state(std::span<const std::byte> block, unsigned tag_width, ByteOrder order, std::uint64_t file_offset,
+                  std::uint64_t record, const std::function<void(const StateEntry&)>& apply);
 
 }  // namespace metatf::rt
