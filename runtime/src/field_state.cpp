@@ -41,20 +41,40 @@ std::optional<std::uint32_t> fixed_width(const FieldState* fields, const FieldSt
 
 }  // namespace
 
+std::uint32_t group_end(const RecordDesc& r, std::uint32_t step) {
+    for (std::uint32_t depth = 0;; ++step) {
+        depth += r.layout[step].op == LayoutStep::repeat;
+        depth -= r.layout[step].op == LayoutStep::end;
+        if (depth == 0) return step;
+    }
+}
+
 RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian_trace) {
     RecordPlan plan;
     if (!little_endian_trace || std::endian::native != std::endian::little || r.predefined != Predefined::none) return plan;
-    bool plain = true, immediate = true;
+    bool plain = true, immediate = true, scaled = false, grouped = false;
     std::array<bool, max_pool + 1> touched{};  // by a field before: a reference or a feed
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
-        if (r.layout[i].op != LayoutStep::field) return plan;
+        if (r.layout[i].op == LayoutStep::repeat) {
+            // A group that repeats no time takes no bytes (SPC's optional
+            // fields, mostly): always, when its count is fixed at 0, or in
+            // the records whose stored count is 0 (RecordPlan::counted).
+            const FieldState& count = fields[r.layout[i].index];
+            if (!repeats_never(count)) {
+                if (count.kind == Interp::live || count.kind == Interp::section_offset || !fixed_width(fields, count)) return plan;
+                plan.counted = true;
+            }
+            grouped = true;
+            i = group_end(r, i);
+            continue;
+        }
         const std::uint32_t f = r.layout[i].index;
         FieldState& s = fields[f];
         const auto width = fixed_width(fields, s);
         const bool pooled = s.kind == Interp::live || s.feed != 0;
-        // The plan's arithmetic has no multiplication: fields with a unit are read one by one.
-        const bool scaled = s.unit != 1 && unit_applies(s.kind);
-        if (!width || (pooled && f >= 64) || scaled) return plan;
+        // The plan's arithmetic has no multiplication: generated code reads fields with a unit one by one.
+        scaled = scaled || (s.unit != 1 && unit_applies(s.kind));
+        if (!width || (pooled && f >= 64)) return plan;
         s.offset = plan.size;
         plan.size += *width;
         if (pooled) {
@@ -77,7 +97,8 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
         const bool integer = is_integer(s.desc->type);
         if (integer && (s.add | s.keep | s.shift) != 0) plain = false;
     }
-    plan.usable = true;
+    plan.fixed = true;
+    plan.usable = !scaled && !grouped;  // generated code plans records without groups only
     plan.plain = plain && !plan.pools;
     plan.immediate = immediate;
     return plan;

@@ -69,6 +69,12 @@ struct FieldState : Encoding, FieldPlan {
 // read where that comes to the same (`immediate`). Writers write such
 // records field by field.
 struct RecordPlan {
+    // The layout is fixed: the fields' offsets and size are set. Generated
+    // code needs `usable` too, which a field with a unit (whose value is the
+    // stored integer times it) and a group (fixed at no repetition) take
+    // away; the DTD-driven decoder (generic.hpp) handles both.
+    bool fixed = false;
+    bool counted = false;  // fixed only in records whose groups' stored counts are 0
     bool usable = false;
     bool plain = false;         // every varying integer field is a bare load & mask: add, keep and shift are 0
     bool pools = false;         // some field is live or feeds a pool (then plain is false)
@@ -79,6 +85,12 @@ struct RecordPlan {
     std::uint64_t feeds = 0;    // bit i: field i feeds a pool
 };
 
+// Whether a group whose count is field `count` repeats no time in any record:
+// the count is fixed at 0.
+inline bool repeats_never(const FieldState& count) { return count.kind == Interp::default_value && count.value == 0; }
+// The step that ends the group that layout step `step` of `r` begins.
+std::uint32_t group_end(const RecordDesc& r, std::uint32_t step);
+
 // The plan of record `r` under the encodings `fields` (whose offsets it sets).
 RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian_trace);
 
@@ -88,6 +100,14 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
 // constant fields are as they were); anything else rebuilds the plan (false).
 bool update_plan(RecordPlan& plan, const RecordDesc& r, FieldState* fields, std::uint32_t f, MetaOp op,
                  std::uint32_t old_width, bool little_endian_trace);
+
+// The value an integer field of a planned record at `p` holds, times its
+// unit where it has one, without taking it (the field's previous value stays).
+METATF_INLINE std::uint64_t plan_peek(const FieldState& s, const std::byte* p) {
+    const std::uint64_t raw = load_native<8>(p + s.offset) & s.mask;
+    const auto stored = static_cast<std::uint64_t>(static_cast<std::int64_t>(raw << s.shift) >> s.shift);
+    return stored * (unit_applies(s.kind) ? s.unit : 1) + s.add + (s.previous & s.keep);
+}
 
 // Reads an integer field of a planned record at `p` (the byte after the tag).
 // The record must have 8 bytes of room after the field: the load is 8 bytes wide.

@@ -71,26 +71,69 @@ struct ValueWalk {
     }
 };
 
-// A record whose layout is fixed now (RecordPlan) and that touches no pool,
-// read with the plan's arithmetic at known offsets, one wide load a field,
-// when the chunk has the 8 bytes of slack the loads need; false, having read
-// nothing, when it must be read field by field.
+// Whether every group of a planned record at `p` whose count is stored
+// repeats no time there (RecordPlan::counted).
+inline bool groups_empty(const RecordDesc& r, const FieldState* states, const std::byte* p) {
+    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
+        if (r.layout[i].op != LayoutStep::repeat) continue;
+        if (plan_peek(states[r.layout[i].index], p) != 0) return false;
+        i = group_end(r, i);
+    }
+    return true;
+}
+
+// Whether every live field of a planned record at `p` stores a count that
+// names a live value (no escape, none past its pool), as each sees its pool
+// before the record.
+inline bool counts_answerable(TraceReader& reader, const RecordDesc& r, const FieldState* states, const std::byte* p) {
+    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
+        if (r.layout[i].op == LayoutStep::repeat) {
+            i = group_end(r, i);  // repeated no time: its fields have no offset
+            continue;
+        }
+        const FieldState& s = states[r.layout[i].index];
+        if (s.kind != Interp::live) continue;
+        const std::uint64_t back = load_native<8>(p + s.offset) & s.mask;
+        if (back == live_escape(s.width) || back >= reader.pools().live(s.pool)) return false;
+    }
+    return true;
+}
+
+// A record whose layout is fixed now (RecordPlan::fixed), read at known
+// offsets, one wide load and the plan's arithmetic a field (times the unit
+// where there is one), live counts looked up and fed values queued as the
+// field-by-field path does, when the chunk has the 8 bytes of slack the
+// loads need; false, having read nothing, when it must be read field by
+// field (a live field's escape, whose value follows, among them).
 template <typename Sink>
 bool read_planned(TraceReader& reader, const RecordDesc& r, Sink& sink) {
     const RecordPlan& plan = reader.plan(reader.slot());
-    if (!plan.usable || plan.pools) return false;
+    if (!plan.fixed) return false;
     const TraceReader::Run run = reader.run();
     if (static_cast<std::size_t>(run.end - run.pos) < std::size_t(plan.size) + 8) return false;
     FieldState* states = reader.states(reader.slot());
+    if (plan.counted && !groups_empty(r, states, run.pos)) return false;
+    if (plan.pools && !counts_answerable(reader, r, states, run.pos)) return false;
     const std::byte* p = reader.fixed(plan.size);
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
+        if (r.layout[i].op == LayoutStep::repeat) {
+            i = group_end(r, i);  // repeated no time (RecordPlan::fixed)
+            continue;
+        }
         FieldState& s = states[r.layout[i].index];
         GenericValue v;
         v.field = r.layout[i].index;
         switch (s.desc->type) {
             case Type::unsigned_int:
             case Type::signed_int:
-                v.integer = plan_read(s, p);
+                if (s.kind == Interp::live) {
+                    v.integer = reader.pools().refer_back_live(s.pool, load_native<8>(p + s.offset) & s.mask);
+                } else if (s.unit != 1) {
+                    v.integer = s.previous = plan_peek(s, p);
+                } else {
+                    v.integer = plan_read(s, p);
+                }
+                if (s.feed != 0) reader.pools().feed(s.feed, v.integer);
                 if (s.desc->breaks_fixed(v.integer)) [[unlikely]] reader.refuse_fixed(s, v.integer, p + s.offset);
                 break;
             case Type::floating: v.real = float_from_bits(load_native<8>(p + s.offset) & s.mask, s.width); break;
