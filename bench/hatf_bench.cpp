@@ -50,6 +50,10 @@ template <Encoding E>
 void write_generated(const std::string& path, std::span<const Event> events) {
     metatf::rt::WriterOptions options;
     options.output.replace = true;  // every iteration rewrites the same file
+    // Container version 2, as the hand-written writer writes it, so that
+    // both traces can be compared byte for byte (version 3 adds a state
+    // block per 1 MiB segment: a few entries to write and apply).
+    options.version = 2;
     hatf10::Writer w(path, options);
     for (const Change& c : start_changes(E)) announce(w, c);
     hatf10::Alloc a;

@@ -1,6 +1,8 @@
-// The Meta-TF container, version 2 (docs/trace-format.md sections 1 and 7),
-// written and read by hand for the benchmark's hand-written codecs: a 64-bit
-// little-endian trace of one section, so each segment holds one chunk.
+// The Meta-TF container, version 2 (docs/trace-format.md sections 1 and 7;
+// the benchmark's generated writers write version 2 too, so the two traces
+// compare byte for byte), written and read by hand for the benchmark's
+// hand-written codecs: a 64-bit little-endian trace of one section, so each
+// segment holds one chunk.
 //
 // Both sides do the I/O that the runtime does. The writer buffers records,
 // and once the buffer holds 1 MiB or more after a record it writes one
