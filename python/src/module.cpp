@@ -416,16 +416,15 @@ private:
             const std::size_t last = end < 0 ? count : std::min<std::size_t>(static_cast<std::size_t>(end), count);
             start = first_record(first);
             stop = first_record(last);
-            if (first == last) return;
-            if (first != 0) probe.seek_segment(first);  // refuses a start the trace cannot be read from
-            const std::size_t runs = h.version >= 3 ? std::max<std::size_t>(1, threads) : 1;
-            for (const auto& [a, b] : runs == 1 ? std::vector<std::pair<std::size_t, std::size_t>>{{first, last}}
-                                                : split_segments(h.segments, first, last, runs)) {
+            if (first != 0 && first != last) probe.seek_segment(first);  // refuses a start the trace cannot be read from
+            const std::size_t runs = h.version >= 3 ? std::clamp<std::size_t>(threads, 1, last - first) : 1;
+            for (const auto& [a, b] : first == last ? std::vector<std::pair<std::size_t, std::size_t>>{}
+                                      : runs == 1   ? std::vector<std::pair<std::size_t, std::size_t>>{{first, last}}
+                                                    : split_segments(h.segments, first, last, runs)) {
                 Part part{a, b, first_record(b), {}, nullptr};
                 for (const auto& t : tables) part.tables.push_back(t ? t->empty_copy() : nullptr);
                 parts.push_back(std::move(part));
             }
-            parts.back().stop = stop;
         } catch (const rt::TraceError& e) {
             raise(path_, e);
         }
@@ -433,22 +432,33 @@ private:
         std::atomic<bool> interrupted{false};
         std::atomic<std::size_t> failed{parts.size()};  // the first part that failed
         std::vector<std::future<void>> workers;
-        for (std::size_t i = 0; i < parts.size(); ++i) {
-            workers.push_back(std::async(std::launch::async, [&, i] { read_part(parts[i], i, done, interrupted, failed); }));
-        }
         const std::uint64_t total = stop - std::min(start, stop);
-        for (std::size_t joined = 0; joined < workers.size();) {
+        try {
+            for (std::size_t i = 0; i < parts.size(); ++i) {
+                workers.push_back(std::async(std::launch::async, [&, i] { read_part(parts[i], i, done, interrupted, failed); }));
+            }
+            for (std::size_t joined = 0; joined < workers.size();) {
+                {
+                    py::gil_scoped_release unlocked;
+                    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+                    while (joined < workers.size() && std::chrono::steady_clock::now() < until) {
+                        if (workers[joined].wait_for(std::chrono::milliseconds(2)) == std::future_status::ready) ++joined;
+                    }
+                }
+                if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C stops a long read
+                if (!progress.is_none()) progress(std::min(done.load(), total), total);
+            }
+        } catch (...) {
+            // Ctrl-C, a progress callback that raised, or no thread to start:
+            // the workers stop at their next check, and are waited for
+            // without the GIL (their futures would wait anyway).
+            interrupted = true;
             {
                 py::gil_scoped_release unlocked;
-                const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-                while (joined < workers.size() && std::chrono::steady_clock::now() < until) {
-                    if (workers[joined].wait_for(std::chrono::milliseconds(2)) == std::future_status::ready) ++joined;
-                }
+                for (auto& w : workers) w.wait();
             }
-            if (!interrupted && PyErr_CheckSignals() != 0) interrupted = true;  // Ctrl-C stops a long read
-            if (!interrupted && !progress.is_none()) progress(std::min(done.load(), total), total);
+            throw;
         }
-        if (interrupted) throw py::error_already_set();
         for (Part& part : parts) {
             if (!part.error) continue;
             try {
@@ -476,7 +486,9 @@ private:
             rt::GenericRecord other;  // records with no table, the predefined ones among them
             std::uint64_t counted = reader.record_index();
             auto stopped = [&] { return interrupted || failed.load() < i; };
-            while (reader.record_index() < part.stop && reader.begin_record()) {
+            // The last part reads to the end, where the reader checks that the records and the frames agree.
+            const bool to_end = part.stop >= reader.header().record_count;
+            while ((to_end || reader.record_index() < part.stop) && reader.begin_record()) {
                 const std::uint64_t index = reader.record_index();
                 if (Table* t = part.tables[reader.slot()].get()) {
                     t->index.push_back(index);
@@ -491,7 +503,7 @@ private:
                     if (stopped()) return;
                 }
             }
-            if (part.stop < reader.header().record_count) reader.check_segment_end();
+            if (!to_end) reader.check_segment_end(part.end);
             done += reader.record_index() - counted;
         } catch (...) {
             part.error = std::current_exception();

@@ -284,23 +284,28 @@ void TraceReader::decompress_ahead(Stream& s, std::vector<std::byte> room) {
 }
 
 bool TraceReader::load_next_chunk(Stream& s) {
+    const Chunk* starts = nullptr;  // the chunk, if it starts a segment
+    std::vector<std::byte> state;   // a pipe: that segment's state block
     if (streaming_) {
         while (s.pending.empty()) {
             if (!pull_segment()) return false;
         }
         Arrived& next = s.pending.front();
         check_segment_start(next.chunk, s);
-        if (next.chunk.first_record) start_segment(next.state, next.chunk);
         s.buffer_stream_offset += s.buffer.size();
         s.buffer_file_offset = next.chunk.start;
         s.buffer = std::move(next.bytes);
         pending_bytes_ -= s.buffer.size() + next.state.size();
+        if (next.chunk.first_record) {
+            arrived_start_ = next.chunk;
+            starts = &arrived_start_;
+            state = std::move(next.state);
+        }
         s.pending.pop_front();
     } else {
         if (s.next_chunk == s.chunks.size()) return false;
         const Chunk& c = header_.chunks[s.chunks[s.next_chunk++]];
         check_segment_start(c, s);
-        if (c.first_record) start_segment(state_block(c), c);
         s.buffer_stream_offset += s.buffer.size();
         std::vector<std::byte> room;  // the last chunk's buffer, used again
         if (s.ahead.valid()) {
@@ -313,9 +318,15 @@ bool TraceReader::load_next_chunk(Stream& s) {
         }
         s.buffer_file_offset = c.start;
         decompress_ahead(s, std::move(room));
+        if (c.first_record) {
+            starts = &c;
+            state = state_block(c);
+        }
     }
     bytes_loaded_ += s.buffer.size();
     s.read = 0;
+    // After the chunk's bytes are counted, so that they pay for setting the encodings afresh.
+    if (starts) start_segment(state, *starts);
     return true;
 }
 
@@ -390,16 +401,20 @@ void TraceReader::apply_state(const StateEntry& e, std::uint64_t at) {
     initial_[slot] = 0;
 }
 
-void TraceReader::check_segment_end() const {
+void TraceReader::check_segment_end(std::size_t segment) const {
     for (std::size_t n = 0; n < streams_.size(); ++n) {
         const Stream* s = streams_[n].get();
         if (!s || s->mode != Stream::Mode::records) continue;
         const std::size_t read = s == stream_ ? static_cast<std::size_t>(pos_ - s->buffer.data()) : s->read;
-        if (read != s->buffer.size()) {
+        // Records left in the chunk held, or in a chunk not loaded of a segment before `segment`.
+        const bool left = read != s->buffer.size();
+        const bool unloaded = s->next_chunk < s->chunks.size() && header_.chunks[s->chunks[s->next_chunk]].segment < segment;
+        if (left || unloaded) {
+            const std::uint64_t at = left ? s->buffer_file_offset + read : header_.chunks[s->chunks[s->next_chunk]].start;
             throw TraceError(ErrorKind::bad_section,
                              "the segment frames count " + std::to_string(record_index_) + " records up to here, but section " +
-                                 std::to_string(n) + "'s chunk holds more",
-                             s->buffer_file_offset + read, static_cast<int>(n), record_index_);
+                                 std::to_string(n) + "'s chunks hold more",
+                             at, static_cast<int>(n), record_index_);
         }
     }
 }
@@ -434,8 +449,11 @@ void TraceReader::seek_segment(std::size_t k) {
     streams_[start]->mode = Stream::Mode::records;
     record_index_ = k < count ? header_.segments[k].first_record : header_.record_count;
     ended_ = false;
-    reset_encodings();
-    for (std::uint32_t i = 0; i < dtd_->record_count; ++i) set_plan(i);
+    if (header_.version < 3) {
+        // Segment 0 of version 2: the DTD's encodings. (A version-3 segment sets them when its first chunk loads.)
+        reset_encodings();
+        for (std::uint32_t i = 0; i < dtd_->record_count; ++i) set_plan(i);
+    }
     enter_section(start);
 }
 

@@ -420,3 +420,27 @@ def test_threads_read_alike(spc_chunks):
                                   plain(one[one["index"].between(*[metatf.open(spc_chunks).chunks[k][0] for k in (3, 11)], inclusive="left")]))
     with pytest.raises(ValueError, match="threads must be at least 1"):
         metatf.read_pandas(spc_chunks, "spc", threads=0)
+
+
+def test_a_last_frame_that_counts_too_few_records_is_refused_by_every_thread_count(tmp_path):
+    dtd, text, trace = tmp_path / "fixed.dtd", tmp_path / "fixed.txt", tmp_path / "fixed.mtf"
+    dtd.write_text(FIXED_DTD)
+    text.write_text("".join(f"r {k % 256} {k} {k * 3} 0.5\n" for k in range(3000)))
+    run(MTF, "convert", "--encoding", "initial", "--chunk-size", "4096", "--dtd", dtd, text, trace)
+    data = bytearray(trace.read_bytes())
+    # The last segment frame and the end frame's total each count one record less.
+    (text_length,) = struct.unpack_from("<Q", data, 16)
+    at, last = 24 + data[6] + text_length, None
+    while data[at:at + 1] == b"S":
+        last = at
+        chunks = struct.unpack_from("<H", data, at + 2)[0]
+        state = struct.unpack_from("<Q", data, at + 16)[0]
+        sizes = [struct.unpack_from("<Q", data, at + 24 + 20 * k + 4)[0] for k in range(chunks)]
+        at += 24 + 20 * chunks + state + sum(sizes)
+    assert data[at:at + 1] == b"E" and last is not None and last != 24 + data[6] + text_length
+    struct.pack_into("<Q", data, last + 8, struct.unpack_from("<Q", data, last + 8)[0] - 1)
+    struct.pack_into("<Q", data, at + 8, struct.unpack_from("<Q", data, at + 8)[0] - 1)
+    trace.write_bytes(bytes(data))
+    for threads in (1, 2):
+        with pytest.raises(ValueError, match="records, but the trace holds"):
+            metatf.read_numpy(trace, "r", threads=threads)

@@ -691,11 +691,11 @@ TEST_CASE("a read that stops where a segment starts finds a record the frames le
                 rt::GenericRecord g;
                 rt::decode_generic(r, g);
             }
-            r.check_segment_end();
+            r.check_segment_end(1);
         });
         // Record 1 (the first alloc, 12 bytes after the 12-byte comment) is left.
         CHECK(show(alone) == show(ErrorKind::bad_section, l.segments[0].chunks[0].start + 12, 0, 1,
-                                  "the segment frames count 1 records up to here, but section 0's chunk holds more"));
+                                  "the segment frames count 1 records up to here, but section 0's chunks hold more"));
     }
 }
 

@@ -134,7 +134,10 @@ bool read_planned(TraceReader& reader, const RecordDesc& r, Sink& sink) {
                     v.integer = plan_read(s, p);
                 }
                 if (s.feed != 0) reader.pools().feed(s.feed, v.integer);
-                if (s.desc->breaks_fixed(v.integer)) [[unlikely]] reader.refuse_fixed(s, v.integer, p + s.offset);
+                if (s.desc->breaks_fixed(v.integer)) [[unlikely]] {
+                    // Where the field-by-field path reports it: at a live count's end, else at the field.
+                    reader.refuse_fixed(s, v.integer, p + s.offset + (s.kind == Interp::live ? s.width : 0));
+                }
                 break;
             case Type::floating: v.real = float_from_bits(load_native<8>(p + s.offset) & s.mask, s.width); break;
             case Type::bytes: {

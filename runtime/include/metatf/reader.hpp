@@ -64,10 +64,11 @@ public:
     // version-3 trace or by seek_segment(): code that keeps something derived
     // from them (generated readers' constants) derives it again when it changes.
     std::uint64_t segment_starts() const { return segment_starts_; }
-    // For a read that stops where a segment starts (record_index() is its
-    // first record): checks that the chunks hold no record before it that
-    // was left unread, which a frame counting too few records would cause.
-    void check_segment_end() const;
+    // For a read of a file that stops where segment `segment` starts
+    // (record_index() is its first record): checks that no record of the
+    // segments before it was left unread, which a frame counting too few
+    // records would cause.
+    void check_segment_end(std::size_t segment) const;
     // Whether the trace is read as a stream (a pipe): then header().record_count
     // grows as segments arrive and is final at the end.
     bool streaming() const { return streaming_; }
@@ -254,6 +255,7 @@ private:
     std::uint64_t bytes_loaded_ = 0, elements_ = 0;  // the work budget (see ReaderLimits)
     std::uint64_t segment_starts_ = 0;               // see segment_starts()
     std::uint64_t field_total_ = 0;                  // the DTD's fields, over all record types
+    Chunk arrived_start_;                            // a pipe: the chunk that starts the segment being begun
     std::unique_ptr<DtdWithSections> split_dtd_;  // the DTD and the sections its trace's writer added
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot
