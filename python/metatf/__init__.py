@@ -198,14 +198,13 @@ def _categorical(values, name_of):
     """`values` as a categorical whose categories are the names of its distinct values, in value order."""
     import pandas as pd
 
-    if len(values) and values.dtype.kind == "u" and values.max() < 1 << 16:
+    small = _metatf.small_codes(values) if values.dtype.kind == "u" else None
+    if small is not None:
         # Small numbers (opcodes, enumerations): a table lookup, with no sort.
-        present = np.bincount(values.view(np.uint64).astype(np.intp)) > 0
-        unique = np.flatnonzero(present).astype(values.dtype)
-        codes = (np.cumsum(present) - 1).astype(np.int32)[values.view(np.uint64).astype(np.intp)]
+        unique, codes = small
     else:
         unique, codes = np.unique(values, return_inverse=True)
-    return pd.Categorical.from_codes(codes.astype(np.int32, copy=False), list(name_of(unique)))
+    return pd.Categorical.from_codes(codes, list(name_of(unique)))
 
 
 def _merge(frames, names):

@@ -24,7 +24,11 @@
 #include <utility>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <metatf/auto_encoder.hpp>
+#include <metatf/columns.hpp>
 #include <metatf/error.hpp>
 #include <metatf/generic.hpp>
 #include <metatf/reader.hpp>
@@ -66,109 +70,109 @@ std::vector<bool> top_level_fields(const rt::RecordDesc& r) {
     return top;
 }
 
-// Values gathered in a buffer that grows by realloc, which moves a large
-// buffer by remapping its pages rather than copying them, and is handed to
-// NumPy as it is: memory in proportion to what the column holds, written once.
-template <typename T>
-class Growing {
+// Memory for one column of a read: address space for every row the read
+// may return, whose pages the kernel maps as they are first written. So a
+// read holds memory in proportion to the rows it returns, and each thread
+// writes its rows in place. Trimmed to the rows at the end and handed to
+// NumPy, which unmaps it.
+class Block {
 public:
-    Growing() = default;
-    Growing(Growing&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), capacity_(std::exchange(o.capacity_, 0)) {}
-    Growing& operator=(Growing&& o) noexcept {
-        std::free(data_);
+    Block() = default;
+    explicit Block(std::size_t bytes) {
+        if (bytes == 0) return;
+        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        data_ = static_cast<std::byte*>(p);
+        size_ = bytes;
+    }
+    Block(Block&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+    Block& operator=(Block&& o) noexcept {
+        release();
         data_ = std::exchange(o.data_, nullptr);
         size_ = std::exchange(o.size_, 0);
-        capacity_ = std::exchange(o.capacity_, 0);
         return *this;
     }
-    ~Growing() { std::free(data_); }
+    ~Block() { release(); }
+    std::byte* data() const { return data_; }
 
-    void push_back(T v) {
-        if (size_ == capacity_) grow();
-        data_[size_++] = v;
-    }
-
-    // Moves `more`'s values after these: one realloc (which grows a large
-    // buffer in place or by remapping) and one copy.
-    void append(Growing&& more) {
-        if (more.size_ == 0) return;
-        if (!data_) {
-            *this = std::move(more);
-            return;
+    // The first `count` values as a NumPy array of T that owns their pages
+    // (the rest are unmapped); this is then empty.
+    template <typename T>
+    py::array_t<T> to_numpy(std::size_t count) {
+        const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+        const std::size_t used = (count * sizeof(T) + page - 1) / page * page;
+        if (used == 0) {
+            release();
+            return py::array_t<T>(0);
         }
-        reserve(size_ + more.size_);
-        std::memcpy(data_ + size_, more.data_, more.size_ * sizeof(T));
-        size_ += more.size_;
-        std::free(std::exchange(more.data_, nullptr));
-        more.size_ = more.capacity_ = 0;
-    }
-
-    // The values as a NumPy array that owns them; this is then empty.
-    py::array_t<T> to_numpy() {
-        if (!data_) return py::array_t<T>(0);
-        T* data = data_;
-        const std::size_t n = size_;
-        data_ = nullptr;
-        size_ = capacity_ = 0;
-        py::capsule owner(data, [](void* p) { std::free(p); });
-        return py::array_t<T>(static_cast<py::ssize_t>(n), data, owner);
+        if (used < size_) munmap(data_ + used, size_ - used);
+        auto* pages = new Pages{std::exchange(data_, nullptr), used};
+        size_ = 0;
+        py::capsule owner(pages, [](void* p) {
+            auto* pages = static_cast<Pages*>(p);
+            munmap(pages->data, pages->size);
+            delete pages;
+        });
+        return py::array_t<T>(static_cast<py::ssize_t>(count), reinterpret_cast<T*>(pages->data), owner);
     }
 
 private:
-    void grow() { reserve(std::max<std::size_t>(4096, 2 * capacity_)); }
-    void reserve(std::size_t capacity) {
-        if (capacity <= capacity_) return;
-        void* more = std::realloc(data_, capacity * sizeof(T));
-        if (!more) throw std::bad_alloc();
-        data_ = static_cast<T*>(more);
-        capacity_ = capacity;
+    struct Pages {
+        std::byte* data;
+        std::size_t size;
+    };
+    void release() {
+        if (data_) munmap(data_, size_);
+        data_ = nullptr;
+        size_ = 0;
     }
 
-    T* data_ = nullptr;
-    std::size_t size_ = 0, capacity_ = 0;
+    std::byte* data_ = nullptr;
+    std::size_t size_ = 0;
 };
 
 // The values of one field of one record type, in trace order.
 struct Column {
     std::uint32_t field;
     rt::Type type;
-    Growing<std::uint64_t> integers;  // unsigned and signed (two's complement)
-    Growing<double> reals;
-    std::vector<std::string> bytes;
+    Block block;                     // integers as uint64 (signed ones in two's complement), floats as double
+    std::vector<std::string> bytes;  // bytes fields
 };
 
 // The records read of one type.
 struct Table {
-    Growing<std::uint64_t> index;  // each record's position in the trace, as mtf dump counts
+    Block index;  // each record's position in the trace, as mtf dump counts
     std::vector<Column> columns;
     std::vector<int> column_of;  // per field of the record: its column, or -1
+    std::uint64_t rows = 0;
+    bool bytes = false;  // some column is a bytes field
 
-    // An empty table with the same columns.
-    std::unique_ptr<Table> empty_copy() const {
-        auto t = std::make_unique<Table>();
-        for (const Column& c : columns) t->columns.push_back({c.field, c.type, {}, {}, {}});
-        t->column_of = column_of;
-        return t;
-    }
-    // Appends the rows of `more`, which has the same columns and follows these in the trace.
-    void append(Table& more) {
-        index.append(std::move(more.index));
-        for (std::size_t i = 0; i < columns.size(); ++i) {
-            Column& c = columns[i];
-            c.integers.append(std::move(more.columns[i].integers));
-            c.reals.append(std::move(more.columns[i].reals));
-            std::move(more.columns[i].bytes.begin(), more.columns[i].bytes.end(), std::back_inserter(c.bytes));
+    // Room for `rows` rows in every block.
+    void reserve(std::uint64_t rows) {
+        index = Block(rows * 8);
+        for (Column& c : columns) {
+            if (c.type != rt::Type::bytes) c.block = Block(rows * 8);
         }
     }
 };
 
 using Tables = std::vector<std::unique_ptr<Table>>;  // per slot; null for types not read
 
-// A part of a trace that one thread reads: the records of segments [first, end).
+// One part's rows of one record type: written into the table's blocks from
+// the part's first row on; bytes values kept apart, per column.
+struct PartRows {
+    rt::ColumnTarget target;
+    std::vector<std::vector<std::string>> bytes;
+};
+
+// A part of a trace that one thread reads: the records of segments [first,
+// end), at most `capacity` of them, whose rows go at row `row0` of the blocks.
 struct Part {
     std::size_t first = 0, end = 0;
-    std::uint64_t stop = 0;  // the first record after the part
-    Tables tables;
+    std::uint64_t start = 0, stop = 0;  // its first record, and the first after it
+    std::uint64_t row0 = 0, capacity = 0;
+    std::vector<std::unique_ptr<PartRows>> rows;  // per slot: a type read; null for the others
+    std::vector<rt::ColumnTarget*> fast;          // per slot: where read_columns() puts it (types read without a bytes column)
     std::exception_ptr error;
 };
 
@@ -193,11 +197,11 @@ std::vector<std::pair<std::size_t, std::size_t>> split_segments(const std::vecto
     return out;
 }
 
-py::object column_to_python(Column& c) {
+py::object column_to_python(Column& c, std::uint64_t rows) {
     switch (c.type) {
-        case rt::Type::unsigned_int: return c.integers.to_numpy();
-        case rt::Type::signed_int: return c.integers.to_numpy().attr("view")(py::dtype::of<std::int64_t>());
-        case rt::Type::floating: return c.reals.to_numpy();
+        case rt::Type::unsigned_int: return c.block.to_numpy<std::uint64_t>(rows);
+        case rt::Type::signed_int: return c.block.to_numpy<std::int64_t>(rows);
+        case rt::Type::floating: return c.block.to_numpy<double>(rows);
         case rt::Type::bytes: {
             py::array out(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(c.bytes.size())});
             auto* cells = static_cast<PyObject**>(out.mutable_data());
@@ -306,6 +310,46 @@ py::array_t<std::uint64_t> named_values(const rt::DtdDesc& d, const std::string&
     return out;
 }
 
+// A column of small numbers (all below 2^16) as the codes of a categorical:
+// its distinct values in order, and each value's position among them, in
+// the narrowest signed type that holds it; None when some value is larger.
+// Two passes and a table, with no sort and no copy of the column.
+py::object small_codes(const py::array_t<std::uint64_t, py::array::c_style>& values) {
+    const std::uint64_t* v = values.data();
+    const auto n = static_cast<std::size_t>(values.size());
+    std::vector<std::int32_t> code(std::size_t(1) << 16, -1);
+    std::size_t distinct = 0;
+    {
+        py::gil_scoped_release unlocked;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (v[i] >> 16) {
+                distinct = SIZE_MAX;
+                break;
+            }
+            code[v[i]] = 0;
+        }
+    }
+    if (distinct == SIZE_MAX) return py::none();
+    std::vector<std::uint64_t> unique;
+    for (std::size_t k = 0; k < code.size(); ++k) {
+        if (code[k] == 0) {
+            code[k] = static_cast<std::int32_t>(unique.size());
+            unique.push_back(k);
+        }
+    }
+    const auto fill = [&]<typename Code>(Code) -> py::object {
+        py::array_t<Code> codes(static_cast<py::ssize_t>(n));
+        Code* out = codes.mutable_data();
+        {
+            py::gil_scoped_release unlocked;
+            for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<Code>(code[v[i]]);
+        }
+        return codes;
+    };
+    py::object codes = unique.size() <= 127 ? fill(std::int8_t{}) : unique.size() <= 32767 ? fill(std::int16_t{}) : fill(std::int32_t{});
+    return py::make_tuple(py::array_t<std::uint64_t>(static_cast<py::ssize_t>(unique.size()), unique.data()), codes);
+}
+
 class Trace {
 public:
     explicit Trace(std::string path) : path_(std::move(path)) {
@@ -354,8 +398,8 @@ public:
             if (!tables[slot]) continue;
             Table& t = *tables[slot];
             py::dict columns;
-            for (Column& c : t.columns) columns[d.records[slot].fields[c.field].path] = column_to_python(c);
-            out[d.records[slot].name] = py::make_tuple(t.index.to_numpy(), columns);
+            for (Column& c : t.columns) columns[d.records[slot].fields[c.field].path] = column_to_python(c, t.rows);
+            out[d.records[slot].name] = py::make_tuple(t.index.to_numpy<std::uint64_t>(t.rows), columns);
         }
         return out;
     }
@@ -377,7 +421,8 @@ private:
         const std::vector<bool> top = top_level_fields(r);
         const auto add = [&](std::uint32_t i) {
             t->column_of[i] = static_cast<int>(t->columns.size());
-            t->columns.push_back({i, r.fields[i].type, {}, {}, {}});
+            t->columns.push_back({i, r.fields[i].type, {}, {}});
+            t->bytes = t->bytes || r.fields[i].type == rt::Type::bytes;
         };
         if (fields.empty()) {
             for (std::uint32_t i = 1; i < r.field_count; ++i) {
@@ -398,13 +443,13 @@ private:
 
     // Reads the records of segments [first, end) (end -1: to the end of
     // the trace) into `tables`. A version-3 trace's segments decode alone, so
-    // up to `threads` threads each read a run of them into tables of their
-    // own, appended in trace order at the end. The GIL is released while
-    // they read; this thread wakes now and then to report progress and to
-    // stop them on Ctrl-C.
+    // up to `threads` threads each read a run of them, writing their rows in
+    // place in the tables' blocks; the rows are closed up in trace order at
+    // the end. The GIL is released while they read; this thread wakes now
+    // and then to report progress and to stop them on Ctrl-C.
     void scan(Tables& tables, const py::object& progress, std::size_t first, std::int64_t end, std::size_t threads) {
         std::vector<Part> parts;
-        std::uint64_t start = 0, stop = 0;
+        std::uint64_t total = 0;
         try {
             rt::TraceReader probe(path_, [&](const rt::Header&) -> const rt::DtdDesc& { return dtd(); });
             const rt::Header& h = probe.header();
@@ -414,17 +459,25 @@ private:
             if (end >= 0 && static_cast<std::size_t>(end) < first) throw py::value_error("a chunk range ends before it starts");
             if (first > count) throw py::index_error("chunk " + std::to_string(first) + " is past the trace's " + std::to_string(count));
             const std::size_t last = end < 0 ? count : std::min<std::size_t>(static_cast<std::size_t>(end), count);
-            start = first_record(first);
-            stop = first_record(last);
             if (first != 0 && first != last) probe.seek_segment(first);  // refuses a start the trace cannot be read from
             const std::size_t runs = h.version >= 3 ? std::clamp<std::size_t>(threads, 1, last - first) : 1;
+            std::uint64_t rows = 0;
             for (const auto& [a, b] : first == last ? std::vector<std::pair<std::size_t, std::size_t>>{}
                                       : runs == 1   ? std::vector<std::pair<std::size_t, std::size_t>>{{first, last}}
                                                     : split_segments(h.segments, first, last, runs)) {
-                Part part{a, b, first_record(b), {}, nullptr};
-                for (const auto& t : tables) part.tables.push_back(t ? t->empty_copy() : nullptr);
+                Part part{a, b, first_record(a), first_record(b), rows, 0, {}, {}, nullptr};
+                // Every record takes a byte at least: a frame cannot make a read reserve more rows than that.
+                std::uint64_t bytes = 0;
+                for (const rt::Chunk& c : h.chunks) bytes += h.version == 1 || (c.segment >= a && c.segment < b) ? c.decoded : 0;
+                part.capacity = std::min(part.stop - std::min(part.start, part.stop), bytes);
+                rows += part.capacity;
                 parts.push_back(std::move(part));
             }
+            if (!parts.empty()) total = parts.back().stop - std::min(parts.front().start, parts.back().stop);
+            for (auto& t : tables) {
+                if (t) t->reserve(rows);
+            }
+            for (Part& part : parts) add_rows(part, tables);
         } catch (const rt::TraceError& e) {
             raise(path_, e);
         }
@@ -432,10 +485,9 @@ private:
         std::atomic<bool> interrupted{false};
         std::atomic<std::size_t> failed{parts.size()};  // the first part that failed
         std::vector<std::future<void>> workers;
-        const std::uint64_t total = stop - std::min(start, stop);
         try {
             for (std::size_t i = 0; i < parts.size(); ++i) {
-                workers.push_back(std::async(std::launch::async, [&, i] { read_part(parts[i], i, done, interrupted, failed); }));
+                workers.push_back(std::async(std::launch::async, [&, i] { read_part(parts[i], i, tables, done, interrupted, failed); }));
             }
             for (std::size_t joined = 0; joined < workers.size();) {
                 {
@@ -467,43 +519,117 @@ private:
                 raise(path_, e);
             }
         }
-        for (Part& part : parts) {
-            for (std::size_t slot = 0; slot < tables.size(); ++slot) {
-                if (tables[slot]) tables[slot]->append(*part.tables[slot]);
-            }
+        {
+            py::gil_scoped_release unlocked;
+            close_up(parts, tables, threads);
         }
         if (!progress.is_none()) progress(total, total);
     }
 
-    // One thread's run of segments, read with a reader of its own. It stops
-    // early on Ctrl-C, or when an earlier part failed (whose error is then
-    // the first in trace order).
-    void read_part(Part& part, std::size_t i, std::atomic<std::uint64_t>& done, const std::atomic<bool>& interrupted,
-                   std::atomic<std::size_t>& failed) {
+    // The targets of `part`: its rows of each type read at row part.row0 of
+    // the type's blocks. A type not read, and one with a bytes column, has
+    // no target for read_columns(): its records are read one at a time.
+    void add_rows(Part& part, const Tables& tables) const {
+        const rt::DtdDesc& d = dtd();
+        part.rows.resize(d.record_count);
+        part.fast.assign(d.record_count, nullptr);
+        for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+            if (!tables[slot]) continue;
+            Table& t = *tables[slot];
+            auto rows = std::make_unique<PartRows>(PartRows{rt::ColumnTarget(d.records[slot]), {}});
+            rows->target.keep_index(t.index.data() + part.row0 * 8, 8);
+            rows->bytes.resize(t.columns.size());
+            for (Column& c : t.columns) {
+                if (c.type != rt::Type::bytes) rows->target.keep(c.field, c.block.data() + part.row0 * 8, 8);
+            }
+            if (!t.bytes) part.fast[slot] = &rows->target;
+            part.rows[slot] = std::move(rows);
+        }
+    }
+
+    // Moves each part's rows to follow the rows of the parts before it (a
+    // part has as many rows as records only when every record is of the
+    // type), the blocks shared among threads, and counts the rows.
+    static void close_up(std::vector<Part>& parts, Tables& tables, std::size_t threads) {
+        struct Move {
+            std::byte* data;
+            std::size_t slot;
+        };
+        std::vector<Move> moves;
+        std::vector<std::vector<std::uint64_t>> at(tables.size());  // per slot and part: where its rows go
+        for (std::size_t slot = 0; slot < tables.size(); ++slot) {
+            if (!tables[slot]) continue;
+            Table& t = *tables[slot];
+            for (Part& part : parts) {
+                PartRows& rows = *part.rows[slot];
+                at[slot].push_back(t.rows);
+                t.rows += rows.target.rows();
+                for (std::size_t c = 0; c < t.columns.size(); ++c) {
+                    std::move(rows.bytes[c].begin(), rows.bytes[c].end(), std::back_inserter(t.columns[c].bytes));
+                }
+            }
+            moves.push_back({t.index.data(), slot});
+            for (Column& c : t.columns) {
+                if (c.type != rt::Type::bytes) moves.push_back({c.block.data(), slot});
+            }
+        }
+        // In part order: a part's rows move down over where the part before it had them.
+        const auto move = [&](std::size_t from, std::size_t step) {
+            for (std::size_t m = from; m < moves.size(); m += step) {
+                for (std::size_t i = 1; i < parts.size(); ++i) {
+                    const std::uint64_t to = at[moves[m].slot][i], rows = parts[i].rows[moves[m].slot]->target.rows();
+                    if (to != parts[i].row0 && rows != 0) std::memmove(moves[m].data + to * 8, moves[m].data + parts[i].row0 * 8, rows * 8);
+                }
+            }
+        };
+        const std::size_t step = std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(moves.size(), 1));
+        std::vector<std::future<void>> helpers;
+        for (std::size_t k = 1; k < step; ++k) helpers.push_back(std::async(std::launch::async, move, k, step));
+        move(0, step);
+        for (auto& h : helpers) h.get();
+    }
+
+    // One thread's run of segments, read with a reader of its own: runs of
+    // records of a type read without a bytes column by read_columns(), the
+    // others one at a time. It stops early on Ctrl-C, or when an earlier part
+    // failed (whose error is then the first in trace order).
+    void read_part(Part& part, std::size_t i, const Tables& tables, std::atomic<std::uint64_t>& done,
+                   const std::atomic<bool>& interrupted, std::atomic<std::size_t>& failed) {
         try {
             rt::TraceReader reader(path_, [&](const rt::Header&) -> const rt::DtdDesc& { return dtd(); });
             if (part.first != 0) reader.seek_segment(part.first);
             rt::GenericRecord other;  // records with no table, the predefined ones among them
             std::uint64_t counted = reader.record_index();
-            auto stopped = [&] { return interrupted || failed.load() < i; };
             // The last part reads to the end, where the reader checks that the records and the frames agree.
             const bool to_end = part.stop >= reader.header().record_count;
-            while ((to_end || reader.record_index() < part.stop) && reader.begin_record()) {
-                const std::uint64_t index = reader.record_index();
-                if (Table* t = part.tables[reader.slot()].get()) {
-                    t->index.push_back(index);
-                    rt::decode_values(reader, [t](const rt::GenericValue& v) { append(*t, v); }, other.last);
-                    reader.end_record();
+            // No more records than the part has room for: a frame that counts too few is found below.
+            const std::uint64_t limit = part.start + part.capacity;
+            for (;;) {
+                rt::read_columns(reader, part.fast, limit);
+                if (reader.record_index() - counted >= 0x10000) {
+                    done += reader.record_index() - counted;
+                    counted = reader.record_index();
+                    if (interrupted || failed.load() < i) return;
+                }
+                if (reader.record_index() >= limit || !reader.begin_record()) break;
+                const std::uint32_t slot = reader.slot();
+                if (PartRows* rows = part.rows[slot].get()) {
+                    read_row(reader, *tables[slot], *rows, other);
                 } else {
                     rt::decode_generic(reader, other);
                 }
-                if ((index & 0xffff) == 0) {
-                    done += reader.record_index() - counted;
-                    counted = reader.record_index();
-                    if (stopped()) return;
+            }
+            if (reader.record_index() >= limit) {
+                if (!to_end) {
+                    reader.check_segment_end(part.end);
+                } else if (reader.begin_record()) {
+                    // Records past what the frames count: read on, keeping none, to the reader's check at the end.
+                    do {
+                        rt::decode_generic(reader, other);
+                    } while (reader.begin_record());
+                    reader.fail(rt::ErrorKind::bad_section, "the trace holds more records than its frames count");
                 }
             }
-            if (!to_end) reader.check_segment_end(part.end);
             done += reader.record_index() - counted;
         } catch (...) {
             part.error = std::current_exception();
@@ -512,17 +638,21 @@ private:
         }
     }
 
-    // Appends a value to its column, if it has one.
-    static void append(Table& t, const rt::GenericValue& v) {
-        const int column = t.column_of[v.field];
-        if (column < 0) return;
-        Column& c = t.columns[static_cast<std::size_t>(column)];
-        switch (c.type) {
-            case rt::Type::unsigned_int:
-            case rt::Type::signed_int: c.integers.push_back(v.integer); break;
-            case rt::Type::floating: c.reals.push_back(v.real); break;
-            case rt::Type::bytes: c.bytes.emplace_back(reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size()); break;
+    // The record the reader has begun, field by field, into its part's rows.
+    static void read_row(rt::TraceReader& reader, const Table& t, PartRows& rows, rt::GenericRecord& scratch) {
+        rows.target.begin_row(reader.record_index());
+        if (t.bytes) {
+            rt::decode_values(reader, [&](const rt::GenericValue& v) {
+                const int column = t.column_of[v.field];
+                if (column >= 0 && t.columns[static_cast<std::size_t>(column)].type == rt::Type::bytes) {
+                    rows.bytes[static_cast<std::size_t>(column)].emplace_back(reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size());
+                }
+                rows.target.put(v);
+            }, scratch.last);
+        } else {
+            rt::decode_values(reader, [&](const rt::GenericValue& v) { rows.target.put(v); }, scratch.last);
         }
+        reader.end_record();
     }
 
     std::string path_;
@@ -650,6 +780,7 @@ PYBIND11_MODULE(_metatf, m) {
         .def_property_readonly("segments", &Trace::segments)
         .def("read", &Trace::read, py::arg("records"), py::arg("fields"), py::arg("progress") = py::none(), py::arg("first") = 0,
              py::arg("end") = -1, py::arg("threads") = 0);
+    m.def("small_codes", &small_codes, py::arg("values"));
     py::class_<Writer>(m, "Writer")
         .def(py::init<std::string, std::string, bool, int>(), py::arg("dtd_path"), py::arg("path"), py::arg("overwrite"), py::arg("compress"))
         .def("records", [](const Writer& w) { return describe_records(w.dtd()); })

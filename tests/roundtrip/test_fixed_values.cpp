@@ -1,6 +1,6 @@
 // Fields whose value the DTD fixes (`magic.value = N;`, docs/dtd-language.md,
 // section 6): generated writers fill them in, writers refuse another value,
-// and every reader (next(), visit(), the generic decoder) refuses a trace
+// and every reader (next(), visit(), the generic decoder, the column reader) refuses a trace
 // that stores another, with the field's offset and the record's index.
 #include <algorithm>
 #include <array>
@@ -14,6 +14,7 @@
 
 #include <doctest/doctest.h>
 
+#include "columns_read.hpp"
 #include "scratch.hpp"
 
 namespace rt = metatf::rt;
@@ -139,6 +140,11 @@ TEST_CASE("fixed values: a trace that stores another value is an error at the fi
                   rt::TraceReader r(path, features::Codec::dtd);
                   rt::GenericRecord record;
                   while (r.begin_record()) rt::decode_generic(r, record);
+              }, true) == want);
+        // The Python module's column reader, whose run of records reaches the header when more follow it.
+        CHECK(error_of([&] {
+                  rt::TraceReader r(path, features::Codec::dtd);
+                  metatf::test::read_by_columns(r);
               }, true) == want);
     }
 }

@@ -99,6 +99,29 @@ inline bool counts_answerable(TraceReader& reader, const RecordDesc& r, const Fi
     return true;
 }
 
+// The value of integer field `s` of a planned record at `p`, taken as the
+// field-by-field path takes it: a live count looked up, the unit applied,
+// the value fed to its pool. A value the DTD fixes otherwise goes to
+// `refuse(s, value, at)`, which throws, at the place the field-by-field path
+// reports it: a live count's end, else the field.
+template <typename Refuse>
+METATF_INLINE std::uint64_t planned_integer(TraceReader& reader, FieldState& s, const std::byte* p, Refuse&& refuse) {
+    std::uint64_t v;
+    if (s.kind == Interp::live) {
+        v = reader.pools().refer_back_live(s.pool, load_native<8>(p + s.offset) & s.mask);
+    } else if (s.unit != 1) {
+        v = s.previous = plan_peek(s, p);
+    } else {
+        v = plan_read(s, p);
+    }
+    if (s.feed != 0) reader.pools().feed(s.feed, v);
+    if (s.desc->breaks_fixed(v)) [[unlikely]] refuse(s, v, p + s.offset + (s.kind == Interp::live ? s.width : 0));
+    return v;
+}
+METATF_INLINE double planned_float(const FieldState& s, const std::byte* p) {
+    return float_from_bits(load_native<8>(p + s.offset) & s.mask, s.width);
+}
+
 // A record whose layout is fixed now (RecordPlan::fixed), read at known
 // offsets, one wide load and the plan's arithmetic a field (times the unit
 // where there is one), live counts looked up and fed values queued as the
@@ -115,6 +138,7 @@ bool read_planned(TraceReader& reader, const RecordDesc& r, Sink& sink) {
     if (plan.counted && !groups_empty(r, states, run.pos)) return false;
     if (plan.pools && !counts_answerable(reader, r, states, run.pos)) return false;
     const std::byte* p = reader.fixed(plan.size);
+    const auto refuse = [&](const FieldState& s, std::uint64_t value, const std::byte* at) { reader.refuse_fixed(s, value, at); };
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
         if (r.layout[i].op == LayoutStep::repeat) {
             i = group_end(r, i);  // repeated no time (RecordPlan::fixed)
@@ -125,21 +149,8 @@ bool read_planned(TraceReader& reader, const RecordDesc& r, Sink& sink) {
         v.field = r.layout[i].index;
         switch (s.desc->type) {
             case Type::unsigned_int:
-            case Type::signed_int:
-                if (s.kind == Interp::live) {
-                    v.integer = reader.pools().refer_back_live(s.pool, load_native<8>(p + s.offset) & s.mask);
-                } else if (s.unit != 1) {
-                    v.integer = s.previous = plan_peek(s, p);
-                } else {
-                    v.integer = plan_read(s, p);
-                }
-                if (s.feed != 0) reader.pools().feed(s.feed, v.integer);
-                if (s.desc->breaks_fixed(v.integer)) [[unlikely]] {
-                    // Where the field-by-field path reports it: at a live count's end, else at the field.
-                    reader.refuse_fixed(s, v.integer, p + s.offset + (s.kind == Interp::live ? s.width : 0));
-                }
-                break;
-            case Type::floating: v.real = float_from_bits(load_native<8>(p + s.offset) & s.mask, s.width); break;
+            case Type::signed_int: v.integer = planned_integer(reader, s, p, refuse); break;
+            case Type::floating: v.real = planned_float(s, p); break;
             case Type::bytes: {
                 const auto from = s.desc->width_from;
                 v.bytes = {p + s.offset, static_cast<std::size_t>(from == no_field ? s.width : states[from].value)};

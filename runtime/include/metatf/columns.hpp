@@ -1,0 +1,67 @@
+// Records read into arrays, a field a column: the DTD-driven path for tools
+// that want a record type's values as arrays (the Python module), with no
+// call per value. Records it cannot read this way are left to the caller,
+// who reads them with decode_values() and put().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "generic.hpp"
+#include "reader.hpp"
+
+namespace metatf::rt {
+
+// Where the rows of one record type go: row r of a kept integer field as a
+// uint64 (a signed one in two's complement) at data + r * stride, of a float
+// field as a double, and the record's position in the trace (record_index())
+// likewise. The caller owns the memory and makes room for every row.
+class ColumnTarget {
+public:
+    explicit ColumnTarget(const RecordDesc& r);
+
+    // Keeps field `field` (an integer or float field outside repeated groups).
+    void keep(std::uint32_t field, std::byte* data, std::size_t stride);
+    void keep_index(std::byte* data, std::size_t stride) { index_ = {0, Type::unsigned_int, data, stride}; }
+    std::uint64_t rows() const { return rows_; }
+
+    // A row read field by field: begin_row() with its position, then put()
+    // each value (decode_values() hands them in layout order).
+    void begin_row(std::uint64_t index) {
+        ++rows_;
+        if (index_.data) store(index_, index);
+    }
+    void put(const GenericValue& v);
+
+private:
+    friend std::uint64_t read_columns(TraceReader&, std::span<ColumnTarget* const>, std::uint64_t);
+    struct Kept {
+        std::uint32_t field = 0;
+        Type type = Type::unsigned_int;
+        std::byte* data = nullptr;  // null: not kept
+        std::size_t stride = 0;
+    };
+    bool groups_empty(const FieldState* states, const std::byte* p) const;
+    bool counts_answerable(TraceReader& reader, const FieldState* states, const std::byte* p) const;
+    void store(const Kept& k, std::uint64_t bits) const { std::memcpy(k.data + (rows_ - 1) * k.stride, &bits, 8); }
+
+    const RecordDesc* record_;
+    std::vector<Kept> steps_;            // the fields outside groups, in layout order
+    std::vector<std::uint32_t> counts_;  // the count fields of the groups outside groups
+    std::vector<Kept> by_field_;         // per field
+    Kept index_;
+    std::uint64_t rows_ = 0;
+};
+
+// Reads records from the reader's position to the end of its chunk, or to
+// record `stop`, while each is of a type with a target (targets[slot], null
+// for none) whose layout is fixed now (RecordPlan::fixed) and the tag is one
+// byte wide. Stops before any other record (predefined ones, a live field's
+// escape, a group that repeats), which the caller reads field by field.
+// Values and errors are those of decode_values(). Returns the records read.
+std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> targets, std::uint64_t stop);
+
+}  // namespace metatf::rt

@@ -1,0 +1,103 @@
+#include "metatf/columns.hpp"
+
+#include <bit>
+#include <cstring>
+
+namespace metatf::rt {
+
+ColumnTarget::ColumnTarget(const RecordDesc& r) : record_(&r), by_field_(r.field_count) {
+    int depth = 0;
+    for (std::uint32_t k = 0; k < r.layout_count; ++k) {
+        const LayoutStep& s = r.layout[k];
+        if (s.op == LayoutStep::repeat && depth++ == 0) counts_.push_back(s.index);
+        if (s.op == LayoutStep::end) --depth;
+        if (s.op == LayoutStep::field && depth == 0) steps_.push_back({s.index, r.fields[s.index].type, nullptr, 0});
+    }
+}
+
+void ColumnTarget::keep(std::uint32_t field, std::byte* data, std::size_t stride) {
+    by_field_[field] = {field, record_->fields[field].type, data, stride};
+    for (Kept& k : steps_) {
+        if (k.field == field) k = by_field_[field];
+    }
+}
+
+void ColumnTarget::put(const GenericValue& v) {
+    const Kept& k = by_field_[v.field];
+    if (!k.data) return;
+    store(k, k.type == Type::floating ? std::bit_cast<std::uint64_t>(v.real) : v.integer);
+}
+
+namespace {
+
+// The refusal of a value the DTD fixes otherwise, with the reader moved to
+// the record, so that the error names it as decode_values() would.
+[[noreturn, gnu::noinline]] void refuse_at(TraceReader& reader, const TraceReader::Run& run, const std::byte* record,
+                                           std::uint64_t records, std::uint32_t slot, const FieldState& s, std::uint64_t value,
+                                           const std::byte* at) {
+    reader.advance(record, records);
+    reader.begin_record(TraceReader::Run{record, run.limit, run.end, run.tags, run.tag_count, 0, 0}, slot);
+    reader.refuse_fixed(s, value, at);
+}
+
+}  // namespace
+
+// detail::groups_empty() and counts_answerable() over the lists a target keeps.
+bool ColumnTarget::groups_empty(const FieldState* states, const std::byte* p) const {
+    for (const std::uint32_t count : counts_) {
+        if (plan_peek(states[count], p) != 0) return false;
+    }
+    return true;
+}
+
+bool ColumnTarget::counts_answerable(TraceReader& reader, const FieldState* states, const std::byte* p) const {
+    for (const Kept& k : steps_) {
+        const FieldState& s = states[k.field];
+        if (s.kind != Interp::live) continue;
+        const std::uint64_t back = load_native<8>(p + s.offset) & s.mask;
+        if (back == live_escape(s.width) || back >= reader.pools().live(s.pool)) return false;
+    }
+    return true;
+}
+
+std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> targets, std::uint64_t stop) {
+    if (reader.dtd().tag_width != 1 || reader.record_index() >= stop) return 0;
+    const TraceReader::Run run = reader.run();
+    const std::uint64_t first = reader.record_index(), most = stop - first;
+    const std::byte* pos = run.pos;
+    std::uint64_t n = 0;
+    while (n < most && pos < run.end) {
+        const std::int64_t found = run.slot_of(std::to_integer<std::uint64_t>(*pos));
+        if (found < 0 || !targets[static_cast<std::size_t>(found)]) break;
+        const auto slot = static_cast<std::uint32_t>(found);
+        ColumnTarget& t = *targets[slot];
+        const RecordPlan& plan = reader.plan(slot);
+        const std::byte* p = pos + 1;
+        if (!plan.fixed || static_cast<std::size_t>(run.end - p) < std::size_t(plan.size) + 8) break;
+        FieldState* states = reader.states(slot);
+        if (plan.counted && !t.groups_empty(states, p)) break;
+        if (plan.pools && !t.counts_answerable(reader, states, p)) break;
+        const auto refuse = [&](const FieldState& s, std::uint64_t value, const std::byte* at) {
+            refuse_at(reader, run, pos, n, slot, s, value, at);
+        };
+        t.begin_row(first + n);
+        for (const ColumnTarget::Kept& k : t.steps_) {
+            FieldState& s = states[k.field];
+            std::uint64_t bits = 0;
+            switch (k.type) {
+                case Type::unsigned_int:
+                case Type::signed_int: bits = detail::planned_integer(reader, s, p, refuse); break;
+                case Type::floating: bits = std::bit_cast<std::uint64_t>(detail::planned_float(s, p)); break;
+                case Type::bytes: continue;
+            }
+            if (k.data) t.store(k, bits);
+        }
+        if (plan.pools && reader.pools().pending()) reader.pools().end_record();
+        pos = p + plan.size;
+        ++n;
+    }
+    reader.advance(pos, n);
+    return n;
+}
+
+}  // namespace metatf::rt

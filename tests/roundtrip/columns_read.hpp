@@ -1,0 +1,109 @@
+// Reads a whole trace into columns two ways, for tests of rt::read_columns():
+// as the Python module does (runs of records by read_columns(), the rest
+// field by field through ColumnTarget::put()), and record by record through
+// decode_values(), the reference. Both give, per record type, the rows of
+// its fields outside groups but bytes: the record's index, then each field
+// as a uint64 (a float's bits).
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <metatf/columns.hpp>
+#include <metatf/generic.hpp>
+
+namespace metatf::test {
+
+namespace rt = metatf::rt;
+
+using Rows = std::vector<std::vector<std::uint64_t>>;  // per slot: its rows, one after another
+
+struct ColumnsRead {
+    Rows rows;
+    std::uint64_t fast = 0;  // records read_columns() read
+};
+
+// The fields a row holds: those outside groups that are not bytes.
+inline std::vector<std::uint32_t> row_fields(const rt::RecordDesc& r) {
+    std::vector<std::uint32_t> out;
+    int depth = 0;
+    for (std::uint32_t k = 0; k < r.layout_count; ++k) {
+        const rt::LayoutStep& s = r.layout[k];
+        if (s.op == rt::LayoutStep::repeat) ++depth;
+        if (s.op == rt::LayoutStep::end) --depth;
+        if (s.op == rt::LayoutStep::field && depth == 0 && r.fields[s.index].type != rt::Type::bytes) out.push_back(s.index);
+    }
+    return out;
+}
+
+inline ColumnsRead read_by_columns(rt::TraceReader& reader) {
+    const rt::DtdDesc& d = reader.dtd();
+    const std::uint64_t capacity = reader.header().record_count;
+    struct Slot {
+        std::vector<std::uint32_t> fields;
+        std::vector<std::vector<std::uint64_t>> columns;  // index, then each field
+        std::unique_ptr<rt::ColumnTarget> target;
+    };
+    std::vector<Slot> slots(d.record_count);
+    std::vector<rt::ColumnTarget*> targets(d.record_count, nullptr);
+    for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+        if (d.records[slot].predefined != rt::Predefined::none) continue;
+        Slot& s = slots[slot];
+        s.fields = row_fields(d.records[slot]);
+        s.columns.assign(s.fields.size() + 1, std::vector<std::uint64_t>(capacity));
+        s.target = std::make_unique<rt::ColumnTarget>(d.records[slot]);
+        s.target->keep_index(reinterpret_cast<std::byte*>(s.columns[0].data()), 8);
+        for (std::size_t k = 0; k < s.fields.size(); ++k) {
+            s.target->keep(s.fields[k], reinterpret_cast<std::byte*>(s.columns[k + 1].data()), 8);
+        }
+        targets[slot] = s.target.get();
+    }
+    ColumnsRead out;
+    rt::GenericRecord scratch;
+    for (;;) {
+        out.fast += rt::read_columns(reader, targets, UINT64_MAX);
+        if (!reader.begin_record()) break;
+        if (rt::ColumnTarget* t = targets[reader.slot()]) {
+            t->begin_row(reader.record_index());
+            rt::decode_values(reader, [&](const rt::GenericValue& v) { t->put(v); }, scratch.last);
+            reader.end_record();
+        } else {
+            rt::decode_generic(reader, scratch);
+        }
+    }
+    out.rows.resize(d.record_count);
+    for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+        if (!targets[slot]) continue;
+        for (std::uint64_t row = 0; row < targets[slot]->rows(); ++row) {
+            for (const auto& column : slots[slot].columns) out.rows[slot].push_back(column[row]);
+        }
+    }
+    return out;
+}
+
+inline Rows read_by_records(rt::TraceReader& reader) {
+    const rt::DtdDesc& d = reader.dtd();
+    Rows out(d.record_count);
+    rt::GenericRecord scratch;
+    while (reader.begin_record()) {
+        const rt::RecordDesc& r = d.records[reader.slot()];
+        if (r.predefined != rt::Predefined::none) {
+            rt::decode_generic(reader, scratch);
+            continue;
+        }
+        std::vector<std::uint64_t>& rows = out[reader.slot()];
+        rows.push_back(reader.record_index());
+        const std::vector<std::uint32_t> fields = row_fields(r);
+        std::vector<std::uint64_t> row(r.field_count);
+        rt::decode_values(reader, [&](const rt::GenericValue& v) {
+            row[v.field] = r.fields[v.field].type == rt::Type::floating ? std::bit_cast<std::uint64_t>(v.real) : v.integer;
+        }, scratch.last);
+        reader.end_record();
+        for (const std::uint32_t f : fields) rows.push_back(row[f]);
+    }
+    return out;
+}
+
+}  // namespace metatf::test
