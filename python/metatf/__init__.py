@@ -91,11 +91,16 @@ def _chunk_range(info, chunks):
     return start, max(start, stop)
 
 
-def _read(info, records, fields, progress, chunks=None, threads=None):
+def _read_options(info, progress, chunks, threads):
+    """The reader's arguments for a progress flag, a chunk selection and a thread count."""
     first, end = _chunk_range(info, chunks)
     if threads is not None and threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
-    return info._trace.read(list(records), list(fields or []), _progress(info, progress), first, end, threads or 0)
+    return _progress(info, progress), first, end, threads or 0
+
+
+def _read(info, records, fields, progress, chunks=None, threads=None):
+    return info._trace.read(list(records), list(fields or []), *_read_options(info, progress, chunks, threads))
 
 
 def _column_name(record, field):
@@ -133,14 +138,37 @@ def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=
     """
     info = path if isinstance(path, TraceInfo) else open(path)
     info._record(record)
-    positions, columns = _read(info, [record], fields, progress, chunks, threads)[record]
     described = {f["name"]: f for f in info._record(record)["fields"]}
+    packed = info._trace.read_packed(record, list(fields or []), *_read_options(info, progress, chunks, threads))
+    if packed is not None:
+        return _structured(packed, record, described, scaled)
+    positions, columns = _read(info, [record], fields, progress, chunks, threads)[record]
     arrays = {"index": positions}
     for name, values in columns.items():
         arrays[_column_name(record, name)] = _scaled(values, described[name], scaled)
     out = np.empty(len(arrays["index"]), dtype=[(name, a.dtype) for name, a in arrays.items()])
     for name, a in arrays.items():
         out[name] = a
+    return out
+
+
+def _structured(packed, record, described, scaled):
+    """The records the reader packed (8-byte fields: the index, then the
+    fields) as a structured array, a scaled field turned to float64 in place."""
+    raw, names = packed
+    stored = {"unsigned": "=u8", "signed": "=i8", "float": "=f8"}
+    layout = [("index", "=u8")] + [(_column_name(record, n), stored[described[n]["type"]]) for n in names]
+    out = raw.view(np.dtype(layout))
+    scaled_fields = [(i, n) for i, n in enumerate(names) if described[n]["scale"] != 0]
+    if not scaled_fields or scaled == "int":
+        return out
+    final = list(layout)
+    for i, n in scaled_fields:
+        final[i + 1] = (final[i + 1][0], "=f8")
+    values = {i: _scaled(out[layout[i + 1][0]], described[n], scaled) for i, n in scaled_fields}
+    out = raw.view(np.dtype(final))
+    for i, v in values.items():
+        out[final[i + 1][0]] = v
     return out
 
 

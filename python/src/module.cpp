@@ -139,21 +139,40 @@ struct Column {
     std::vector<std::string> bytes;  // bytes fields
 };
 
-// The records read of one type.
+// The records read of one type: a block per column (the index first), or,
+// packed, one block whose rows are the index and the columns, 8 bytes each
+// (a NumPy structured array's records).
 struct Table {
     Block index;  // each record's position in the trace, as mtf dump counts
     std::vector<Column> columns;
     std::vector<int> column_of;  // per field of the record: its column, or -1
     std::uint64_t rows = 0;
     bool bytes = false;  // some column is a bytes field
+    bool packed = false;
+    Block records;  // packed
 
-    // Room for `rows` rows in every block.
-    void reserve(std::uint64_t rows) {
-        index = Block(rows * 8);
-        for (Column& c : columns) {
-            if (c.type != rt::Type::bytes) c.block = Block(rows * 8);
-        }
+    std::size_t stride() const { return packed ? 8 * (columns.size() + 1) : 8; }
+    // Where column `c` (-1: the index) starts in its block; every row `stride()` bytes on.
+    std::byte* at(int c) const {
+        if (packed) return records.data() + 8 * static_cast<std::size_t>(c + 1);
+        return c < 0 ? index.data() : columns[static_cast<std::size_t>(c)].block.data();
     }
+    // The blocks' starts, and room for `rows` rows in each.
+    std::vector<std::byte*> reserve(std::uint64_t rows) {
+        if (packed) {
+            records = Block(rows * stride());
+            return {records.data()};
+        }
+        index = Block(rows * 8);
+        std::vector<std::byte*> out{index.data()};
+        for (Column& c : columns) {
+            if (c.type == rt::Type::bytes) continue;
+            c.block = Block(rows * 8);
+            out.push_back(c.block.data());
+        }
+        return out;
+    }
+    std::vector<std::byte*> blocks;  // as reserve() gave them
 };
 
 using Tables = std::vector<std::unique_ptr<Table>>;  // per slot; null for types not read
@@ -404,6 +423,27 @@ public:
         return out;
     }
 
+    // The records of type `name` as the bytes of a NumPy structured array
+    // with 8-byte fields, the index first, then `fields` (all top-level
+    // fields when empty), and those fields' names; None when one is a bytes
+    // field (read() then). As read() otherwise.
+    py::object read_packed(const std::string& name, const std::vector<std::string>& fields, const py::object& progress,
+                           std::size_t first, std::int64_t end, std::size_t threads) {
+        const rt::DtdDesc& d = dtd();
+        if (!slot_named(name)) throw py::key_error("the trace's DTD '" + std::string(d.name) + "' has no record type '" + name + "'");
+        std::vector<std::unique_ptr<Table>> tables(d.record_count);
+        std::uint32_t slot = 0;
+        while (d.records[slot].name != name || d.records[slot].predefined != rt::Predefined::none) ++slot;
+        tables[slot] = make_table(d.records[slot], fields, true);
+        Table& t = *tables[slot];
+        if (t.bytes) return py::none();
+        t.packed = true;
+        scan(tables, progress, first, end, threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads);
+        py::list names;
+        for (const Column& c : t.columns) names.append(d.records[slot].fields[c.field].path);
+        return py::make_tuple(t.records.to_numpy<std::uint8_t>(t.rows * t.stride()), names);
+    }
+
 private:
     bool slot_named(const std::string& name) const {
         const rt::DtdDesc& d = dtd();
@@ -475,7 +515,7 @@ private:
             }
             if (!parts.empty()) total = parts.back().stop - std::min(parts.front().start, parts.back().stop);
             for (auto& t : tables) {
-                if (t) t->reserve(rows);
+                if (t) t->blocks = t->reserve(rows);
             }
             for (Part& part : parts) add_rows(part, tables);
         } catch (const rt::TraceError& e) {
@@ -537,10 +577,11 @@ private:
             if (!tables[slot]) continue;
             Table& t = *tables[slot];
             auto rows = std::make_unique<PartRows>(PartRows{rt::ColumnTarget(d.records[slot]), {}});
-            rows->target.keep_index(t.index.data() + part.row0 * 8, 8);
+            const std::size_t stride = t.stride(), row0 = part.row0 * stride;
+            rows->target.keep_index(t.at(-1) + row0, stride);
             rows->bytes.resize(t.columns.size());
-            for (Column& c : t.columns) {
-                if (c.type != rt::Type::bytes) rows->target.keep(c.field, c.block.data() + part.row0 * 8, 8);
+            for (std::size_t c = 0; c < t.columns.size(); ++c) {
+                if (t.columns[c].type != rt::Type::bytes) rows->target.keep(t.columns[c].field, t.at(static_cast<int>(c)) + row0, stride);
             }
             if (!t.bytes) part.fast[slot] = &rows->target;
             part.rows[slot] = std::move(rows);
@@ -553,7 +594,7 @@ private:
     static void close_up(std::vector<Part>& parts, Tables& tables, std::size_t threads) {
         struct Move {
             std::byte* data;
-            std::size_t slot;
+            std::size_t stride, slot;
         };
         std::vector<Move> moves;
         std::vector<std::vector<std::uint64_t>> at(tables.size());  // per slot and part: where its rows go
@@ -568,17 +609,15 @@ private:
                     std::move(rows.bytes[c].begin(), rows.bytes[c].end(), std::back_inserter(t.columns[c].bytes));
                 }
             }
-            moves.push_back({t.index.data(), slot});
-            for (Column& c : t.columns) {
-                if (c.type != rt::Type::bytes) moves.push_back({c.block.data(), slot});
-            }
+            for (std::byte* block : t.blocks) moves.push_back({block, t.stride(), slot});
         }
         // In part order: a part's rows move down over where the part before it had them.
         const auto move = [&](std::size_t from, std::size_t step) {
             for (std::size_t m = from; m < moves.size(); m += step) {
                 for (std::size_t i = 1; i < parts.size(); ++i) {
                     const std::uint64_t to = at[moves[m].slot][i], rows = parts[i].rows[moves[m].slot]->target.rows();
-                    if (to != parts[i].row0 && rows != 0) std::memmove(moves[m].data + to * 8, moves[m].data + parts[i].row0 * 8, rows * 8);
+                    const std::size_t stride = moves[m].stride;
+                    if (to != parts[i].row0 && rows != 0) std::memmove(moves[m].data + to * stride, moves[m].data + parts[i].row0 * stride, rows * stride);
                 }
             }
         };
@@ -779,7 +818,9 @@ PYBIND11_MODULE(_metatf, m) {
         .def_property_readonly("version", &Trace::version)
         .def_property_readonly("segments", &Trace::segments)
         .def("read", &Trace::read, py::arg("records"), py::arg("fields"), py::arg("progress") = py::none(), py::arg("first") = 0,
-             py::arg("end") = -1, py::arg("threads") = 0);
+             py::arg("end") = -1, py::arg("threads") = 0)
+        .def("read_packed", &Trace::read_packed, py::arg("record"), py::arg("fields"), py::arg("progress") = py::none(),
+             py::arg("first") = 0, py::arg("end") = -1, py::arg("threads") = 0);
     m.def("small_codes", &small_codes, py::arg("values"));
     py::class_<Writer>(m, "Writer")
         .def(py::init<std::string, std::string, bool, int>(), py::arg("dtd_path"), py::arg("path"), py::arg("overwrite"), py::arg("compress"))

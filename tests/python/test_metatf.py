@@ -286,6 +286,13 @@ def test_values_a_writer_cannot_store_exactly_are_refused_and_the_rest_come_back
     assert a["s"].astype(str).tolist() == ["minus", "zero", "7", "two"]  # an unnamed value is its number
     assert a["k"].tolist() == [1.5, 0.001, 2.25, 0.0]
     assert list(a["b"]) == [b"a\x00", b"", b"\x00", b"zz"]  # trailing NULs kept
+    # read_numpy packs records with no bytes field in C++, and assembles the others from columns: the same values.
+    with_bytes, packed = metatf.read_numpy(out, "a"), metatf.read_numpy(out, "a", fields=["u", "k"])
+    assert list(with_bytes["b"]) == [b"a\x00", b"", b"\x00", b"zz"]
+    assert packed.dtype.names == ("index", "u", "k") and packed["k"].dtype == np.float64
+    for name in ("index", "u", "k"):
+        assert packed[name].tolist() == with_bytes[name].tolist(), name
+    assert packed["k"].tolist() == [1.5, 0.001, 2.25, 0.0]
     both = metatf.read_pandas(out, fields=["u"])
     assert str(both["u"].dtype) == "Int64" and both["u"].tolist() == [1, 2, 3, 65535, -5, 2**62]
     bad = tmp_path / "bad.mtf"
@@ -420,6 +427,26 @@ def test_threads_read_alike(spc_chunks):
                                   plain(one[one["index"].between(*[metatf.open(spc_chunks).chunks[k][0] for k in (3, 11)], inclusive="left")]))
     with pytest.raises(ValueError, match="threads must be at least 1"):
         metatf.read_pandas(spc_chunks, "spc", threads=0)
+
+
+def test_threads_read_several_record_types_alike(tmp_path):
+    # Each thread writes its rows where its records start; the rows of the
+    # other types leave gaps that are closed up at the end.
+    text, trace = tmp_path / "ptf.txt", tmp_path / "ptf.mtf"
+    run(MAKE_TEXT, "ptf", 20000, text)
+    run(MTF, "convert", "--chunk-size", "8192", "--dtd", SOURCE / "dtds/ptf.dtd", text, trace)
+    info = metatf.open(trace)
+    assert len(info.chunks) > 8 and len(info.records) > 2
+    one = metatf.read_pandas(trace, threads=1)
+    for threads in (2, 3, 7):
+        pd.testing.assert_frame_equal(metatf.read_pandas(trace, threads=threads), one)
+    for name in info.records:
+        alone = metatf.read_pandas(trace, name, threads=3)
+        pd.testing.assert_frame_equal(alone, metatf.read_pandas(trace, name, threads=1))
+        assert alone["index"].tolist() == one.loc[one["record"] == name, "index"].tolist()
+        fields = [f["name"] for f in info.records[name]["fields"] if not f["repeated"] and f["type"] != "bytes"]
+        assert metatf.read_numpy(trace, name, fields=fields, threads=3).tolist() == \
+            metatf.read_numpy(trace, name, fields=fields, threads=1).tolist()
 
 
 def test_a_last_frame_that_counts_too_few_records_is_refused_by_every_thread_count(tmp_path):
