@@ -25,12 +25,6 @@ constexpr std::size_t chunk_fixed = 4;  // section, codec, reserved (2)
     throw TraceError(kind, message, offset, -1, 0);
 }
 
-void put(std::vector<std::byte>& out, std::uint64_t v, unsigned width, ByteOrder order) {
-    const std::size_t at = out.size();
-    out.resize(at + width);
-    store_uint(out.data() + at, v, width, order);
-}
-
 void put_text(std::vector<std::byte>& out, const std::string& s) {
     for (char c : s) out.push_back(static_cast<std::byte>(c));
 }
@@ -132,15 +126,15 @@ std::vector<std::byte> encode_prologue(const Header& h) {
     out.push_back(static_cast<std::byte>(h.order));
     out.push_back(static_cast<std::byte>(h.dtd_name.size()));
     out.push_back(static_cast<std::byte>(h.version));
-    put(out, h.dtd_fingerprint, 8, h.order);
+    append_uint(out, h.dtd_fingerprint, 8, h.order);
     const unsigned w = h.word();
     if (h.version == 1) {
-        put(out, h.chunks.size(), w, h.order);
-        put(out, h.data_start, w, h.order);
-        put(out, h.record_count, w, h.order);
-        put(out, h.index_offset, w, h.order);
+        append_uint(out, h.chunks.size(), w, h.order);
+        append_uint(out, h.data_start, w, h.order);
+        append_uint(out, h.record_count, w, h.order);
+        append_uint(out, h.index_offset, w, h.order);
     }
-    put(out, h.dtd_text.size(), w, h.order);
+    append_uint(out, h.dtd_text.size(), w, h.order);
     put_text(out, h.dtd_name);
     put_text(out, h.dtd_text);
     return out;
@@ -149,23 +143,23 @@ std::vector<std::byte> encode_prologue(const Header& h) {
 std::vector<std::byte> encode_index(const Header& h) {
     std::vector<std::byte> out;
     for (const Chunk& c : h.chunks) {
-        put(out, c.section, h.word(), h.order);
-        put(out, c.start, h.word(), h.order);
-        put(out, c.size, h.word(), h.order);
+        append_uint(out, c.section, h.word(), h.order);
+        append_uint(out, c.start, h.word(), h.order);
+        append_uint(out, c.size, h.word(), h.order);
     }
     return out;
 }
 
 std::vector<std::byte> encode_segment(const Header& h, const Segment& s) {
     std::vector<std::byte> out{segment_kind, std::byte{s.start_section}};
-    put(out, s.chunks.size(), 2, h.order);
+    append_uint(out, s.chunks.size(), 2, h.order);
     out.resize(frame_fixed);
-    put(out, s.records, h.word(), h.order);
-    put(out, s.state.size(), h.word(), h.order);
+    append_uint(out, s.records, h.word(), h.order);
+    append_uint(out, s.state.size(), h.word(), h.order);
     for (const Chunk& c : s.chunks) {
         out.insert(out.end(), {std::byte{c.section}, std::byte{c.codec}, std::byte{0}, std::byte{0}});
-        put(out, c.size, h.word(), h.order);
-        put(out, c.decoded, h.word(), h.order);
+        append_uint(out, c.size, h.word(), h.order);
+        append_uint(out, c.decoded, h.word(), h.order);
     }
     out.insert(out.end(), s.state.begin(), s.state.end());
     return out;
@@ -174,13 +168,13 @@ std::vector<std::byte> encode_segment(const Header& h, const Segment& s) {
 std::vector<std::byte> encode_end(const Header& h, const std::vector<Segment>& segments, std::uint64_t records) {
     std::vector<std::byte> out{end_kind};
     out.resize(frame_fixed);
-    put(out, records, h.word(), h.order);
-    put(out, segments.size(), h.word(), h.order);
+    append_uint(out, records, h.word(), h.order);
+    append_uint(out, segments.size(), h.word(), h.order);
     for (const Segment& s : segments) {
-        put(out, s.offset, h.word(), h.order);
-        put(out, s.first_record, h.word(), h.order);
+        append_uint(out, s.offset, h.word(), h.order);
+        append_uint(out, s.first_record, h.word(), h.order);
     }
-    put(out, h.index_offset, h.word(), h.order);
+    append_uint(out, h.index_offset, h.word(), h.order);
     put_text(out, std::string(end_magic, sizeof end_magic));
     return out;
 }

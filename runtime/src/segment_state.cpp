@@ -63,18 +63,12 @@ std::vector<MetadataParts> changes_to(const FieldState& now, std::uint64_t tag, 
     return out;
 }
 
-void put(std::vector<std::byte>& out, std::uint64_t v, unsigned width, ByteOrder order) {
-    const std::size_t at = out.size();
-    out.resize(at + width);
-    store_uint(out.data() + at, v, width, order);
-}
-
 }  // namespace
 
 std::vector<std::byte> encode_state(const DtdDesc& dtd, const std::vector<std::vector<FieldState>>& states,
                                     const std::vector<SectionCursor>& cursors, ByteOrder order) {
     std::vector<std::byte> out;
-    auto put_value = [&](std::uint64_t v, unsigned width) { put(out, v, width, order); };
+    auto put_value = [&](std::uint64_t v, unsigned width) { append_uint(out, v, width, order); };
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
         const RecordDesc& r = dtd.records[slot];
         if (r.predefined != Predefined::none) continue;

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 #include <cstring>
 #include <span>
 #include <type_traits>
@@ -107,6 +108,13 @@ METATF_INLINE void store_uint(std::byte* p, std::uint64_t v, unsigned width, Byt
         return;
     }
     for (unsigned i = width; i-- > 0; v >>= 8) p[i] = static_cast<std::byte>(v & 0xff);
+}
+
+// Appends the low `width` bytes of `v` to `out`.
+inline void append_uint(std::vector<std::byte>& out, std::uint64_t v, unsigned width, ByteOrder order) {
+    const std::size_t at = out.size();
+    out.resize(at + width);
+    store_uint(out.data() + at, v, width, order);
 }
 
 // The two's complement value of the low `width` bytes of `raw`.
