@@ -642,7 +642,7 @@ private:
             // The last part reads to the end, where the reader checks that the records and the frames agree.
             const bool to_end = part.stop >= reader.header().record_count;
             // No more records than the part has room for: a frame that counts too few is found below.
-            const std::uint64_t limit = part.start + part.capacity;
+            const std::uint64_t limit = reader.record_index() + part.capacity;
             for (;;) {
                 rt::read_columns(reader, part.fast, limit);
                 if (reader.record_index() - counted >= 0x10000) {
