@@ -139,10 +139,11 @@ def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=
     info = path if isinstance(path, TraceInfo) else open(path)
     info._record(record)
     described = {f["name"]: f for f in info._record(record)["fields"]}
-    packed = info._trace.read_packed(record, list(fields or []), *_read_options(info, progress, chunks, threads))
+    options = _read_options(info, progress, chunks, threads)
+    packed = info._trace.read_packed(record, list(fields or []), *options)
     if packed is not None:
         return _structured(packed, record, described, scaled)
-    positions, columns = _read(info, [record], fields, progress, chunks, threads)[record]
+    positions, columns = info._trace.read([record], list(fields or []), *options)[record]
     arrays = {"index": positions}
     for name, values in columns.items():
         arrays[_column_name(record, name)] = _scaled(values, described[name], scaled)

@@ -84,6 +84,9 @@ public:
         if (p == MAP_FAILED) throw std::bad_alloc();
         data_ = static_cast<std::byte*>(p);
         size_ = bytes;
+        // Threads write patches of rows far apart: with huge pages (THP
+        // "always") each patch would take 2 MiB.
+        madvise(p, bytes, MADV_NOHUGEPAGE);
     }
     Block(Block&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
     Block& operator=(Block&& o) noexcept {
@@ -514,8 +517,17 @@ private:
                 parts.push_back(std::move(part));
             }
             if (!parts.empty()) total = parts.back().stop - std::min(parts.front().start, parts.back().stop);
-            for (auto& t : tables) {
-                if (t) t->blocks = t->reserve(rows);
+            try {
+                for (auto& t : tables) {
+                    if (!t) continue;
+                    if (rows > SIZE_MAX / t->stride()) throw std::bad_alloc();
+                    t->blocks = t->reserve(rows);
+                }
+            } catch (const std::bad_alloc&) {
+                const std::string message = path_ + ": the trace's frames count " + std::to_string(rows) +
+                                            " records, more than this machine can reserve columns for (read fewer chunks or record types)";
+                PyErr_SetString(PyExc_MemoryError, message.c_str());
+                throw py::error_already_set();
             }
             for (Part& part : parts) add_rows(part, tables);
         } catch (const rt::TraceError& e) {
@@ -621,6 +633,7 @@ private:
                 }
             }
         };
+        if (parts.size() < 2) return;  // one part: its rows are in place
         const std::size_t step = std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(moves.size(), 1));
         std::vector<std::future<void>> helpers;
         for (std::size_t k = 1; k < step; ++k) helpers.push_back(std::async(std::launch::async, move, k, step));
@@ -661,12 +674,9 @@ private:
             if (reader.record_index() >= limit) {
                 if (!to_end) {
                     reader.check_segment_end(part.end);
-                } else if (reader.begin_record()) {
+                } else {
                     // Records past what the frames count: read on, keeping none, to the reader's check at the end.
-                    do {
-                        rt::decode_generic(reader, other);
-                    } while (reader.begin_record());
-                    reader.fail(rt::ErrorKind::bad_section, "the trace holds more records than its frames count");
+                    while (reader.begin_record()) rt::decode_generic(reader, other);
                 }
             }
             done += reader.record_index() - counted;

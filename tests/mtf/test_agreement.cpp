@@ -247,8 +247,14 @@ void agree(const rt::DtdDesc& dtd, const std::string& name) {
             // The Python module's column reader, against record-by-record decoding.
             rt::TraceReader by_columns(path, dtd), by_records(path, dtd);
             const metatf::test::ColumnsRead columns = metatf::test::read_by_columns(by_columns);
-            CHECK(columns.rows == metatf::test::read_by_records(by_records));
+            const metatf::test::Rows rows = metatf::test::read_by_records(by_records);
+            CHECK(columns.rows == rows);
             fast += columns.fast;
+            // Stopped every 7 records (the Python module stops a thread at its part's end).
+            rt::TraceReader by_sevens(path, dtd);
+            const metatf::test::ColumnsRead sevens = metatf::test::read_by_columns(by_sevens, 7);
+            CHECK(sevens.rows == rows);
+            CHECK(sevens.longest <= 7);
         }
     }
     CHECK(fast > 0);

@@ -6,6 +6,7 @@
 // as a uint64 (a float's bits).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -22,7 +23,8 @@ using Rows = std::vector<std::vector<std::uint64_t>>;  // per slot: its rows, on
 
 struct ColumnsRead {
     Rows rows;
-    std::uint64_t fast = 0;  // records read_columns() read
+    std::uint64_t fast = 0;     // records read_columns() read
+    std::uint64_t longest = 0;  // the most it read in one call
 };
 
 // The fields a row holds: those outside groups that are not bytes.
@@ -38,7 +40,8 @@ inline std::vector<std::uint32_t> row_fields(const rt::RecordDesc& r) {
     return out;
 }
 
-inline ColumnsRead read_by_columns(rt::TraceReader& reader) {
+// Each call of read_columns() may read at most `step` records.
+inline ColumnsRead read_by_columns(rt::TraceReader& reader, std::uint64_t step = UINT64_MAX) {
     const rt::DtdDesc& d = reader.dtd();
     const std::uint64_t capacity = reader.header().record_count;
     struct Slot {
@@ -63,7 +66,10 @@ inline ColumnsRead read_by_columns(rt::TraceReader& reader) {
     ColumnsRead out;
     rt::GenericRecord scratch;
     for (;;) {
-        out.fast += rt::read_columns(reader, targets, UINT64_MAX);
+        const std::uint64_t stop = step == UINT64_MAX ? UINT64_MAX : reader.record_index() + step;
+        const std::uint64_t n = rt::read_columns(reader, targets, stop);
+        out.fast += n;
+        out.longest = std::max(out.longest, n);
         if (!reader.begin_record()) break;
         if (rt::ColumnTarget* t = targets[reader.slot()]) {
             t->begin_row(reader.record_index());
