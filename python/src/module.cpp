@@ -57,19 +57,6 @@ std::unique_ptr<metatf::lower::LoweredDtd> embedded_dtd(const std::string& path,
     return dtd;
 }
 
-// Whether layout step `k` of `r` is a field outside every repeated group.
-std::vector<bool> top_level_fields(const rt::RecordDesc& r) {
-    std::vector<bool> top(r.field_count, false);
-    int depth = 0;
-    for (std::uint32_t k = 0; k < r.layout_count; ++k) {
-        const rt::LayoutStep& s = r.layout[k];
-        if (s.op == rt::LayoutStep::repeat) ++depth;
-        if (s.op == rt::LayoutStep::end) --depth;
-        if (s.op == rt::LayoutStep::field && depth == 0) top[s.index] = true;
-    }
-    return top;
-}
-
 // Memory for one column of a read: address space for every row the read
 // may return, whose pages the kernel maps as they are first written. So a
 // read holds memory in proportion to the rows it returns, and each thread
@@ -266,7 +253,7 @@ py::list describe_records(const rt::DtdDesc& d) {
     for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
         const rt::RecordDesc& r = d.records[slot];
         if (r.predefined != rt::Predefined::none) continue;
-        const std::vector<bool> top = top_level_fields(r);
+        const std::vector<bool> top = rt::top_level_fields(r);
         py::list fields;
         for (std::uint32_t i = 1; i < r.field_count; ++i) fields.append(describe_field(d, slot, i, !top[i]));
         py::dict rec;
@@ -461,7 +448,7 @@ private:
     std::unique_ptr<Table> make_table(const rt::RecordDesc& r, const std::vector<std::string>& fields, bool named) const {
         auto t = std::make_unique<Table>();
         t->column_of.assign(r.field_count, -1);
-        const std::vector<bool> top = top_level_fields(r);
+        const std::vector<bool> top = rt::top_level_fields(r);
         const auto add = [&](std::uint32_t i) {
             t->column_of[i] = static_cast<int>(t->columns.size());
             t->columns.push_back({i, r.fields[i].type, {}, {}});
@@ -743,7 +730,7 @@ public:
         while (slot < d.record_count && (d.records[slot].name != record || d.records[slot].predefined != rt::Predefined::none)) ++slot;
         if (slot == d.record_count) throw py::key_error("the DTD '" + std::string(d.name) + "' has no record type '" + record + "'");
         const rt::RecordDesc& r = d.records[slot];
-        const std::vector<bool> top = top_level_fields(r);
+        const std::vector<bool> top = rt::top_level_fields(r);
         check_columns(r, top, columns, n);
         rt::GenericRecord out;
         out.slot = slot;

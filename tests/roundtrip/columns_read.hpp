@@ -14,6 +14,7 @@
 
 #include <metatf/columns.hpp>
 #include <metatf/generic.hpp>
+#include <metatf/layout.hpp>
 
 namespace metatf::test {
 
@@ -29,13 +30,10 @@ struct ColumnsRead {
 
 // The fields a row holds: those outside groups that are not bytes.
 inline std::vector<std::uint32_t> row_fields(const rt::RecordDesc& r) {
+    const std::vector<bool> top = rt::top_level_fields(r);
     std::vector<std::uint32_t> out;
-    int depth = 0;
-    for (std::uint32_t k = 0; k < r.layout_count; ++k) {
-        const rt::LayoutStep& s = r.layout[k];
-        if (s.op == rt::LayoutStep::repeat) ++depth;
-        if (s.op == rt::LayoutStep::end) --depth;
-        if (s.op == rt::LayoutStep::field && depth == 0 && r.fields[s.index].type != rt::Type::bytes) out.push_back(s.index);
+    for (std::uint32_t i = 0; i < r.field_count; ++i) {
+        if (top[i] && r.fields[i].type != rt::Type::bytes) out.push_back(i);
     }
     return out;
 }

@@ -4,10 +4,25 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "descriptor.hpp"
 
 namespace metatf::rt {
+
+// Per field of `r`: whether it lies outside every repeated group (such a
+// field has one value a record, and a column where records become rows).
+inline std::vector<bool> top_level_fields(const RecordDesc& r) {
+    std::vector<bool> top(r.field_count, false);
+    int depth = 0;
+    for (std::uint32_t k = 0; k < r.layout_count; ++k) {
+        const LayoutStep& s = r.layout[k];
+        if (s.op == LayoutStep::repeat) ++depth;
+        if (s.op == LayoutStep::end) --depth;
+        if (s.op == LayoutStep::field && depth == 0) top[s.index] = true;
+    }
+    return top;
+}
 
 namespace detail {
 
