@@ -68,6 +68,34 @@ void emit_rules(std::ostream& o, const rt::FieldDesc& f, const std::string& base
       << f.path << "\n";
 }
 
+// An encoding as an initializer: {kind, width, restore, value, stride, section[, pool, feed]}.
+void emit_encoding(std::ostream& o, const rt::Encoding& e) {
+    o << "{" << cpp_enum(interp_enums, e.kind) << ", " << e.width << ", " << e.restore << ", " << e.value << "u, "
+      << signed_literal(e.stride) << ", " << unsigned(e.section);
+    // Pools are rare: tables without them print as before.
+    if (e.pool != 0 || e.feed != 0) o << ", " << unsigned(e.pool) << ", " << unsigned(e.feed);
+    o << "}";
+}
+
+// A record's variants, if it has any: "<base>_variants", each variant's encodings "<base>_variant<k>".
+void emit_variants(std::ostream& o, const rt::RecordDesc& r, const std::string& base) {
+    for (std::uint32_t k = 0; k < r.variant_count; ++k) {
+        o << "inline constexpr rt::Encoding " << base << "_variant" << k << "[] = {  // " << r.variants[k].name << "\n";
+        for (std::uint32_t i = 0; i < r.field_count; ++i) {
+            o << "    ";
+            emit_encoding(o, r.variants[k].fields[i]);
+            o << ",\n";
+        }
+        o << "};\n";
+    }
+    if (r.variant_count == 0) return;
+    o << "inline constexpr rt::VariantDesc " << base << "_variants[] = {";
+    for (std::uint32_t k = 0; k < r.variant_count; ++k) {
+        o << (k ? ", " : "") << "{" << literal(r.variants[k].name) << ", " << base << "_variant" << k << "}";
+    }
+    o << "};\n";
+}
+
 void emit_fields(std::ostream& o, const rt::RecordDesc& r, const std::string& base) {
     for (std::uint32_t i = 0; i < r.field_count; ++i) {
         if (r.fields[i].rules) emit_rules(o, r.fields[i], base, i);
@@ -75,14 +103,9 @@ void emit_fields(std::ostream& o, const rt::RecordDesc& r, const std::string& ba
     o << "inline constexpr rt::FieldDesc " << base << "_fields[] = {\n";
     for (std::uint32_t i = 0; i < r.field_count; ++i) {
         const rt::FieldDesc& f = r.fields[i];
-        const rt::Encoding& e = f.initial;
         o << "    {" << literal(f.path) << ", " << cpp_enum(type_enums, f.type) << ", " << unsigned(f.scale) << ", "
-          << (f.width_from == rt::no_field ? "rt::no_field" : std::to_string(f.width_from)) << ", {"
-          << cpp_enum(interp_enums, e.kind) << ", " << e.width << ", " << e.restore << ", " << e.value << "u, "
-          << signed_literal(e.stride) << ", " << unsigned(e.section);
-        // Pools are rare: tables without them print as before.
-        if (e.pool != 0 || e.feed != 0) o << ", " << unsigned(e.pool) << ", " << unsigned(e.feed);
-        o << "}";
+          << (f.width_from == rt::no_field ? "rt::no_field" : std::to_string(f.width_from)) << ", ";
+        emit_encoding(o, f.initial);
         if (f.rules || f.fixed) o << ", " << (f.rules ? "&" + base + "_rules" + std::to_string(i) : "nullptr");  // most fields have none
         if (f.fixed) o << ", true, " << f.fixed_value << "u";
         o << "},\n";
@@ -107,6 +130,7 @@ void emit_records(std::ostream& o, const rt::DtdDesc& dtd) {
         const std::string base = table_base(r, slot);
         emit_fields(o, r, base);
         emit_layout(o, r, base);
+        emit_variants(o, r, base);
     }
     o << "\ninline constexpr rt::RecordDesc records[] = {\n";
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
@@ -114,7 +138,9 @@ void emit_records(std::ostream& o, const rt::DtdDesc& dtd) {
         const std::string base = table_base(r, slot);
         o << "    {" << literal(r.name) << ", " << r.tag << "u, " << unsigned(r.section) << ", "
           << cpp_enum(predefined_enums, r.predefined) << ", " << base << "_fields, " << r.field_count << ", " << base
-          << "_layout, " << r.layout_count << "},\n";
+          << "_layout, " << r.layout_count;
+        if (r.variant_count) o << ", " << base << "_variants, " << r.variant_count;
+        o << "},\n";
     }
     o << "};\n";
 }

@@ -160,8 +160,16 @@ struct NativeBlock {
     std::vector<NativeSetting> settings;
 };
 
+// `variant NAME { record.field.property = value; ... }`: other encodings of
+// the records it names, for which generated code is specialized.
+struct Variant {
+    Name name;
+    std::vector<Property> properties;
+};
+
 struct Dtd {
     std::shared_ptr<const SourceFile> source;
+    std::vector<Variant> variants;
     std::vector<TextBlock> text_blocks;
     std::vector<NativeBlock> native_blocks;
     std::vector<RecordDef> records;

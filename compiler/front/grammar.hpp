@@ -163,11 +163,20 @@ struct native_close : one<'}'> {};
 struct native_def : seq<native_keyword, sep, opt<native_form_name, sep>, one<'{'>, sep,
                         star<not_at<one<'}'>>, not_at<eof>, must<native_item>, sep>, must<native_close>> {};
 
+// ---- encoding variants: `variant narrow { alloc.size.width = 2; ... }` ----------
+struct variant_keyword : TAO_PEGTL_KEYWORD("variant") {};
+struct variant_name : identifier {};
+struct variant_item : property_def {};
+struct variant_close : one<'}'> {};
+// As for `text`: `variant : ...` and `variant.width` stay a record and a property.
+struct variant_def : seq<variant_keyword, sep, variant_name, sep, one<'{'>, sep,
+                         star<not_at<one<'}'>>, not_at<eof>, must<variant_item>, sep>, must<variant_close>> {};
+
 // ---- the whole DTD ----------------------------------------------------------
 // A DTD is `sep (global_item sep)* eof`. The parser matches it one item at a
 // time, so the parse tree never holds more than one item of a DTD that may be
 // megabytes long; an empty match means the end of the input.
-struct global_item : sor<section_def, text_def, native_def, property_def, record_def, stray_name> {};
+struct global_item : sor<section_def, text_def, native_def, variant_def, property_def, record_def, stray_name> {};
 struct dtd_item : seq<sep, opt<not_at<eof>, must<global_item>>> {};
 
 // ---- error messages, one for every rule used under must<> ------------------------
@@ -215,6 +224,9 @@ template <> inline constexpr const char* errors::message<native_ctype> = "expect
 template <> inline constexpr const char* errors::message<sizeof_close> = "expected ')' after the C type's name";
 template <> inline constexpr const char* errors::message<native_next_number> = "expected a number after ','";
 template <> inline constexpr const char* errors::message<native_close> = "expected '}' to end the native block";
+template <> inline constexpr const char* errors::message<variant_item> =
+    "expected a property 'record.field.width = N;' or 'record.field.interpretation = ...;' or '}'";
+template <> inline constexpr const char* errors::message<variant_close> = "expected '}' to end the variant";
 template <> inline constexpr const char* errors::message<semicolon> = "expected ';' after the property value";
 template <> inline constexpr const char* errors::message<block_item> = "expected a property 'field.property = value;' or '}'";
 template <> inline constexpr const char* errors::message<block_close> = "expected '}' to end the property block";
@@ -232,7 +244,7 @@ template <> inline constexpr const char* errors::message<section_item> =
     "expected a record definition 'name : field', a property 'field.property = value;' or '}' to end the section";
 template <> inline constexpr const char* errors::message<section_close> = "expected '}' to end the section";
 template <> inline constexpr const char* errors::message<global_item> =
-    "expected a record definition 'name : field', a property 'field.property = value;', a section or a text block";
+    "expected a record definition 'name : field', a property 'field.property = value;', a section, a text block or a variant";
 
 template <typename Rule>
 using control = must_if<errors>::control<Rule>;

@@ -32,7 +32,7 @@ using selector = pegtl::parse_tree::selector<
         g::text_setting_name, g::text_item, g::chars_arg, g::text_setting_value, g::native_def, g::native_item,
         g::native_setting_name, g::native_word, g::native_form_name, g::native_sizeof, g::native_ctype, g::native_numbers,
         g::native_number, g::native_next_number, g::name_list, g::named_value, g::named_value_name, g::named_value_number,
-        g::order_value, g::order_kind, g::order_global>>;
+        g::order_value, g::order_kind, g::order_global, g::variant_def, g::variant_name, g::variant_item>>;
 
 // Counts how deeply fields nest and refuses to go past the limit.
 struct field_depth_guard : pegtl::maybe_nothing {
@@ -70,6 +70,8 @@ public:
             out.text_blocks.push_back(text_block(item));
         } else if (item.is_type<g::native_def>()) {
             out.native_blocks.push_back(native_block(item));
+        } else if (item.is_type<g::variant_def>()) {
+            out.variants.push_back(variant(item));
         } else if (item.is_type<g::property_def>()) {
             out.properties.push_back(property(item));
         } else {
@@ -292,6 +294,13 @@ private:
     }
 
     ast::RecordDef record(const Node& n) { return record_parts(*n.children[0], n, 1); }
+
+    ast::Variant variant(const Node& n) {
+        ast::Variant out;
+        out.name = name(*n.children[0]);
+        for (std::size_t i = 1; i < n.children.size(); ++i) out.properties.push_back(property(*n.children[i]));
+        return out;
+    }
 
     ast::Section section(const Node& n) {
         ast::Section out;

@@ -4,6 +4,7 @@
 //   resolve_expand   one record's definitions expanded into a field tree    -> Expansion
 //   resolve_blocks   each definition's '{ ... }' checked once, then applied -> Blocks
 //   resolve_fields   each field's type, width, interpretation, scale, text  -> ir::Record
+//   resolve_variants each variant's encodings of a record                  -> ir::Variant
 //   resolve_checks   tags, and what is never used
 //
 // A definition used by many records is expanded into each of them (its fields
@@ -275,6 +276,18 @@ struct ResolvedFields {
 };
 
 ResolvedFields resolve_fields(Expansion& x, const ir::Schema& schema, Reporter& report);
+
+// ---- variants -------------------------------------------------------------------
+
+// The variants of the trace record `x`, whose fields resolved without error:
+// for each variant with properties that name the record, its fields resolved
+// again with those properties over the record's blocks. Adds the properties
+// it reads to `used`.
+std::vector<ir::Variant> resolve_variants(Expansion& x, const std::vector<ast::Variant>& variants, const ir::Schema& schema,
+                                          std::unordered_set<const ast::Property*>& used, Reporter& report);
+// A variant's property that no record read names no record of the trace.
+void check_variant_targets(const std::vector<ast::Variant>& variants, const std::unordered_set<const ast::Property*>& used,
+                           const ir::Schema& schema, Reporter& report);
 
 // ---- checks across records ------------------------------------------------------
 

@@ -25,6 +25,7 @@ public:
                 if (trace_tag(*def)) build_record(*def, *scope, true);
             }
         }
+        check_variant_targets(dtd_.variants, variant_properties_, schema_, report_);
         check_unused_records();
         check_tags(tag_sites_, scopes_, report_);
         check_unused_properties(scopes_, report_);
@@ -65,7 +66,10 @@ private:
         ResolvedFields fields = resolve_fields(x, schema_, report_);
         if (!pool_at_) pool_at_ = fields.pool_at;
         if (!table_at_) table_at_ = fields.table_at;
-        if (fields.ok && tag) add_record(def, scope, *tag, blocks, std::move(fields));
+        if (!fields.ok || !tag) return;
+        std::vector<ir::Variant> variants;
+        if (!scope.predefined) variants = resolve_variants(x, dtd_.variants, schema_, variant_properties_, report_);
+        add_record(def, scope, *tag, blocks, std::move(fields), std::move(variants));
     }
 
     // A record that cannot be resolved still reads the scope properties its fields are named by.
@@ -74,8 +78,9 @@ private:
     }
 
     void add_record(const ast::RecordDef& def, const Scope& scope, std::uint64_t tag, const Blocks& blocks,
-                    ResolvedFields fields) {
+                    ResolvedFields fields, std::vector<ir::Variant> variants) {
         ir::Record record;
+        record.variants = std::move(variants);
         record.name = def.name.text;
         record.tag = tag;
         record.section = scope.number;
@@ -197,6 +202,7 @@ private:
     ir::Schema schema_;
     Scopes scopes_;
     UsedRecords used_records_;
+    std::unordered_set<const ast::Property*> variant_properties_;  // the variants' properties some record read
     CheckedDefinitions checked_;
     std::vector<TagSite> tag_sites_;
     std::vector<RecordTextSites> text_sites_;  // parallel to schema_.records

@@ -114,6 +114,24 @@ json layout(const Record& r, const std::vector<LayoutItem>& items) {
     return out;
 }
 
+// A record's variants: each field whose encoding differs from the record's own.
+json variants(const Record& r) {
+    json out = json::array();
+    for (const Variant& v : r.variants) {
+        json fields = json::array();
+        for (const Field& f : r.fields) {
+            const VariantField& e = v.fields[f.index];
+            if (e == VariantField{f.width, f.restore_width, f.interpretation}) continue;
+            Field changed = f;
+            changed.interpretation = e.interpretation;
+            fields.push_back({{"index", f.index}, {"path", f.path}, {"width", e.width}, {"restoreWidth", e.restore_width},
+                              {"interpretation", interpretation(changed)}});
+        }
+        out.push_back({{"name", v.name}, {"fields", std::move(fields)}});
+    }
+    return out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const Schema& schema) {
@@ -128,6 +146,7 @@ nlohmann::ordered_json to_json(const Schema& schema) {
         if (r.mnemonic) rec["mnemonic"] = *r.mnemonic;
         if (r.code) rec["code"] = *r.code;
         rec["fields"] = layout(r, r.layout);
+        if (!r.variants.empty()) rec["variants"] = variants(r);
         records.push_back(std::move(rec));
     }
     out["records"] = std::move(records);

@@ -97,6 +97,22 @@ struct Field {
     FieldRules rules;
 };
 
+// A field's encoding in a variant (Record::variants): what metadata may set.
+struct VariantField {
+    std::uint32_t width = 0;
+    std::uint32_t restore_width = 0;
+    Interpretation interpretation;
+
+    bool operator==(const VariantField&) const = default;
+};
+
+// `variant NAME { ... }`: other encodings of a record's fields, for which
+// generated code has a path of its own (docs/dtd-language.md, "Variants").
+struct Variant {
+    std::string name;
+    std::vector<VariantField> fields;  // indexed like Record::fields
+};
+
 // How a native form stores a field (rt::NativeKind says what each kind means).
 struct NativeField {
     std::uint32_t width = 0;  // bytes; 0 for implied, and for bytes whose length field gives it
@@ -125,6 +141,7 @@ struct Record {
     std::optional<std::uint64_t> code;
     // Per native form (Schema::native), how it stores each field; empty for the predefined records.
     std::vector<std::vector<NativeField>> native;
+    std::vector<Variant> variants;  // in the DTD's order
 };
 
 struct Section {

@@ -9,10 +9,10 @@ namespace metatf::lower {
 
 namespace {
 
-rt::Encoding initial_encoding(const ir::Field& f) {
-    const ir::Interpretation& in = f.interpretation;
-    return {in.kind, f.width, f.restore_width, in.value, in.stride, in.section, in.pool, f.feed};
+rt::Encoding encoding(std::uint32_t width, std::uint32_t restore, const ir::Interpretation& in, std::uint8_t feed) {
+    return {in.kind, width, restore, in.value, in.stride, in.section, in.pool, feed};
 }
+rt::Encoding initial_encoding(const ir::Field& f) { return encoding(f.width, f.restore_width, f.interpretation, f.feed); }
 
 // The nested layout as a flat program. The tag (field 0) is read before the
 // program starts, so it has no step.
@@ -44,6 +44,8 @@ struct LoweredDtd::Storage {
         std::vector<rt::FieldDesc> fields;
         std::vector<rt::LayoutStep> layout;
         std::vector<rt::TextFieldDesc> text;
+        std::deque<std::vector<rt::Encoding>> variant_fields;  // per variant
+        std::vector<rt::VariantDesc> variants;
     };
     struct RuleTables {
         std::vector<rt::NamedValue> names;
@@ -118,8 +120,14 @@ void LoweredDtd::Storage::add_record(const ir::Record& r) {
                           f.text.before ? keep(*f.text.before) : nullptr, keep(f.text.after)});
     }
     layout_steps(r.layout, t.layout);
+    for (const ir::Variant& v : r.variants) {
+        auto& encodings = t.variant_fields.emplace_back();
+        for (const ir::VariantField& f : v.fields) encodings.push_back(encoding(f.width, f.restore_width, f.interpretation, 0));
+        t.variants.push_back({keep(v.name), encodings.data()});
+    }
     records.push_back({keep(r.name), r.tag, r.section, r.predefined, t.fields.data(), count(t.fields.size()),
-                       t.layout.data(), count(t.layout.size())});
+                       t.layout.data(), count(t.layout.size()), t.variants.empty() ? nullptr : t.variants.data(),
+                       count(t.variants.size())});
 }
 
 const rt::FieldRules* LoweredDtd::Storage::add_rules(const ir::FieldRules& r) {

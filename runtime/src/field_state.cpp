@@ -14,11 +14,6 @@ FieldState FieldState::initial(const FieldDesc& d) {
     return s;
 }
 
-bool stores_signed(Type t, Interp k) {
-    if (k == Interp::section_offset || k == Interp::live) return false;
-    return t == Type::signed_int || k == Interp::base_offset || k == Interp::delta;
-}
-
 void FieldState::derive() {
     const bool sign = stores_signed(desc->type, kind);
     mask = width >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * width)) - 1;
@@ -40,6 +35,33 @@ std::optional<std::uint32_t> fixed_width(const FieldState* fields, const FieldSt
 }
 
 }  // namespace
+
+namespace {
+
+bool same_layout(const FieldState& now, const Encoding& e) {
+    // A pool matters under live only, which no variant has; a feed under any interpretation.
+    if (now.kind != e.kind || now.width != e.width || now.unit != 1 || now.feed != 0) return false;
+    switch (e.kind) {
+        case Interp::default_value:
+        case Interp::base_offset: return now.value == e.value;
+        case Interp::stride: return now.stride == e.stride;
+        case Interp::section_offset: return now.section == e.section;
+        default: return true;
+    }
+}
+
+}  // namespace
+
+int variant_of(const RecordDesc& r, const RecordPlan& plan, const FieldState* fields) {
+    if (!plan.usable || plan.pools) return -1;
+    for (std::uint32_t v = 0; v < r.variant_count; ++v) {
+        const Encoding* e = r.variants[v].fields;
+        bool same = true;
+        for (std::uint32_t i = 0; i < r.field_count && same; ++i) same = same_layout(fields[i], e[i]);
+        if (same) return static_cast<int>(v);
+    }
+    return -1;
+}
 
 std::uint32_t group_end(const RecordDesc& r, std::uint32_t step) {
     for (std::uint32_t depth = 0;; ++step) {

@@ -139,6 +139,7 @@ void TraceReader::attach(const DtdDesc& own) {
     initial_.assign(dtd.record_count, 0);
     tag_width_ = dtd.tag_width;
     plans_.resize(dtd.record_count);
+    variants_.resize(dtd.record_count);
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) set_plan(i);
     reset_initial();
     enter_section(0);
@@ -209,7 +210,7 @@ void TraceReader::reset_initial() {
 // current section (below 64) whose record is a user record still in its
 // initial layout, or one whose layout has a plan that fits the window.
 void TraceReader::update_fast_tags() {
-    fast_tags_ = planned_tags_ = 0;
+    fast_tags_ = planned_tags_ = variant_tags_ = 0;
     for (std::size_t tag = 0; tag < std::min<std::size_t>(64, tag_table_size_); ++tag) update_fast_tag(tag);
 }
 
@@ -217,18 +218,23 @@ void TraceReader::update_fast_tag(std::size_t tag) {
     const std::uint64_t bit = std::uint64_t(1) << tag;
     fast_tags_ &= ~bit;
     planned_tags_ &= ~bit;
+    variant_tags_ &= ~bit;
     const std::int32_t slot = tag_table_[tag];
     if (slot < 0 || dtd_->records[slot].predefined != Predefined::none) return;
     const auto s = static_cast<std::size_t>(slot);
     const RecordPlan& plan = plans_[s];
     if (initial_[s]) fast_tags_ |= bit;
-    if (plan.usable && tag_width_ + plan.size + 8 <= fast_window_) planned_tags_ |= bit;
+    if (!plan.usable || tag_width_ + plan.size + 8 > fast_window_) return;
+    planned_tags_ |= bit;
+    if (variants_[s] >= 0) variant_tags_ |= bit;
 }
 
 // The plan of `slot` under its current encodings.
 void TraceReader::set_plan(std::uint32_t slot) {
     widen_window(plans_[slot] = make_plan(dtd_->records[slot], states_[slot].data(), header_.order == ByteOrder::little));
+    variants_[slot] = variant_of(dtd_->records[slot], plans_[slot], states_[slot].data());
 }
+
 
 // The fast window grows to hold a planned record and its slack, up to a
 // bound past which such records take the path that tests their length.
@@ -733,6 +739,7 @@ MetadataChange TraceReader::read_metadata() {
     m.constants_kept = update_plan(plans_[m.slot], dtd_->records[m.slot], states_[m.slot].data(), m.field, m.op, old_width,
                                    header_.order == ByteOrder::little);
     widen_window(plans_[m.slot]);
+    variants_[m.slot] = variant_of(dtd_->records[m.slot], plans_[m.slot], states_[m.slot].data());
     initial_[m.slot] = 0;
     const std::uint64_t tag = dtd_->records[m.slot].tag;
     if (tag < std::min<std::size_t>(64, tag_table_size_)) update_fast_tag(tag);

@@ -86,6 +86,8 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     const bool native = (options_.order == ByteOrder::little) == (std::endian::native == std::endian::little);
     initial_.assign(dtd.record_count, native);
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) plans_.push_back(make_plan(dtd.records[i], states_[i].data(), options_.order == ByteOrder::little));
+    variants_.resize(dtd.record_count);
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) variants_[i] = variant_of(dtd.records[i], plans_[i], states_[i].data());
     sections_.resize(256);
     sections_[0] = std::make_unique<SectionOut>();
     for (std::uint32_t i = 0; i < dtd_.section_count; ++i) sections_[dtd_.sections[i].number] = std::make_unique<SectionOut>();
@@ -350,6 +352,7 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
     s = changed;
     initial_[slot] = 0;
     update_plan(plans_[slot], r, states_[slot].data(), field, op, old_width, options_.order == ByteOrder::little);
+    variants_[slot] = variant_of(dtd_.records[slot], plans_[slot], states_[slot].data());
     begin_record(predefined_slot_[static_cast<int>(Predefined::metadata)]);
     put_metadata([this](std::uint64_t v, unsigned width) { append_raw(v, width); },
                  MetadataParts{r.tag, field, static_cast<std::uint64_t>(op), a, b}, dtd_.tag_width, word);
@@ -388,5 +391,6 @@ void TraceWriter::close() {
     }
     closed_ = true;
 }
+
 
 }  // namespace metatf::rt

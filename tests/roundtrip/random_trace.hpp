@@ -4,6 +4,8 @@
 // exactly what was written.
 #pragma once
 
+#include <algorithm>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <random>
@@ -15,7 +17,9 @@
 
 #include <doctest/doctest.h>
 
+#include <metatf/generic.hpp>
 #include <metatf/reader.hpp>
+#include <metatf/typed.hpp>
 #include <metatf/writer.hpp>
 
 namespace metatf::test {
@@ -142,6 +146,11 @@ struct TraceShape {
     rt::WriterOptions options;
     int steps = 2000;
     std::uint64_t seed = 1;
+    // Percent of the metadata steps of a record type with variants that set
+    // one of them in full (RecordDesc::variants).
+    unsigned steer_to_variants = 0;
+    // Read the trace a third time with the DTD-driven decoder (decode_generic).
+    bool generic_check = false;
 };
 
 // Writes a random trace with the generated Writer of `Codec`'s namespace and
@@ -199,9 +208,11 @@ public:
             ++k;
         });
         CHECK(k == written_.size());
+        if (shape_.generic_check) check_generic(path);
     }
 
     std::size_t records_read = 0;
+    std::size_t variant_records = 0;  // written while their type's encodings were a variant
 
 private:
     template <typename T>
@@ -223,6 +234,39 @@ private:
             CHECK(got.b == want.b);
         } else {
             CHECK(got == want);
+        }
+    }
+
+    // The DTD-driven decoder, which shares no code with the generated
+    // reader's paths, must find the values that were written.
+    void check_generic(const std::string& path) {
+        rt::TraceReader reader(path, dtd_);
+        rt::GenericRecord got;
+        std::size_t n = 0;
+        while (reader.begin_record()) {
+            rt::decode_generic(reader, got);
+            INFO("record " << n << " decoded generically");
+            REQUIRE(n < written_.size());
+            REQUIRE(got.slot == written_[n].index());
+            std::visit([&](const auto& want) { compare_generic(got, want); }, written_[n]);
+            ++n;
+        }
+        CHECK(n == written_.size());
+    }
+
+    template <typename T>
+    void compare_generic(const rt::GenericRecord& got, const T& want) {
+        if constexpr (rt::detail::UserRecord<T>) {
+            std::vector<rt::GenericValue> expected;
+            rt::detail::members(want, rt::detail::ToGeneric{expected});
+            REQUIRE(got.values.size() == expected.size());
+            for (std::size_t i = 0; i < expected.size(); ++i) {
+                const rt::GenericValue &g = got.values[i], &e = expected[i];
+                CHECK(g.field == e.field);
+                CHECK(g.integer == e.integer);
+                CHECK(std::memcmp(&g.real, &e.real, sizeof(double)) == 0);
+                CHECK(std::ranges::equal(g.bytes, e.bytes));
+            }
         }
     }
 
@@ -271,6 +315,7 @@ private:
         const std::uint32_t slot = slots[random_.below(slots.size())];
         const rt::RecordDesc& r = dtd_.records[slot];
         if (r.field_count < 2) return;  // only the tag (PTF's gr, ts, te): nothing to change
+        if (r.variant_count != 0 && random_.chance(shape_.steer_to_variants)) return steer(w, slot);
         const auto sizing = sizing_fields(r);
         const std::uint32_t field = 1 + static_cast<std::uint32_t>(random_.below(r.field_count - 1));
         const rt::FieldState& s = w.runtime().states(slot)[field];
@@ -329,13 +374,43 @@ private:
                 }
             }
         }
+        announce(w, slot, field, op, a, b);
+    }
+
+    // Writes the metadata record `op` of `field` and remembers it.
+    void announce(Writer& w, std::uint32_t slot, std::uint32_t field, rt::MetaOp op, std::uint64_t a, std::uint64_t b) {
+        const auto type = static_cast<RecordType>(slot);
         if (op == rt::MetaOp::width) {
-            w.set_width(static_cast<RecordType>(slot), field, static_cast<std::uint32_t>(a));
+            w.set_width(type, field, static_cast<std::uint32_t>(a));
+        } else if (op == rt::MetaOp::unit) {
+            w.set_unit(type, field, a);
         } else {
-            w.set_interpretation(static_cast<RecordType>(slot), field, op, a, static_cast<std::int64_t>(b));
+            w.set_interpretation(type, field, op, a, static_cast<std::int64_t>(b));
         }
-        written_.push_back(Any(std::in_place_type<Metadata>, Metadata{static_cast<RecordType>(slot), field, op, a,
-                                                                      op == rt::MetaOp::stride || op == rt::MetaOp::section_stride ? b : 0}));
+        const bool two = op == rt::MetaOp::stride || op == rt::MetaOp::section_stride;
+        written_.push_back(Any(std::in_place_type<Metadata>, Metadata{type, field, op, a, two ? b : 0}));
+    }
+
+    // The metadata that makes record type `slot` one of its variants: for
+    // each field that differs, no feed, unit 1, the variant's interpretation
+    // and its width.
+    void steer(Writer& w, std::uint32_t slot) {
+        const rt::RecordDesc& r = dtd_.records[slot];
+        const auto k = static_cast<std::uint32_t>(random_.below(r.variant_count));
+        for (std::uint32_t f = 1; f < r.field_count; ++f) {
+            const rt::Encoding& e = r.variants[k].fields[f];
+            const rt::FieldState& s = w.runtime().states(slot)[f];
+            if (s.feed != 0) announce(w, slot, f, rt::MetaOp::feed, 0, 0);
+            if (s.unit != 1) announce(w, slot, f, rt::MetaOp::unit, 1, 0);
+            const bool same = s.kind == e.kind && s.value == e.value && s.stride == e.stride && s.section == e.section;
+            if (!same) announce(w, slot, f, rt::op_of(e.kind), e.kind == rt::Interp::section_offset ? e.section : e.value, static_cast<std::uint64_t>(e.stride));
+            if (rt::stores_bytes(e.kind) && r.fields[f].width_from == rt::no_field && s.width != e.width) {
+                announce(w, slot, f, rt::MetaOp::width, e.width, 0);
+            }
+        }
+        // Variants need a trace in the machine's (little-endian) byte order.
+        const bool native = shape_.options.order == rt::ByteOrder::little;
+        REQUIRE(w.runtime().variant(slot) == (native ? static_cast<int>(k) : -1));
     }
 
     // A field whose value the DTD fixes: a width that holds the value, a
@@ -385,6 +460,7 @@ private:
                           w.runtime().pools());
             T record{};
             visit_fields(record, filler);
+            variant_records += w.runtime().variant(slot) >= 0;
             w.write(record);
             written_.push_back(Any(std::in_place_type<T>, record));
         }

@@ -80,6 +80,16 @@ struct LayoutStep {
     std::uint32_t index;  // field: the field; repeat: the count field; end: unused
 };
 
+// Other encodings of a record's fields that the DTD names (`variant NAME
+// { ... }`): generated code reads and writes a record whose encodings metadata
+// has made equal to a variant's with that variant's layout, known when the
+// header is compiled (see same_layout() in field_state.hpp). Not part of the
+// fingerprint: variants change no trace.
+struct VariantDesc {
+    const char* name;
+    const Encoding* fields;  // per field of the record
+};
+
 struct RecordDesc {
     const char* name;
     std::uint64_t tag;
@@ -89,6 +99,8 @@ struct RecordDesc {
     std::uint32_t field_count;
     const LayoutStep* layout;
     std::uint32_t layout_count;
+    const VariantDesc* variants = nullptr;
+    std::uint32_t variant_count = 0;
 };
 
 struct SectionDesc {

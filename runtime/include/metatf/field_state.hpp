@@ -26,7 +26,10 @@ struct FieldPlan {
 };
 
 // Whether the bytes a field of type `t` stores under `k` are a signed integer.
-bool stores_signed(Type t, Interp k);
+constexpr bool stores_signed(Type t, Interp k) {
+    if (k == Interp::section_offset || k == Interp::live) return false;
+    return t == Type::signed_int || k == Interp::base_offset || k == Interp::delta;
+}
 
 // The unit (Encoding::unit) scales the stored integer of these interpretations
 // only: default and stride store none, and a live count, a section offset and
@@ -84,6 +87,14 @@ struct RecordPlan {
     std::uint64_t live = 0;     // bit i: field i is live
     std::uint64_t feeds = 0;    // bit i: field i feeds a pool
 };
+
+// The variant of `r` (RecordDesc::variants) whose layout the record has under
+// the encodings `fields` and their `plan`, or -1: the plan is usable and has
+// no pools, and every field has the variant's interpretation
+// and width, unit 1, no feed, and the constants the layout builds in (a
+// default value, a base, a stride, a section). Delta's initial value is not
+// one: it only starts the field's running value.
+int variant_of(const RecordDesc& r, const RecordPlan& plan, const FieldState* fields);
 
 // Whether a group whose count is field `count` repeats no time in any record:
 // the count is fixed at 0.

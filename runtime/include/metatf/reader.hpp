@@ -128,6 +128,7 @@ public:
         std::size_t tag_count;
         std::uint64_t fast_tags;   // bit `tag` (below 64): see fast()
         std::uint64_t planned_tags;  // bit `tag` (below 64): see planned()
+        std::uint64_t variant_tags;  // bit `tag` (below 64): see variant()
 
         // Whether the record at pos (before limit), whose tag is `tag` (below 64), can be
         // read in the DTD's initial layout: the tag names a user record of the
@@ -139,14 +140,20 @@ public:
         // whose plan is usable and fits the fast window with the 8 bytes of slack
         // of plan_read()'s wide loads. (Generated code tests fast() first.)
         bool planned(std::uint64_t tag) const { return (planned_tags >> tag & 1) != 0; }
+        // Whether that planned record's encodings are one of its DTD's
+        // variants now (TraceReader::variant() says which).
+        bool variant(std::uint64_t tag) const { return (variant_tags >> tag & 1) != 0; }
         // The slot of `tag` in the current section, -1 if none (or too large for the table).
         std::int64_t slot_of(std::uint64_t tag) const { return tag < tag_count ? tags[tag] : -1; }
     };
-    Run run() const { return {pos_, limit_, end_, tag_table_, tag_table_size_, fast_tags_, planned_tags_}; }
+    Run run() const { return {pos_, limit_, end_, tag_table_, tag_table_size_, fast_tags_, planned_tags_, variant_tags_}; }
     // A record type whose layout is fixed now (see RecordPlan): a record of
     // it at run.pos is read with plan_read() when its size and the 8 bytes of
     // slack of plan_read()'s wide loads fit in the chunk.
     const RecordPlan& plan(std::uint32_t slot) const { return plans_[slot]; }
+    // The variant (RecordDesc::variants) a record type's encodings are now,
+    // if its plan is usable and has no pools; else -1.
+    int variant(std::uint32_t slot) const { return variants_[slot]; }
     // Begins the record at run.pos, whose tag the caller has looked up with
     // run.slot_of(): `slot`. The field primitives then read its fields.
     void begin_record(const Run& run, std::uint32_t slot) {
@@ -264,6 +271,8 @@ private:
     std::vector<RecordPlan> plans_;                // per slot: see plan()
     std::uint64_t fast_tags_ = 0;                  // for run(): tags below 64 whose slot is initial here
     std::uint64_t planned_tags_ = 0;               // for run(): see Run::planned()
+    std::uint64_t variant_tags_ = 0;               // for run(): see Run::variant()
+    std::vector<int> variants_;                    // per slot: see variant()
     void set_plan(std::uint32_t slot);
     void widen_window(const RecordPlan& plan);
     void reset_initial();  // every slot initial if the byte order is the machine's

@@ -4,10 +4,12 @@
 // names them and switches on tags; TypedReader<Codec> and TypedWriter<Codec>
 // read and write those structs through TraceReader and TraceWriter.
 //
-// Three ways to a record, chosen per record type at run time:
+// Four ways to a record, chosen per record type at run time:
 //  - initial: the DTD's own layout, known when the header is compiled: loads
-//    and stores at constant offsets (detail::Initial, from the constexpr
+//    and stores at constant offsets (detail::Fixed, from the constexpr
 //    descriptor);
+//  - a variant: encodings the DTD names (`variant NAME { ... }`) that metadata
+//    has set: constant offsets and widths as well (detail::Fixed);
 //  - planned: a layout metadata has changed but that is still fixed: the
 //    FieldPlan arithmetic at the offsets of the RecordPlan (field_state.hpp);
 //  - general: anything else (repeated groups, lengths read from the record,
@@ -108,12 +110,6 @@ struct Desc {
     // group and no fixed value.
     static constexpr bool plannable = flat() && !has_fixed();
 
-    // The bytes field `i` takes in the initial layout, if that is fixed.
-    static constexpr std::uint32_t initial_width(std::uint32_t i) {
-        const FieldDesc& f = record.fields[i];
-        if (f.width_from == no_field) return f.initial.width;
-        return static_cast<std::uint32_t>(record.fields[f.width_from].initial.value);
-    }
     static constexpr bool initial_fixed(std::uint32_t i) {
         const FieldDesc& f = record.fields[i];
         const Interp k = f.initial.kind;
@@ -133,102 +129,171 @@ struct Desc {
         return true;
     }
     static constexpr bool fast = initial();
-    // Where field `i` starts in the initial layout, after the tag.
-    static constexpr std::uint32_t initial_offset(std::uint32_t i) {
-        std::uint32_t offset = 0;
-        for (std::uint32_t s = 0; s < record.layout_count && record.layout[s].index != i; ++s) {
-            offset += initial_width(record.layout[s].index);
+    static constexpr std::uint32_t variant_count = record.variant_count;
+};
+
+// ---- fixed layouts: the initial one and the DTD's variants ---------------------------------
+
+// A layout known when the header is compiled: the record's initial encodings
+// (V = -1, used only where they need no state: Desc::fast) or those of its
+// variant V. Offsets and widths are constants; so are the default values,
+// bases and strides, and a field's running value is its FieldState::previous.
+template <typename D, int V>
+struct Fixed {
+    static constexpr bool stateless = V < 0;
+    static constexpr const Encoding& encoding(std::uint32_t i) {
+        if constexpr (V < 0) {
+            return D::record.fields[i].initial;
+        } else {
+            return D::record.variants[V].fields[i];
         }
-        return offset;
     }
-    static constexpr std::uint32_t initial_size = initial_offset(~std::uint32_t(0));
-    // Whether field `i` takes its value from the record in the initial layout.
-    static constexpr bool initial_stored(std::uint32_t i) {
-        const FieldDesc& f = record.fields[i];
-        return f.initial.kind != Interp::default_value && !(f.type == Type::bytes && initial_width(i) == 0);
+    static constexpr std::uint32_t width(std::uint32_t i) {
+        const std::int32_t from = D::record.fields[i].width_from;
+        return from == no_field ? encoding(i).width : static_cast<std::uint32_t>(encoding(from).value);
+    }
+    // Whether field i takes bytes from the record.
+    static constexpr bool stored(std::uint32_t i) {
+        const Interp k = encoding(i).kind;
+        return k != Interp::default_value && k != Interp::stride && !(D::record.fields[i].type == Type::bytes && width(i) == 0);
+    }
+    // Where field i starts, after the tag.
+    static constexpr std::uint32_t offset(std::uint32_t i) {
+        std::uint32_t at = 0;
+        for (std::uint32_t s = 0; s < D::record.layout_count && D::record.layout[s].index != i; ++s) {
+            at += width(D::record.layout[s].index);
+        }
+        return at;
+    }
+    static constexpr std::uint32_t size = offset(~std::uint32_t(0));
+
+    // An integer field's value from its stored bytes `raw`, and the stored
+    // integer of a value (which the caller checks with fits()).
+    template <std::uint32_t I>
+    static METATF_INLINE std::uint64_t value(std::uint64_t raw, FieldState* s) {
+        constexpr Encoding e = encoding(I);
+        const std::uint64_t n = signed_bytes<I>() ? sign_extend(raw, width(I)) : raw;
+        if constexpr (e.kind == Interp::delta) {
+            return s[I].previous += n;
+        } else if constexpr (e.kind == Interp::base_offset) {
+            return n + e.value;
+        } else {
+            return n;
+        }
+    }
+    template <std::uint32_t I>
+    static METATF_INLINE std::uint64_t stored_of(std::uint64_t value, const FieldState* s) {
+        constexpr Encoding e = encoding(I);
+        if constexpr (e.kind == Interp::delta) {
+            return value - s[I].previous;
+        } else if constexpr (e.kind == Interp::base_offset) {
+            return value - e.value;
+        } else {
+            return value;
+        }
+    }
+    template <std::uint32_t I>
+    static METATF_INLINE bool fits(std::uint64_t stored) {
+        return signed_bytes<I>() ? fits_signed(stored, width(I)) : fits_unsigned(stored, width(I));
+    }
+    template <std::uint32_t I>
+    static constexpr bool signed_bytes() {
+        return stores_signed(D::record.fields[I].type, encoding(I).kind);
     }
 };
 
-// ---- the initial layout: constant offsets and widths -------------------------------------
-
-// Sets the members whose value the initial layout fixes (default values, empty bytes).
-template <typename D>
-struct InitialConstants {
+// Sets the members whose value the layout fixes (default values, empty bytes).
+template <typename L>
+struct FixedConstants {
     template <std::uint32_t I, typename Member>
     METATF_INLINE void field(Index<I>, Member& m) const {
-        if constexpr (!D::initial_stored(I)) {
+        if constexpr (!L::stored(I) && L::encoding(I).kind != Interp::stride) {
             if constexpr (std::is_same_v<Member, Bytes>) {
                 m = Bytes();
             } else {
-                assign(m, D::record.fields[I].initial.value);
+                assign(m, L::encoding(I).value);
             }
         }
     }
 };
 
-// Loads the stored members from p, the byte after the tag.
-template <typename D>
-struct InitialLoad {
+// Loads the other members from p, the byte after the tag.
+template <typename L>
+struct FixedLoad {
     const std::byte* p;
+    FieldState* s;  // the record type's states; unused by the initial layout
 
     template <std::uint32_t I, typename Member>
     METATF_INLINE void field(Index<I>, Member& m) const {
-        if constexpr (D::initial_stored(I)) {
-            constexpr std::uint32_t w = D::initial_width(I), at = D::initial_offset(I);
-            constexpr const FieldDesc& f = D::record.fields[I];
-            if constexpr (f.type == Type::bytes) {
-                m = Bytes(p + at, w);
-            } else if constexpr (f.type == Type::floating) {
-                m = float_from_bits(load_native<w>(p + at), w);
-            } else if constexpr (f.type == Type::signed_int && f.initial.kind != Interp::section_offset) {
-                assign(m, sign_extend(load_native<w>(p + at), w));
-            } else {
-                assign(m, load_native<w>(p + at));
-            }
+        constexpr std::uint32_t w = L::width(I), at = L::offset(I);
+        if constexpr (L::encoding(I).kind == Interp::stride) {
+            assign(m, s[I].previous += static_cast<std::uint64_t>(L::encoding(I).stride));
+        } else if constexpr (!L::stored(I)) {
+        } else if constexpr (std::is_same_v<Member, Bytes>) {
+            m = Bytes(p + at, w);
+        } else if constexpr (std::is_floating_point_v<Member>) {
+            m = float_from_bits(load_native<w>(p + at), w);
+        } else {
+            assign(m, L::template value<I>(load_native<w>(p + at), s));
         }
     }
 };
 
-// Whether a record's values fit its initial layout; the general path reports why not.
-template <typename D>
-struct InitialFits {
+// Whether a record's values fit the layout; the general path reports why not.
+template <typename L>
+struct FixedFits {
+    const FieldState* s;
     bool ok = true;
 
     template <std::uint32_t I, typename Member>
     METATF_INLINE void field(Index<I>, const Member& m) {
-        constexpr const FieldDesc& f = D::record.fields[I];
-        constexpr std::uint32_t w = D::initial_width(I);
-        if constexpr (f.type == Type::bytes) {
-            ok &= m.size() == w;
-        } else if constexpr (!D::initial_stored(I)) {
-            ok &= bits_of(m) == f.initial.value;
-        } else if constexpr (f.type == Type::signed_int && f.initial.kind != Interp::section_offset) {
-            ok &= fits_signed(bits_of(m), w);
-        } else if constexpr (f.type != Type::floating) {
-            ok &= fits_unsigned(bits_of(m), w);
+        constexpr Encoding e = L::encoding(I);
+        if constexpr (std::is_same_v<Member, Bytes>) {
+            ok &= m.size() == L::width(I);
+        } else if constexpr (e.kind == Interp::stride) {
+            ok &= bits_of(m) == s[I].previous + static_cast<std::uint64_t>(e.stride);
+        } else if constexpr (!L::stored(I)) {
+            ok &= bits_of(m) == e.value;
+        } else if constexpr (!std::is_floating_point_v<Member>) {
+            ok &= L::template fits<I>(L::template stored_of<I>(bits_of(m), s));
         }
     }
 };
 
-template <typename D>
-struct InitialStore {
+template <typename L>
+struct FixedStore {
     std::byte* p;
+    FieldState* s;
 
     template <std::uint32_t I, typename Member>
     METATF_INLINE void field(Index<I>, const Member& m) const {
-        if constexpr (D::initial_stored(I)) {
-            constexpr std::uint32_t w = D::initial_width(I), at = D::initial_offset(I);
-            constexpr const FieldDesc& f = D::record.fields[I];
-            if constexpr (f.type == Type::bytes) {
-                std::memcpy(p + at, m.data(), w);
-            } else if constexpr (f.type == Type::floating) {
-                store_native<w>(p + at, float_to_bits(m, w));
-            } else {
-                store_native<w>(p + at, bits_of(m));
-            }
+        constexpr std::uint32_t w = L::width(I), at = L::offset(I);
+        constexpr Interp k = L::encoding(I).kind;
+        if constexpr (k == Interp::stride) {
+            s[I].previous = bits_of(m);
+        } else if constexpr (!L::stored(I)) {
+        } else if constexpr (std::is_same_v<Member, Bytes>) {
+            std::memcpy(p + at, m.data(), w);
+        } else if constexpr (std::is_floating_point_v<Member>) {
+            store_native<w>(p + at, float_to_bits(m, w));
+        } else {
+            store_native<w>(p + at, L::template stored_of<I>(bits_of(m), s));
+            if constexpr (k == Interp::delta) s[I].previous = bits_of(m);
         }
     }
 };
+
+// Calls f.template operator()<Fixed<D, V>>() for the variant `v` of the record.
+template <typename D, typename F>
+METATF_INLINE void with_variant(int v, F&& f) {
+    if constexpr (D::variant_count == 1) {
+        f.template operator()<Fixed<D, 0>>();
+    } else {
+        [&]<int... V>(std::integer_sequence<int, V...>) METATF_LAMBDA_INLINE {
+            ((v == V ? (f.template operator()<Fixed<D, V>>(), true) : false) || ...);
+        }(std::make_integer_sequence<int, static_cast<int>(D::variant_count)>{});
+    }
+}
 
 // ---- a planned layout: FieldPlan arithmetic at the RecordPlan's offsets ----------------------
 
@@ -548,7 +613,7 @@ constexpr std::size_t fast_window(std::index_sequence<I...>) {
     auto widen = [&]<typename Record>(std::type_identity<Record>) {
         if constexpr (UserRecord<Record>) {
             using D = Desc<Codec, Record>;
-            if constexpr (D::fast) window = std::max<std::size_t>(window, D::tag_width + D::initial_size);
+            if constexpr (D::fast) window = std::max<std::size_t>(window, D::tag_width + Fixed<D, -1>::size);
         }
     };
     (widen(std::type_identity<std::tuple_element_t<I, typename Codec::Records>>{}), ...);
@@ -636,7 +701,7 @@ private:
     void set_constants(Record& record) {
         if constexpr (detail::UserRecord<Record>) {
             using D = detail::Desc<Codec, Record>;
-            if constexpr (D::fast) visit_fields(record, detail::InitialConstants<D>{});
+            if constexpr (D::fast) visit_fields(record, detail::FixedConstants<detail::Fixed<D, -1>>{});
             if constexpr (D::plannable) {
                 const RecordPlan& plan = r_.plan(D::slot);
                 if (plan.usable) visit_fields(record, detail::PlanConstants<D>{plan.varying, r_.states(D::slot)});
@@ -675,6 +740,27 @@ private:
             return run.slot_of(tag) == D::slot && plan.usable &&
                    static_cast<std::size_t>(run.end - run.pos) >= tag_width + plan.size + 8;
         }
+    }
+
+    // Whether records of this type may be read in one of the DTD's variants:
+    // the run says so for a tag below 64 (others take the planned path).
+    template <typename Record>
+    static constexpr bool variants_at() {
+        return detail::Desc<Codec, Record>::variant_count > 0 && Record::tag < 64;
+    }
+
+    // Reads the record at `pos`, whose type's encodings are one of its
+    // variants now (Run::variant()); returns where the next begins.
+    template <typename Record>
+    METATF_INLINE const std::byte* read_variant(Record& record, const std::byte* pos) {
+        using D = detail::Desc<Codec, Record>;
+        const std::byte* next = nullptr;
+        detail::with_variant<D>(r_.variant(D::slot), [&]<typename L>() METATF_LAMBDA_INLINE {
+            visit_fields(record, detail::FixedConstants<L>{});
+            visit_fields(record, detail::FixedLoad<L>{pos + tag_width, r_.states(D::slot)});
+            next = pos + tag_width + L::size;
+        });
+        return next;
     }
 
     // Reads the record whose tag is at `pos` with its plan; returns where
@@ -736,8 +822,14 @@ private:
         Record& record = std::get<Record>(records_);
         if constexpr (D::fast) {
             if (initial_at<Record>(run, tag)) {
-                visit_fields(record, detail::InitialLoad<D>{run.pos + tag_width});
-                r_.advance(run.pos + tag_width + D::initial_size, 1);
+                visit_fields(record, detail::FixedLoad<detail::Fixed<D, -1>>{run.pos + tag_width, nullptr});
+                r_.advance(run.pos + tag_width + detail::Fixed<D, -1>::size, 1);
+                return deliver(record, then);
+            }
+        }
+        if constexpr (variants_at<Record>()) {
+            if (run.variant(Record::tag)) {
+                r_.advance(read_variant(record, run.pos), 1);
                 return deliver(record, then);
             }
         }
@@ -769,7 +861,7 @@ private:
         using D = detail::Desc<Codec, Record>;
         if constexpr (D::fast) {
             if (r_.initial(D::slot)) {
-                visit_fields(record, detail::InitialLoad<D>{r_.fixed(D::initial_size)});
+                visit_fields(record, detail::FixedLoad<detail::Fixed<D, -1>>{r_.fixed(detail::Fixed<D, -1>::size), nullptr});
                 return;
             }
         }
@@ -830,9 +922,18 @@ private:
             if (initial_at<Record>(run, tag)) {
                 // In a local, so that its members stay in registers.
                 Record record;
-                visit_fields(record, detail::InitialConstants<D>{});
-                visit_fields(record, detail::InitialLoad<D>{run.pos + tag_width});
-                run.pos += tag_width + D::initial_size;
+                visit_fields(record, detail::FixedConstants<detail::Fixed<D, -1>>{});
+                visit_fields(record, detail::FixedLoad<detail::Fixed<D, -1>>{run.pos + tag_width, nullptr});
+                run.pos += tag_width + detail::Fixed<D, -1>::size;
+                ++records;
+                v(record);
+                return true;
+            }
+        }
+        if constexpr (variants_at<Record>()) {
+            if (run.variant(Record::tag)) {
+                Record record;
+                run.pos = read_variant(record, run.pos);
                 ++records;
                 v(record);
                 return true;
@@ -903,12 +1004,14 @@ public:
         }
         if (!runs_.empty()) adapt(o);
         if constexpr (D::fast) {
-            if (w_.initial(D::slot) && fits<detail::InitialFits<D>>(o, {})) {
-                std::byte* p = w_.reserve_record<D::tag_width>(D::slot, D::initial_size, offset);
-                detail::members(o, detail::InitialStore<D>{p});
-                w_.end_record();
-                return offset;
+            if (w_.initial(D::slot) && write_fixed<detail::Fixed<D, -1>>(o, offset)) return offset;
+        }
+        if constexpr (D::variant_count > 0) {
+            bool written = false;
+            if (const int v = w_.variant(D::slot); v >= 0) {
+                detail::with_variant<D>(v, [&]<typename L>() METATF_LAMBDA_INLINE { written = write_fixed<L>(o, offset); });
             }
+            if (written) return offset;
         }
         if constexpr (D::plannable) {
             const RecordPlan& plan = w_.plan(D::slot);
@@ -949,6 +1052,19 @@ private:
     static METATF_INLINE bool fits(const Record& o, Check check) {
         detail::members(o, check);
         return check.ok;
+    }
+
+    // Writes a record in a layout known at compile time (the initial one or
+    // a variant), if its values fit.
+    template <typename L, typename Record>
+    METATF_INLINE bool write_fixed(const Record& o, std::uint64_t& offset) {
+        using D = detail::Desc<Codec, Record>;
+        FieldState* s = L::stateless ? nullptr : w_.states(D::slot);
+        if (!fits<detail::FixedFits<L>>(o, {s})) return false;
+        std::byte* p = w_.reserve_record<D::tag_width>(D::slot, L::size, offset);
+        detail::members(o, detail::FixedStore<L>{p, s});
+        w_.end_record();
+        return true;
     }
 
     // Writes a record with its plan, if its values fit.

@@ -124,6 +124,9 @@ public:
     // A changed record type whose layout is fixed (see RecordPlan): like
     // reserve_record(), with 8 bytes of slack for the planned path's 8-byte stores.
     const RecordPlan& plan(std::uint32_t slot) const { return plans_[slot]; }
+    // The variant (RecordDesc::variants) a record type's encodings are now,
+    // written like an initial record with reserve_record(); -1 for none.
+    int variant(std::uint32_t slot) const { return variants_[slot]; }
     template <unsigned TagWidth>
     METATF_INLINE std::byte* reserve_planned(std::uint32_t slot, std::size_t n, std::uint64_t& offset) {
         const RecordDesc& r = open_record(slot);
@@ -240,6 +243,7 @@ private:
     LivePools pools_;
     std::vector<char> initial_;  // per slot: see initial()
     std::vector<RecordPlan> plans_;  // per slot: see plan()
+    std::vector<int> variants_;      // per slot: see variant()
     std::uint32_t predefined_slot_[4] = {};  // by Predefined: the slots of comment, section, metadata
     std::vector<std::unique_ptr<SectionOut>> sections_;  // per section number
     ByteBuffer* buffer_ = nullptr;                       // the current section's buffer
