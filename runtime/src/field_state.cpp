@@ -1,5 +1,6 @@
 #include "metatf/field_state.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 
@@ -52,15 +53,32 @@ bool same_layout(const FieldState& now, const Encoding& e) {
 
 }  // namespace
 
-int variant_of(const RecordDesc& r, const RecordPlan& plan, const FieldState* fields) {
-    if (!plan.usable || plan.pools) return -1;
+// Fields from 63 on share bit 63: a change to one of them compares them all.
+void VariantMatch::compare(const RecordDesc& r, const FieldState* fields, std::uint32_t v, std::uint32_t f) {
+    const Encoding* e = r.variants[v].fields;
+    const std::uint32_t bit = std::min(f, 63u);
+    bool same = true;
+    for (std::uint32_t i = f; i < (bit == 63 ? r.field_count : f + 1) && same; ++i) same = same_layout(fields[i], e[i]);
+    differ_[v] = same ? differ_[v] & ~(std::uint64_t(1) << bit) : differ_[v] | std::uint64_t(1) << bit;
+}
+
+void VariantMatch::choose() {
+    const auto same = std::ranges::find(differ_, 0u);
+    current_ = same == differ_.end() ? -1 : static_cast<int>(same - differ_.begin());
+}
+
+void VariantMatch::reset(const RecordDesc& r, const FieldState* fields) {
+    differ_.assign(r.variant_count, 0);
     for (std::uint32_t v = 0; v < r.variant_count; ++v) {
-        const Encoding* e = r.variants[v].fields;
-        bool same = true;
-        for (std::uint32_t i = 0; i < r.field_count && same; ++i) same = same_layout(fields[i], e[i]);
-        if (same) return static_cast<int>(v);
+        for (std::uint32_t f = 0; f < std::min(r.field_count, 64u); ++f) compare(r, fields, v, f);
     }
-    return -1;
+    choose();
+}
+
+void VariantMatch::update(const RecordDesc& r, const FieldState* fields, std::uint32_t f) {
+    if (differ_.empty()) return;
+    for (std::uint32_t v = 0; v < r.variant_count; ++v) compare(r, fields, v, f >= 63 ? 63 : f);
+    choose();
 }
 
 std::uint32_t group_end(const RecordDesc& r, std::uint32_t step) {

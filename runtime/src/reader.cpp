@@ -140,6 +140,7 @@ void TraceReader::attach(const DtdDesc& own) {
     tag_width_ = dtd.tag_width;
     plans_.resize(dtd.record_count);
     variants_.resize(dtd.record_count);
+    matches_.resize(dtd.record_count);
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) set_plan(i);
     reset_initial();
     enter_section(0);
@@ -232,7 +233,8 @@ void TraceReader::update_fast_tag(std::size_t tag) {
 // The plan of `slot` under its current encodings.
 void TraceReader::set_plan(std::uint32_t slot) {
     widen_window(plans_[slot] = make_plan(dtd_->records[slot], states_[slot].data(), header_.order == ByteOrder::little));
-    variants_[slot] = variant_of(dtd_->records[slot], plans_[slot], states_[slot].data());
+    matches_[slot].reset(dtd_->records[slot], states_[slot].data());
+    variants_[slot] = matches_[slot].variant(plans_[slot]);
 }
 
 
@@ -739,7 +741,8 @@ MetadataChange TraceReader::read_metadata() {
     m.constants_kept = update_plan(plans_[m.slot], dtd_->records[m.slot], states_[m.slot].data(), m.field, m.op, old_width,
                                    header_.order == ByteOrder::little);
     widen_window(plans_[m.slot]);
-    variants_[m.slot] = variant_of(dtd_->records[m.slot], plans_[m.slot], states_[m.slot].data());
+    matches_[m.slot].update(dtd_->records[m.slot], states_[m.slot].data(), m.field);
+    variants_[m.slot] = matches_[m.slot].variant(plans_[m.slot]);
     initial_[m.slot] = 0;
     const std::uint64_t tag = dtd_->records[m.slot].tag;
     if (tag < std::min<std::size_t>(64, tag_table_size_)) update_fast_tag(tag);

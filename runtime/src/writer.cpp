@@ -87,7 +87,11 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     initial_.assign(dtd.record_count, native);
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) plans_.push_back(make_plan(dtd.records[i], states_[i].data(), options_.order == ByteOrder::little));
     variants_.resize(dtd.record_count);
-    for (std::uint32_t i = 0; i < dtd.record_count; ++i) variants_[i] = variant_of(dtd.records[i], plans_[i], states_[i].data());
+    matches_.resize(dtd.record_count);
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+        matches_[i].reset(dtd.records[i], states_[i].data());
+        variants_[i] = matches_[i].variant(plans_[i]);
+    }
     sections_.resize(256);
     sections_[0] = std::make_unique<SectionOut>();
     for (std::uint32_t i = 0; i < dtd_.section_count; ++i) sections_[dtd_.sections[i].number] = std::make_unique<SectionOut>();
@@ -352,7 +356,8 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
     s = changed;
     initial_[slot] = 0;
     update_plan(plans_[slot], r, states_[slot].data(), field, op, old_width, options_.order == ByteOrder::little);
-    variants_[slot] = variant_of(dtd_.records[slot], plans_[slot], states_[slot].data());
+    matches_[slot].update(r, states_[slot].data(), field);
+    variants_[slot] = matches_[slot].variant(plans_[slot]);
     begin_record(predefined_slot_[static_cast<int>(Predefined::metadata)]);
     put_metadata([this](std::uint64_t v, unsigned width) { append_raw(v, width); },
                  MetadataParts{r.tag, field, static_cast<std::uint64_t>(op), a, b}, dtd_.tag_width, word);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bytes.hpp"
 #include "descriptor.hpp"
@@ -88,13 +89,27 @@ struct RecordPlan {
     std::uint64_t feeds = 0;    // bit i: field i feeds a pool
 };
 
-// The variant of `r` (RecordDesc::variants) whose layout the record has under
-// the encodings `fields` and their `plan`, or -1: the plan is usable and has
-// no pools, and every field has the variant's interpretation
-// and width, unit 1, no feed, and the constants the layout builds in (a
-// default value, a base, a stride, a section). Delta's initial value is not
-// one: it only starts the field's running value.
-int variant_of(const RecordDesc& r, const RecordPlan& plan, const FieldState* fields);
+// Which variant of a record type (RecordDesc::variants) its encodings are:
+// every field has the variant's interpretation and width, unit 1, no feed,
+// and the constants the layout builds in (a default value, a base, a stride,
+// a section; delta's initial value is not one: it only starts the field's
+// running value). A metadata record changes one field, and update() compares
+// only that one again.
+class VariantMatch {
+public:
+    // Compares every field of `r` under the encodings `fields`.
+    void reset(const RecordDesc& r, const FieldState* fields);
+    // Field f has changed.
+    void update(const RecordDesc& r, const FieldState* fields, std::uint32_t f);
+    // The variant, or -1; -1 too unless the record's `plan` is usable and has no pools.
+    int variant(const RecordPlan& plan) const { return plan.usable && !plan.pools ? current_ : -1; }
+
+private:
+    void compare(const RecordDesc& r, const FieldState* fields, std::uint32_t v, std::uint32_t f);
+    void choose();
+    std::vector<std::uint64_t> differ_;  // per variant: bit min(i, 63) set while a field i differs
+    int current_ = -1;
+};
 
 // Whether a group whose count is field `count` repeats no time in any record:
 // the count is fixed at 0.

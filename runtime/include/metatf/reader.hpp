@@ -273,6 +273,7 @@ private:
     std::uint64_t planned_tags_ = 0;               // for run(): see Run::planned()
     std::uint64_t variant_tags_ = 0;               // for run(): see Run::variant()
     std::vector<int> variants_;                    // per slot: see variant()
+    std::vector<VariantMatch> matches_;            // per slot: what variants_ is kept from
     void set_plan(std::uint32_t slot);
     void widen_window(const RecordPlan& plan);
     void reset_initial();  // every slot initial if the byte order is the machine's

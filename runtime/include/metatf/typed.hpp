@@ -750,13 +750,16 @@ private:
     }
 
     // Reads the record at `pos`, whose type's encodings are one of its
-    // variants now (Run::variant()); returns where the next begins.
-    template <typename Record>
+    // variants now (Run::variant()); returns where the next begins. Fresh:
+    // `record` is a local, whose constant members are set here (the reader's
+    // own structs have them from set_constants(): the variant's layout is
+    // the record type's plan).
+    template <bool Fresh, typename Record>
     METATF_INLINE const std::byte* read_variant(Record& record, const std::byte* pos) {
         using D = detail::Desc<Codec, Record>;
         const std::byte* next = nullptr;
         detail::with_variant<D>(r_.variant(D::slot), [&]<typename L>() METATF_LAMBDA_INLINE {
-            visit_fields(record, detail::FixedConstants<L>{});
+            if constexpr (Fresh) visit_fields(record, detail::FixedConstants<L>{});
             visit_fields(record, detail::FixedLoad<L>{pos + tag_width, r_.states(D::slot)});
             next = pos + tag_width + L::size;
         });
@@ -829,7 +832,7 @@ private:
         }
         if constexpr (variants_at<Record>()) {
             if (run.variant(Record::tag)) {
-                r_.advance(read_variant(record, run.pos), 1);
+                r_.advance(read_variant<false>(record, run.pos), 1);
                 return deliver(record, then);
             }
         }
@@ -933,7 +936,7 @@ private:
         if constexpr (variants_at<Record>()) {
             if (run.variant(Record::tag)) {
                 Record record;
-                run.pos = read_variant(record, run.pos);
+                run.pos = read_variant<true>(record, run.pos);
                 ++records;
                 v(record);
                 return true;

@@ -244,6 +244,7 @@ private:
     std::vector<char> initial_;  // per slot: see initial()
     std::vector<RecordPlan> plans_;  // per slot: see plan()
     std::vector<int> variants_;      // per slot: see variant()
+    std::vector<VariantMatch> matches_;  // per slot: what variants_ is kept from
     std::uint32_t predefined_slot_[4] = {};  // by Predefined: the slots of comment, section, metadata
     std::vector<std::unique_ptr<SectionOut>> sections_;  // per section number
     ByteBuffer* buffer_ = nullptr;                       // the current section's buffer
