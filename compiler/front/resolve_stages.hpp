@@ -279,12 +279,16 @@ ResolvedFields resolve_fields(Expansion& x, const ir::Schema& schema, Reporter& 
 
 // ---- variants -------------------------------------------------------------------
 
-// The variants of the trace record `x`, whose fields resolved without error:
-// for each variant with properties that name the record, its fields resolved
-// again with those properties over the record's blocks. Adds the properties
-// it reads to `used`.
-std::vector<ir::Variant> resolve_variants(Expansion& x, const std::vector<ast::Variant>& variants, const ir::Schema& schema,
-                                          std::unordered_set<const ast::Property*>& used, Reporter& report);
+// The variants of the trace record `x`, whose fields resolved without error
+// to `own`: for each variant with properties that name the record, its
+// fields resolved again with those properties over the record's blocks.
+// Adds the properties it reads to `used`.
+std::vector<ir::Variant> resolve_variants(Expansion& x, const std::vector<ir::Field>& own, const std::vector<ast::Variant>& variants,
+                                          const ir::Schema& schema, std::unordered_set<const ast::Property*>& used, Reporter& report);
+// Marks the variants' properties that name record `record` used: a record
+// that failed to resolve has no variants, and is not said to be missing.
+void mark_variant_targets(const std::vector<ast::Variant>& variants, const std::string& record,
+                          std::unordered_set<const ast::Property*>& used);
 // A variant's property that no record read names no record of the trace.
 void check_variant_targets(const std::vector<ast::Variant>& variants, const std::unordered_set<const ast::Property*>& used,
                            const ir::Schema& schema, Reporter& report);

@@ -46,7 +46,10 @@ private:
     // record uses, checked on its own so that its errors are still found.
     void build_record(const ast::RecordDef& def, const Scope& scope, bool trace) {
         Expansion x = expand_record(def, scope, scopes_, used_records_, report_);
-        if (x.failed) return give_up(x);  // a cycle or an oversized expansion: the tree is incomplete
+        if (x.failed) {  // a cycle or an oversized expansion: the tree is incomplete
+            mark_variant_targets(dtd_.variants, x.record, variant_properties_);
+            return give_up(x);
+        }
         const bool unique = check_members(x, checked_, report_);
         if (trace) {
             place_tag(x, report_);
@@ -62,13 +65,16 @@ private:
             const Scope* tag_scope = scope.predefined ? &scopes_.global : &scope;
             tag_sites_.push_back({tag_scope, blocks.tag_value, x.record, *tag, scope.predefined});
         }
-        if (x.failed) return give_up(x);
+        if (x.failed) {
+            mark_variant_targets(dtd_.variants, x.record, variant_properties_);
+            return give_up(x);
+        }
         ResolvedFields fields = resolve_fields(x, schema_, report_);
         if (!pool_at_) pool_at_ = fields.pool_at;
         if (!table_at_) table_at_ = fields.table_at;
-        if (!fields.ok || !tag) return;
+        if (!fields.ok || !tag) return mark_variant_targets(dtd_.variants, x.record, variant_properties_);
         std::vector<ir::Variant> variants;
-        if (!scope.predefined) variants = resolve_variants(x, dtd_.variants, schema_, variant_properties_, report_);
+        if (!scope.predefined) variants = resolve_variants(x, fields.fields, dtd_.variants, schema_, variant_properties_, report_);
         add_record(def, scope, *tag, blocks, std::move(fields), std::move(variants));
     }
 

@@ -66,7 +66,6 @@ struct TraceReader::Saved {
     int current;
     std::vector<std::vector<FieldState>> states;
     std::vector<char> initial;
-    std::uint64_t fast_tags, planned_tags;
 };
 
 TraceReader::TraceReader(const std::string& path) : file_(path) {
@@ -207,9 +206,10 @@ void TraceReader::reset_initial() {
     update_fast_tags();
 }
 
-// Run::fast() and Run::planned() in one mask test each: the tags of the
-// current section (below 64) whose record is a user record still in its
-// initial layout, or one whose layout has a plan that fits the window.
+// Run::fast(), Run::planned() and Run::variant() in one mask test each: the
+// tags of the current section (below 64) whose record is a user record still
+// in its initial layout, or one whose layout has a plan that fits the window
+// (and is a variant's).
 void TraceReader::update_fast_tags() {
     fast_tags_ = planned_tags_ = variant_tags_ = 0;
     for (std::size_t tag = 0; tag < std::min<std::size_t>(64, tag_table_size_); ++tag) update_fast_tag(tag);
@@ -794,7 +794,7 @@ void TraceReader::enter_table(std::uint8_t section, std::uint64_t offset) {
         fail(ErrorKind::bad_value, "offset " + std::to_string(offset + table.whole_start) + " is past the end of section " +
                                        std::to_string(section));
     }
-    saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_, initial_, fast_tags_, planned_tags_});
+    saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_, initial_});
     reset_initial();
     for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
         for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
@@ -818,8 +818,7 @@ void TraceReader::leave_table() {
     current_ = saved_->current;
     states_ = std::move(saved_->states);
     initial_ = std::move(saved_->initial);
-    fast_tags_ = saved_->fast_tags;
-    planned_tags_ = saved_->planned_tags;
+    update_fast_tags();  // from the plans and variants, which a table read leaves as they were
     saved_.reset();
 }
 

@@ -83,7 +83,7 @@ struct LayoutStep {
 // Other encodings of a record's fields that the DTD names (`variant NAME
 // { ... }`): generated code reads and writes a record whose encodings metadata
 // has made equal to a variant's with that variant's layout, known when the
-// header is compiled (see same_layout() in field_state.hpp). Not part of the
+// header is compiled (see VariantMatch in field_state.hpp). Not part of the
 // fingerprint: variants change no trace.
 struct VariantDesc {
     const char* name;

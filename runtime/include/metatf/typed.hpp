@@ -669,6 +669,8 @@ public:
             with_slot(records_, r.slot(), [&]<typename Record>(Record&) {
                 if constexpr (detail::UserRecord<Record>) {
                     Record record;
+                    using D = detail::Desc<Codec, Record>;
+                    if constexpr (D::fast) visit_fields(record, detail::FixedConstants<detail::Fixed<D, -1>>{});
                     decode(record);
                     v(record);
                 } else {
@@ -746,7 +748,8 @@ private:
     // the run says so for a tag below 64 (others take the planned path).
     template <typename Record>
     static constexpr bool variants_at() {
-        return detail::Desc<Codec, Record>::variant_count > 0 && Record::tag < 64;
+        using D = detail::Desc<Codec, Record>;
+        return D::variant_count > 0 && D::plannable && Record::tag < 64;
     }
 
     // Reads the record at `pos`, whose type's encodings are one of its
@@ -1009,7 +1012,7 @@ public:
         if constexpr (D::fast) {
             if (w_.initial(D::slot) && write_fixed<detail::Fixed<D, -1>>(o, offset)) return offset;
         }
-        if constexpr (D::variant_count > 0) {
+        if constexpr (D::variant_count > 0 && D::plannable) {
             bool written = false;
             if (const int v = w_.variant(D::slot); v >= 0) {
                 detail::with_variant<D>(v, [&]<typename L>() METATF_LAMBDA_INLINE { written = write_fixed<L>(o, offset); });

@@ -109,7 +109,7 @@ public:
 
     // ---- the fast path of generated code (see TraceReader::initial())
     bool initial(std::uint32_t slot) const { return initial_[slot] != 0; }
-    // Begins a record of `slot`, which is initial(), and returns room for its n
+    // Begins a record of `slot`, which is initial() or in a variant(), and returns room for its n
     // bytes after the tag, written in one piece: one capacity test for the
     // whole record. `offset` gets the record's offset within its section.
     // TagWidth is the DTD's tag width.
@@ -118,7 +118,7 @@ public:
         const RecordDesc& r = open_record(slot);
         offset = flushed_ + buffer_->size();
         std::byte* p = buffer_->extend(TagWidth + n);
-        store_native<TagWidth>(p, r.tag);  // initial() implies the machine's byte order
+        store_native<TagWidth>(p, r.tag);  // initial() and variant() imply the machine's byte order
         return p + TagWidth;
     }
     // A changed record type whose layout is fixed (see RecordPlan): like
