@@ -36,7 +36,7 @@ namespace {
                                            std::uint64_t records, std::uint32_t slot, const FieldState& s, std::uint64_t value,
                                            const std::byte* at) {
     reader.advance(record, records);
-    reader.begin_record(TraceReader::Run{record, run.limit, run.end, run.tags, run.tag_count, 0, 0}, slot);
+    reader.begin_record(TraceReader::Run{record, run.limit, run.end, run.tags, run.tag_count, 0, 0, 0}, slot);
     reader.refuse_fixed(s, value, at);
 }
 
