@@ -2,22 +2,14 @@
 // encodings metadata has made one of their DTD's variants are written and
 // read with that variant's layout, and must come back as written, through
 // next(), visit() and the DTD-driven decoder alike.
-#include <filesystem>
-
 #include <variants.hpp>
 
 #include "random_trace.hpp"
+#include "scratch.hpp"
 
-namespace fs = std::filesystem;
 namespace rt = metatf::rt;
 
 namespace {
-
-std::string temp_path(const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / "metatf-roundtrip";
-    fs::create_directories(dir);
-    return (dir / name).string();
-}
 
 using Trip = metatf::test::RoundTrip<variants::Records, variants::Writer, variants::Reader, variants::RecordType,
                                      variants::Comment, variants::Section, variants::Metadata>;
@@ -55,7 +47,7 @@ TEST_CASE("records in a variant's encodings round-trip, and the DTD-driven decod
             shape.steer_to_variants = 60;
             shape.generic_check = true;
             Trip trip(variants::dtd, shape);
-            trip.run(temp_path("variants.mtf"));
+            trip.run(metatf::test::fresh_path("metatf-roundtrip", "variants.mtf"));
             CHECK(trip.records_read > 3000);
             // Most records are written while their type is in a variant (in
             // a big-endian trace none: variants need the machine's order).
