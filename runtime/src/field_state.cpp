@@ -15,15 +15,6 @@ FieldState FieldState::initial(const FieldDesc& d) {
     return s;
 }
 
-void FieldState::derive() {
-    const bool sign = stores_signed(desc->type, kind);
-    mask = width >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * width)) - 1;
-    shift = static_cast<std::uint8_t>(sign && width > 0 && width < 8 ? 64 - 8 * width : 0);
-    const bool adds_value = kind == Interp::default_value || kind == Interp::base_offset;
-    add = adds_value ? value : kind == Interp::stride ? static_cast<std::uint64_t>(stride) : 0;
-    keep = kind == Interp::delta || kind == Interp::stride ? ~std::uint64_t(0) : 0;
-}
-
 namespace {
 
 // A field's fixed width in a planned record, or nothing when it has none.
@@ -75,10 +66,22 @@ void VariantMatch::reset(const RecordDesc& r, const FieldState* fields) {
     choose();
 }
 
+// Called at every metadata record: a field below 63 (the common case) is one
+// comparison per variant, and the variant is chosen in the same pass.
 void VariantMatch::update(const RecordDesc& r, const FieldState* fields, std::uint32_t f) {
     if (differ_.empty()) return;
-    for (std::uint32_t v = 0; v < r.variant_count; ++v) compare(r, fields, v, f >= 63 ? 63 : f);
-    choose();
+    if (f >= 63) {
+        for (std::uint32_t v = 0; v < r.variant_count; ++v) compare(r, fields, v, 63);  // all of them
+        choose();
+        return;
+    }
+    const std::uint64_t bit = std::uint64_t(1) << f;
+    current_ = -1;
+    for (std::uint32_t v = r.variant_count; v-- > 0;) {
+        std::uint64_t& differ = differ_[v];
+        differ = same_layout(fields[f], r.variants[v].fields[f]) ? differ & ~bit : differ | bit;
+        if (differ == 0) current_ = static_cast<int>(v);
+    }
 }
 
 std::uint32_t group_end(const RecordDesc& r, std::uint32_t step) {
@@ -200,6 +203,13 @@ std::optional<std::string> check_pool(const FieldState& s, MetaOp op, std::uint6
 
 std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_t a, std::uint64_t b,
                                           const DtdDesc& dtd) {
+    // First: compact encodings change widths most.
+    if (op == MetaOp::width) {
+        if (auto problem = check_width(s, a)) return problem;
+        if (s.kind == Interp::live && a == 0) return std::string("a live field needs a width of 1 to 8 bytes");
+        s.set_width(static_cast<std::uint32_t>(a));
+        return std::nullopt;
+    }
     if (static_cast<unsigned>(op) > static_cast<unsigned>(last_meta_op)) {
         return "unknown metadata property " + std::to_string(static_cast<unsigned>(op));
     }
@@ -217,16 +227,6 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
         if (!integer) return "a unit applies to integer fields, not '" + std::string(name(s.desc->type)) + "'";
         if (a == 0 || a > max_unit) return "unit " + std::to_string(a) + " is not between 1 and " + std::to_string(max_unit);
         s.unit = a;
-        return std::nullopt;
-    }
-    if (op == MetaOp::width) {
-        if (auto problem = check_width(s, a)) return problem;
-        if (s.kind == Interp::live && a == 0) return std::string("a live field needs a width of 1 to 8 bytes");
-        const auto w = static_cast<std::uint32_t>(a);
-        // A field that stores nothing keeps width 0; the new width waits for a byte-storing interpretation.
-        if (stores_bytes(s.kind)) s.width = w;
-        if (w != 0) s.restore = w;
-        s.derive();
         return std::nullopt;
     }
     const Interp kind = interp_of(op);
@@ -276,12 +276,10 @@ bool move_after_width(RecordPlan& plan, const RecordDesc& r, FieldState* fields,
     const bool plain_field = !integer || (s.add | s.keep | s.shift) == 0;
     if (plain_field && !plan.plain) return false;
     const std::uint32_t diff = s.width - old_width;  // modulo 2^32: adds a negative difference too
-    bool after = false;
-    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
-        const std::uint32_t g = r.layout[i].index;
-        if (after) fields[g].offset += diff;
-        after = after || g == f;
-    }
+    // Field f is usually layout step f - 1 (field 0 is the tag).
+    std::uint32_t i = f - 1 < r.layout_count && r.layout[f - 1].index == f ? f - 1 : 0;
+    while (i < r.layout_count && r.layout[i].index != f) ++i;
+    for (++i; i < r.layout_count; ++i) fields[r.layout[i].index].offset += diff;
     plan.size += diff;
     plan.plain = plan.plain && plain_field;
     return true;

@@ -215,20 +215,6 @@ void TraceReader::update_fast_tags() {
     for (std::size_t tag = 0; tag < std::min<std::size_t>(64, tag_table_size_); ++tag) update_fast_tag(tag);
 }
 
-void TraceReader::update_fast_tag(std::size_t tag) {
-    const std::uint64_t bit = std::uint64_t(1) << tag;
-    fast_tags_ &= ~bit;
-    planned_tags_ &= ~bit;
-    variant_tags_ &= ~bit;
-    const std::int32_t slot = tag_table_[tag];
-    if (slot < 0 || dtd_->records[slot].predefined != Predefined::none) return;
-    const auto s = static_cast<std::size_t>(slot);
-    const RecordPlan& plan = plans_[s];
-    if (initial_[s]) fast_tags_ |= bit;
-    if (!plan.usable || tag_width_ + plan.size + 8 > fast_window_) return;
-    planned_tags_ |= bit;
-    if (variants_[s] >= 0) variant_tags_ |= bit;
-}
 
 // The plan of `slot` under its current encodings.
 void TraceReader::set_plan(std::uint32_t slot) {
@@ -696,6 +682,7 @@ std::uint8_t TraceReader::read_section() {
 // Each check reports the position of the byte it is about.
 MetadataChange TraceReader::read_metadata() {
     MetadataChange m;
+    if (set_width_quickly(m)) return m;
     const std::byte* at = pos_;           // the part just read
     const std::byte* property_at = pos_;  // a change the field cannot take is the property's fault
     auto take_part = [&](unsigned width) {
@@ -740,13 +727,47 @@ MetadataChange TraceReader::read_metadata() {
     }
     m.constants_kept = update_plan(plans_[m.slot], dtd_->records[m.slot], states_[m.slot].data(), m.field, m.op, old_width,
                                    header_.order == ByteOrder::little);
-    widen_window(plans_[m.slot]);
-    matches_[m.slot].update(dtd_->records[m.slot], states_[m.slot].data(), m.field);
-    variants_[m.slot] = matches_[m.slot].variant(plans_[m.slot]);
-    initial_[m.slot] = 0;
-    const std::uint64_t tag = dtd_->records[m.slot].tag;
-    if (tag < std::min<std::size_t>(64, tag_table_size_)) update_fast_tag(tag);
+    changed(m.slot, m.field);
     return m;
+}
+
+// read_metadata()'s usual record under compact encodings, which set a
+// field's width before an outlier and again after it, every few records: a
+// 1-byte tag, the whole record in the chunk of a little-endian trace, a
+// record type read with its plan (Run::planned()) and an integer field whose
+// width goes from one of 1 to 8 bytes to another. One bounds test, then the
+// change apply_metadata() would make; false, with nothing read or changed,
+// for any other record.
+bool TraceReader::set_width_quickly(MetadataChange& m) {
+    const unsigned word = header_.word();
+    const bool little = header_.order == ByteOrder::little && std::endian::native == std::endian::little;
+    if (tag_width_ != 1 || !little || static_cast<std::size_t>(end_ - pos_) < 3 + word) return false;
+    const auto tag = std::to_integer<std::uint32_t>(pos_[0]), field = std::to_integer<std::uint32_t>(pos_[1]);
+    const auto op = static_cast<MetaOp>(std::to_integer<std::uint8_t>(pos_[2]));
+    if (op != MetaOp::width || tag >= 64 || (planned_tags_ >> tag & 1) == 0) return false;
+    const auto slot = static_cast<std::uint32_t>(tag_table_[tag]);  // a user record: planned
+    const RecordDesc& r = dtd_->records[slot];
+    if (field == 0 || field >= r.field_count) return false;
+    FieldState& s = states_[slot][field];
+    const std::uint64_t w = word == 8 ? load_native<8>(pos_ + 3) : load_native<4>(pos_ + 3);
+    if (s.width == 0 || w == 0 || w > 8 || !is_integer(s.desc->type) || s.desc->width_from != no_field) return false;
+    const std::uint32_t old_width = s.width;
+    s.set_width(static_cast<std::uint32_t>(w));
+    m = MetadataChange{slot, field, op, w, 0, update_plan(plans_[slot], r, states_[slot].data(), field, op, old_width, true)};
+    changed(slot, field);
+    pos_ += 3 + word;
+    return true;
+}
+
+// What a change of field `field` of `slot` moves besides its state and plan:
+// the fast window, the variant and the tag masks.
+void TraceReader::changed(std::uint32_t slot, std::uint32_t field) {
+    widen_window(plans_[slot]);
+    matches_[slot].update(dtd_->records[slot], states_[slot].data(), field);
+    variants_[slot] = matches_[slot].variant(plans_[slot]);
+    initial_[slot] = 0;
+    const std::uint64_t tag = dtd_->records[slot].tag;
+    if (tag < std::min<std::size_t>(64, tag_table_size_)) update_fast_tag(tag);
 }
 
 // ---- tables -----------------------------------------------------------------------------

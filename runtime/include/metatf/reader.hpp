@@ -278,8 +278,24 @@ private:
     void widen_window(const RecordPlan& plan);
     void reset_initial();  // every slot initial if the byte order is the machine's
     void update_fast_tags();
-    void update_fast_tag(std::size_t tag);
+    // Inline: every metadata record calls it.
+    void update_fast_tag(std::size_t tag) {
+        const std::uint64_t bit = std::uint64_t(1) << tag;
+        fast_tags_ &= ~bit;
+        planned_tags_ &= ~bit;
+        variant_tags_ &= ~bit;
+        const std::int32_t slot = tag_table_[tag];
+        if (slot < 0 || dtd_->records[slot].predefined != Predefined::none) return;
+        const auto s = static_cast<std::size_t>(slot);
+        const RecordPlan& plan = plans_[s];
+        if (initial_[s]) fast_tags_ |= bit;
+        if (!plan.usable || tag_width_ + plan.size + 8 > fast_window_) return;
+        planned_tags_ |= bit;
+        if (variants_[s] >= 0) variant_tags_ |= bit;
+    }
     std::int32_t slot_for(int section, std::uint64_t tag) const;
+    bool set_width_quickly(MetadataChange& m);
+    void changed(std::uint32_t slot, std::uint32_t field);
     std::vector<std::vector<std::int32_t>> slot_of_tag_;  // per section: tag -> slot, -1 if none
     std::vector<std::map<std::uint64_t, std::int32_t>> large_tags_;  // per section: tags past the table
     std::vector<std::unique_ptr<Stream>> streams_;         // per section number

@@ -818,6 +818,7 @@ private:
                 return take<Record>(run, tag, then);
             });
             if (done) return true;
+            if (run.slot_of(tag) == metadata_slot) return deliver(read_metadata(run), then);
         }
         return step_general(then);
     }
@@ -904,6 +905,18 @@ private:
         decode(record);
     }
 
+    // A metadata record at run.pos, met by a fast loop: compact encodings
+    // change widths around outliers every few records, so it is read (by the
+    // checked path) without going round step_general().
+    static constexpr auto metadata_slot = static_cast<std::uint32_t>(RecordType::Metadata);
+    [[gnu::noinline]] const Metadata<RecordType>& read_metadata(const TraceReader::Run& run) {
+        auto& record = std::get<Metadata<RecordType>>(records_);
+        r_.begin_record(run, metadata_slot);
+        read_general(record);
+        r_.end_record();
+        return record;
+    }
+
     // Reads records straight from the chunk, with the cursor in a local
     // (a register); stops at what only step_general() reads and returns where
     // that is. `records` counts the records read since the cursor was last
@@ -916,7 +929,13 @@ private:
             const bool read = Codec::by_tag(tag, [&]<typename Record>(std::type_identity<Record>) METATF_LAMBDA_INLINE {
                 return visit_one<Record>(run, tag, v, records);
             });
-            if (!read) return run;
+            if (!read) {
+                if (run.slot_of(tag) != metadata_slot) return run;
+                r_.advance(run.pos, records);
+                records = 0;
+                v(read_metadata(run));
+                run = r_.run();
+            }
         }
         return run;
     }
