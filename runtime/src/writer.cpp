@@ -327,6 +327,7 @@ void TraceWriter::section(std::uint8_t number) {
 
 void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a, std::uint64_t b) {
     check_usable();
+    if (op == MetaOp::width && set_width_quickly(slot, field, a)) return;
     auto refuse = [&](const std::string& why) {
         throw TraceError(ErrorKind::bad_metadata, why, 0, current_, record_count_);
     };
@@ -354,13 +355,41 @@ void TraceWriter::metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, s
         refuse("section " + std::to_string(changed.section) + " holds records and cannot hold strided values");
     }
     s = changed;
+    changed_by(slot, field, op, a, b, old_width);
+}
+
+// metadata()'s usual call under compact encodings, which set a field's width
+// before an outlier and again after it, every few records: an integer field
+// of a record type of the current section going from one width of 1 to 8
+// bytes to another. Makes the change apply_metadata() would make without
+// metadata()'s general checks; false, with nothing changed, for any other call.
+bool TraceWriter::set_width_quickly(std::uint32_t slot, std::uint32_t field, std::uint64_t w) {
+    if (slot >= dtd_.record_count) return false;
+    const RecordDesc& r = dtd_.records[slot];
+    if (r.predefined != Predefined::none || (r.section != 0 && r.section != current_) || field == 0 || field >= r.field_count ||
+        field > 255) {
+        return false;
+    }
+    FieldState& s = states_[slot][field];
+    if (s.width == 0 || w == 0 || w > 8 || !is_integer(s.desc->type) || s.desc->width_from != no_field) return false;
+    const std::uint32_t old_width = s.width;
+    s.set_width(static_cast<std::uint32_t>(w));
+    changed_by(slot, field, MetaOp::width, w, 0, old_width);
+    return true;
+}
+
+// After metadata `op` (a, b) changed field `field` of `slot`, whose width was
+// `old_width`: the plan, the variant, and the metadata record itself.
+void TraceWriter::changed_by(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a, std::uint64_t b,
+                             std::uint32_t old_width) {
+    const RecordDesc& r = dtd_.records[slot];
     initial_[slot] = 0;
     update_plan(plans_[slot], r, states_[slot].data(), field, op, old_width, options_.order == ByteOrder::little);
     matches_[slot].update(r, states_[slot].data(), field);
     variants_[slot] = matches_[slot].variant(plans_[slot]);
     begin_record(predefined_slot_[static_cast<int>(Predefined::metadata)]);
     put_metadata([this](std::uint64_t v, unsigned width) { append_raw(v, width); },
-                 MetadataParts{r.tag, field, static_cast<std::uint64_t>(op), a, b}, dtd_.tag_width, word);
+                 MetadataParts{r.tag, field, static_cast<std::uint64_t>(op), a, b}, dtd_.tag_width, header_.word());
     end_record();
 }
 

@@ -195,6 +195,8 @@ public:
 
 private:
     struct SectionOut;
+    bool set_width_quickly(std::uint32_t slot, std::uint32_t field, std::uint64_t w);
+    void changed_by(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a, std::uint64_t b, std::uint32_t old_width);
     // Checks that a record of `slot` may begin here, and begins it.
     METATF_INLINE const RecordDesc& open_record(std::uint32_t slot) {
         const RecordDesc& r = dtd_.records[slot];
