@@ -28,28 +28,13 @@ std::optional<std::uint32_t> fixed_width(const FieldState* fields, const FieldSt
 
 }  // namespace
 
-namespace {
-
-bool same_layout(const FieldState& now, const Encoding& e) {
-    // A pool matters under live only, which no variant has; a feed under any interpretation.
-    if (now.kind != e.kind || now.width != e.width || now.unit != 1 || now.feed != 0) return false;
-    switch (e.kind) {
-        case Interp::default_value:
-        case Interp::base_offset: return now.value == e.value;
-        case Interp::stride: return now.stride == e.stride;
-        case Interp::section_offset: return now.section == e.section;
-        default: return true;
-    }
-}
-
-}  // namespace
 
 // Fields from 63 on share bit 63: a change to one of them compares them all.
 void VariantMatch::compare(const RecordDesc& r, const FieldState* fields, std::uint32_t v, std::uint32_t f) {
     const Encoding* e = r.variants[v].fields;
     const std::uint32_t bit = std::min(f, 63u);
     bool same = true;
-    for (std::uint32_t i = f; i < (bit == 63 ? r.field_count : f + 1) && same; ++i) same = same_layout(fields[i], e[i]);
+    for (std::uint32_t i = f; i < (bit == 63 ? r.field_count : f + 1) && same; ++i) same = detail::same_layout(fields[i], e[i]);
     differ_[v] = same ? differ_[v] & ~(std::uint64_t(1) << bit) : differ_[v] | std::uint64_t(1) << bit;
 }
 
@@ -58,30 +43,17 @@ void VariantMatch::choose() {
     current_ = same == differ_.end() ? -1 : static_cast<int>(same - differ_.begin());
 }
 
+void VariantMatch::update_shared(const RecordDesc& r, const FieldState* fields) {
+    for (std::uint32_t v = 0; v < r.variant_count; ++v) compare(r, fields, v, 63);
+    choose();
+}
+
 void VariantMatch::reset(const RecordDesc& r, const FieldState* fields) {
     differ_.assign(r.variant_count, 0);
     for (std::uint32_t v = 0; v < r.variant_count; ++v) {
         for (std::uint32_t f = 0; f < std::min(r.field_count, 64u); ++f) compare(r, fields, v, f);
     }
     choose();
-}
-
-// Called at every metadata record: a field below 63 (the common case) is one
-// comparison per variant, and the variant is chosen in the same pass.
-void VariantMatch::update(const RecordDesc& r, const FieldState* fields, std::uint32_t f) {
-    if (differ_.empty()) return;
-    if (f >= 63) {
-        for (std::uint32_t v = 0; v < r.variant_count; ++v) compare(r, fields, v, 63);  // all of them
-        choose();
-        return;
-    }
-    const std::uint64_t bit = std::uint64_t(1) << f;
-    current_ = -1;
-    for (std::uint32_t v = r.variant_count; v-- > 0;) {
-        std::uint64_t& differ = differ_[v];
-        differ = same_layout(fields[f], r.variants[v].fields[f]) ? differ & ~bit : differ | bit;
-        if (differ == 0) current_ = static_cast<int>(v);
-    }
 }
 
 std::uint32_t group_end(const RecordDesc& r, std::uint32_t step) {
@@ -259,39 +231,6 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
     s.previous = s.value;
     s.derive();
     return std::nullopt;
-}
-
-namespace {
-
-// update_plan()'s case done in place: field f's own width changed, and both
-// widths store bytes, so the fields after f move by the difference and the
-// record's size with them. A field that turns plain may make the whole
-// record plain, which only a rebuild finds out.
-bool move_after_width(RecordPlan& plan, const RecordDesc& r, FieldState* fields, std::uint32_t f, std::uint32_t old_width) {
-    const FieldState& s = fields[f];
-    if (!plan.usable || old_width == 0 || s.width == 0 || s.desc->width_from != no_field || s.kind == Interp::section_stride) {
-        return false;
-    }
-    const bool integer = is_integer(s.desc->type);
-    const bool plain_field = !integer || (s.add | s.keep | s.shift) == 0;
-    if (plain_field && !plan.plain) return false;
-    const std::uint32_t diff = s.width - old_width;  // modulo 2^32: adds a negative difference too
-    // Field f is usually layout step f - 1 (field 0 is the tag).
-    std::uint32_t i = f - 1 < r.layout_count && r.layout[f - 1].index == f ? f - 1 : 0;
-    while (i < r.layout_count && r.layout[i].index != f) ++i;
-    for (++i; i < r.layout_count; ++i) fields[r.layout[i].index].offset += diff;
-    plan.size += diff;
-    plan.plain = plan.plain && plain_field;
-    return true;
-}
-
-}  // namespace
-
-bool update_plan(RecordPlan& plan, const RecordDesc& r, FieldState* fields, std::uint32_t f, MetaOp op,
-                 std::uint32_t old_width, bool little_endian_trace) {
-    if (op == MetaOp::width && move_after_width(plan, r, fields, f, old_width)) return true;
-    plan = make_plan(r, fields, little_endian_trace);
-    return false;
 }
 
 }  // namespace metatf::rt

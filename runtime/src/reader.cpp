@@ -679,6 +679,17 @@ std::uint8_t TraceReader::read_section() {
     return n;
 }
 
+// What a change of field `field` of `slot` moves besides its state and plan:
+// the fast window, the variant and the tag masks. Inline into both callers.
+METATF_INLINE void TraceReader::changed(std::uint32_t slot, std::uint32_t field) {
+    widen_window(plans_[slot]);
+    matches_[slot].update(dtd_->records[slot], states_[slot].data(), field);
+    variants_[slot] = matches_[slot].variant(plans_[slot]);
+    initial_[slot] = 0;
+    const std::uint64_t tag = dtd_->records[slot].tag;
+    if (tag < std::min<std::size_t>(64, tag_table_size_)) update_fast_tag(tag);
+}
+
 // Each check reports the position of the byte it is about.
 MetadataChange TraceReader::read_metadata() {
     MetadataChange m;
@@ -759,16 +770,6 @@ bool TraceReader::set_width_quickly(MetadataChange& m) {
     return true;
 }
 
-// What a change of field `field` of `slot` moves besides its state and plan:
-// the fast window, the variant and the tag masks.
-void TraceReader::changed(std::uint32_t slot, std::uint32_t field) {
-    widen_window(plans_[slot]);
-    matches_[slot].update(dtd_->records[slot], states_[slot].data(), field);
-    variants_[slot] = matches_[slot].variant(plans_[slot]);
-    initial_[slot] = 0;
-    const std::uint64_t tag = dtd_->records[slot].tag;
-    if (tag < std::min<std::size_t>(64, tag_table_size_)) update_fast_tag(tag);
-}
 
 // ---- tables -----------------------------------------------------------------------------
 

@@ -103,6 +103,23 @@ struct RecordPlan {
     std::uint64_t feeds = 0;    // bit i: field i feeds a pool
 };
 
+namespace detail {
+
+// Whether a field under encodings `now` is laid out as a variant's `e` says.
+inline bool same_layout(const FieldState& now, const Encoding& e) {
+    // A pool matters under live only, which no variant has; a feed under any interpretation.
+    if (now.kind != e.kind || now.width != e.width || now.unit != 1 || now.feed != 0) return false;
+    switch (e.kind) {
+        case Interp::default_value:
+        case Interp::base_offset: return now.value == e.value;
+        case Interp::stride: return now.stride == e.stride;
+        case Interp::section_offset: return now.section == e.section;
+        default: return true;
+    }
+}
+
+}  // namespace detail
+
 // Which variant of a record type (RecordDesc::variants) its encodings are:
 // every field has the variant's interpretation and width, unit 1, no feed,
 // and the constants the layout builds in (a default value, a base, a stride,
@@ -113,13 +130,26 @@ class VariantMatch {
 public:
     // Compares every field of `r` under the encodings `fields`.
     void reset(const RecordDesc& r, const FieldState* fields);
-    // Field f has changed.
-    void update(const RecordDesc& r, const FieldState* fields, std::uint32_t f);
+    // Field f has changed. Inline, as every metadata record calls it: a field
+    // below 63 (the common case) is one comparison per variant, and the
+    // variant is chosen in the same pass.
+    void update(const RecordDesc& r, const FieldState* fields, std::uint32_t f) {
+        if (differ_.empty()) return;
+        if (f >= 63) return update_shared(r, fields);
+        const std::uint64_t bit = std::uint64_t(1) << f;
+        current_ = -1;
+        for (std::uint32_t v = r.variant_count; v-- > 0;) {
+            std::uint64_t& differ = differ_[v];
+            differ = detail::same_layout(fields[f], r.variants[v].fields[f]) ? differ & ~bit : differ | bit;
+            if (differ == 0) current_ = static_cast<int>(v);
+        }
+    }
     // The variant, or -1; -1 too unless the record's `plan` is usable and has no pools.
     int variant(const RecordPlan& plan) const { return plan.usable && !plan.pools ? current_ : -1; }
 
 private:
     void compare(const RecordDesc& r, const FieldState* fields, std::uint32_t v, std::uint32_t f);
+    void update_shared(const RecordDesc& r, const FieldState* fields);  // fields from 63 on
     void choose();
     std::vector<std::uint64_t> differ_;  // per variant: bit min(i, 63) set while a field i differs
     int current_ = -1;
@@ -134,12 +164,43 @@ std::uint32_t group_end(const RecordDesc& r, std::uint32_t step);
 // The plan of record `r` under the encodings `fields` (whose offsets it sets).
 RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian_trace);
 
+namespace detail {
+
+// update_plan()'s case done in place: field f's own width changed, and both
+// widths store bytes, so the fields after f move by the difference and the
+// record's size with them. A field that turns plain may make the whole
+// record plain, which only a rebuild finds out.
+inline bool move_after_width(RecordPlan& plan, const RecordDesc& r, FieldState* fields, std::uint32_t f, std::uint32_t old_width) {
+    const FieldState& s = fields[f];
+    if (!plan.usable || old_width == 0 || s.width == 0 || s.desc->width_from != no_field || s.kind == Interp::section_stride) {
+        return false;
+    }
+    const bool integer = is_integer(s.desc->type);
+    const bool plain_field = !integer || (s.add | s.keep | s.shift) == 0;
+    if (plain_field && !plan.plain) return false;
+    const std::uint32_t diff = s.width - old_width;  // modulo 2^32: adds a negative difference too
+    // Field f is usually layout step f - 1 (field 0 is the tag).
+    std::uint32_t i = f - 1 < r.layout_count && r.layout[f - 1].index == f ? f - 1 : 0;
+    while (i < r.layout_count && r.layout[i].index != f) ++i;
+    for (++i; i < r.layout_count; ++i) fields[r.layout[i].index].offset += diff;
+    plan.size += diff;
+    plan.plain = plan.plain && plain_field;
+    return true;
+}
+
+}  // namespace detail
+
 // Brings `plan` up to date after metadata `op` changed field `f`, whose width
 // was `old_width`. A width change between non-zero widths of a planned record
 // only moves the fields after f and is applied in place (true: the plan's
 // constant fields are as they were); anything else rebuilds the plan (false).
-bool update_plan(RecordPlan& plan, const RecordDesc& r, FieldState* fields, std::uint32_t f, MetaOp op,
-                 std::uint32_t old_width, bool little_endian_trace);
+// Inline, for the in-place case that compact encodings meet every few records.
+inline bool update_plan(RecordPlan& plan, const RecordDesc& r, FieldState* fields, std::uint32_t f, MetaOp op,
+                        std::uint32_t old_width, bool little_endian_trace) {
+    if (op == MetaOp::width && detail::move_after_width(plan, r, fields, f, old_width)) return true;
+    plan = make_plan(r, fields, little_endian_trace);
+    return false;
+}
 
 // The value an integer field of a planned record at `p` holds, times its
 // unit where it has one, without taking it (the field's previous value stays).
