@@ -54,19 +54,23 @@ struct FieldState : Encoding, FieldPlan {
     static FieldState initial(const FieldDesc& d);
     // Sets the FieldPlan part from the encoding.
     void derive() {
-        const bool sign = stores_signed(desc->type, kind);
-        mask = width >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * width)) - 1;
-        shift = static_cast<std::uint8_t>(sign && width > 0 && width < 8 ? 64 - 8 * width : 0);
+        derive_width();
         const bool adds_value = kind == Interp::default_value || kind == Interp::base_offset;
         add = adds_value ? value : kind == Interp::stride ? static_cast<std::uint64_t>(stride) : 0;
         keep = kind == Interp::delta || kind == Interp::stride ? ~std::uint64_t(0) : 0;
+    }
+    // The part of the FieldPlan the width decides.
+    void derive_width() {
+        const bool sign = stores_signed(desc->type, kind);
+        mask = width >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * width)) - 1;
+        shift = static_cast<std::uint8_t>(sign && width > 0 && width < 8 ? 64 - 8 * width : 0);
     }
     // A width metadata record: a field that stores nothing keeps width 0,
     // the new width waiting for a byte-storing interpretation.
     void set_width(std::uint32_t w) {
         if (stores_bytes(kind)) width = w;
         if (w != 0) restore = w;
-        derive();
+        derive_width();
     }
     // Whether a width metadata record changes how values are stored: the
     // field's bytes in the record, or under sectionStride the section's
