@@ -215,7 +215,6 @@ void TraceReader::update_fast_tags() {
     for (std::size_t tag = 0; tag < std::min<std::size_t>(64, tag_table_size_); ++tag) update_fast_tag(tag);
 }
 
-
 // The plan of `slot` under its current encodings.
 void TraceReader::set_plan(std::uint32_t slot) {
     widen_window(plans_[slot] = make_plan(dtd_->records[slot], states_[slot].data(), header_.order == ByteOrder::little));
@@ -769,7 +768,6 @@ bool TraceReader::set_width_quickly(MetadataChange& m) {
     pos_ += 3 + word;
     return true;
 }
-
 
 // ---- tables -----------------------------------------------------------------------------
 
