@@ -28,7 +28,6 @@ std::optional<std::uint32_t> fixed_width(const FieldState* fields, const FieldSt
 
 }  // namespace
 
-
 // Fields from 63 on share bit 63: a change to one of them compares them all.
 void VariantMatch::compare(const RecordDesc& r, const FieldState* fields, std::uint32_t v, std::uint32_t f) {
     const Encoding* e = r.variants[v].fields;

@@ -527,6 +527,10 @@ bool TraceReader::large_tag(std::uint64_t tag) {
 }
 
 void TraceReader::set_fast_window(std::size_t bytes) {
+    // The fast loops load a tag in the machine's byte order: in a trace of the
+    // other order, tags wider than a byte are left to the general path (limit_
+    // stays at pos_), which reads them in the trace's order.
+    if (dtd_->tag_width > 1 && !native_order()) return;
     fast_window_ = std::max<std::size_t>(bytes, 1);
     for (const RecordPlan& plan : plans_) widen_window(plan);
     set_end(end_);
@@ -744,10 +748,11 @@ MetadataChange TraceReader::read_metadata() {
 // read_metadata()'s usual record under compact encodings, which set a
 // field's width before an outlier and again after it, every few records: a
 // 1-byte tag, the whole record in the chunk of a little-endian trace, a
-// record type read with its plan (Run::planned()) and an integer field whose
-// width goes from one of 1 to 8 bytes to another. One bounds test, then the
-// change apply_metadata() would make; false, with nothing read or changed,
-// for any other record.
+// record type that generated code reads with its plan (Run::planned(), so
+// only under a fast window: the DTD-driven readers take the checked path)
+// and an integer field whose width goes from one of 1 to 8 bytes to another.
+// One bounds test, then the change apply_metadata() would make; false, with
+// nothing read or changed, for any other record.
 bool TraceReader::set_width_quickly(MetadataChange& m) {
     const unsigned word = header_.word();
     const bool little = header_.order == ByteOrder::little && std::endian::native == std::endian::little;

@@ -13,17 +13,12 @@
 
 #include <doctest/doctest.h>
 
+#include "scratch.hpp"
+
 namespace fs = std::filesystem;
 namespace rt = metatf::rt;
 
 namespace {
-
-std::string temp_path(const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / "metatf-fixed";
-    fs::create_directories(dir);
-    fs::remove(dir / name);  // writers do not replace a file unless told to
-    return (dir / name).string();
-}
 
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -112,7 +107,7 @@ TEST_CASE("checked-in big-endian and 32-bit-class traces read back, and writing 
     for (const Fixture& f : fixtures) {
         CAPTURE(f.file);
         const std::string checked_in = std::string(METATF_SOURCE_DIR "/tests/fixtures/traces/") + f.file;
-        const std::string fresh = temp_path(f.file);
+        const std::string fresh = metatf::test::fresh_path("metatf-fixed", f.file);
         {
             hatf10::Writer w(fresh, f.options);
             write_sample(w);
@@ -157,7 +152,7 @@ std::vector<std::string> resolved_names(const std::string& path) {
 
 TEST_CASE("sectionOffset fields resolve into a table section, from a file and from a pipe") {
     using namespace features;
-    const std::string path = temp_path("table.mtf");
+    const std::string path = metatf::test::fresh_path("metatf-fixed", "table.mtf");
     const std::string names[] = {"int", "struct node", "char[16]"};
     std::vector<std::uint64_t> offsets;
     {
@@ -194,7 +189,7 @@ TEST_CASE("sectionOffset fields resolve into a table section, from a file and fr
 
 TEST_CASE("a sectionStride field draws successive elements from its section") {
     using namespace features;
-    const std::string path = temp_path("stride.mtf");
+    const std::string path = metatf::test::fresh_path("metatf-fixed", "stride.mtf");
     {
         Writer w(path, {rt::Class::bits64, rt::ByteOrder::little, 16, {true, {}}, rt::container_version});  // tiny chunks: elements span many
         for (std::uint64_t i = 0; i < 100; ++i) {

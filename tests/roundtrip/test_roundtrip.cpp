@@ -2,8 +2,6 @@
 // feature and paper-count fixtures: random traces in both byte orders and both
 // classes, with chunks stored and compressed; and each written again through
 // the AutoEncoder, which must keep every record.
-#include <filesystem>
-
 #include <charisma.hpp>
 #include <features.hpp>
 #include <hatf10.hpp>
@@ -14,16 +12,9 @@
 
 #include "auto_recode.hpp"
 #include "random_trace.hpp"
-
-namespace fs = std::filesystem;
+#include "scratch.hpp"
 
 namespace {
-
-std::string temp_path(const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / "metatf-roundtrip";
-    fs::create_directories(dir);
-    return (dir / name).string();
-}
 
 template <typename RoundTripType>
 void round_trips(const metatf::rt::DtdDesc& dtd, const std::string& name) {
@@ -45,9 +36,10 @@ void round_trips(const metatf::rt::DtdDesc& dtd, const std::string& name) {
                 shape.steps = 3000;
                 shape.seed = seed++;
                 RoundTripType trip(dtd, shape);
-                trip.run(temp_path(name + ".mtf"));
+                const std::string path = metatf::test::fresh_path("metatf-roundtrip", name + ".mtf");
+                trip.run(path);
                 CHECK(trip.records_read > 2000);
-                if (chunk == 4096) metatf::test::check_auto_recode(temp_path(name + ".mtf"), dtd, shape.options);
+                if (chunk == 4096) metatf::test::check_auto_recode(path, dtd, shape.options);
             }
         }
     }

@@ -116,7 +116,8 @@ public:
 
     // ---- the fast loops of generated code (next() and visit())
     // Generated code reads records of at most `bytes` bytes (tag included)
-    // without a length test of its own while pos < Run::limit.
+    // without a length test of its own while pos < Run::limit. Never, in a
+    // trace whose tags are wider than a byte and not in the machine's order.
     void set_fast_window(std::size_t bytes);
     // The rest of the current chunk and what decoding it needs, copied out so
     // that a loop over many records keeps them in registers, not in members.

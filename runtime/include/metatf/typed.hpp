@@ -807,8 +807,9 @@ private:
 
     // Reads one record and hands it to `then`. Before run.limit every record
     // in its initial layout fits in the chunk: the switch on its tag, one mask
-    // test, loads at constant offsets. step_general() reads what the fast
-    // paths do not (the chunk's tail, predefined records, shared tags).
+    // test, loads at constant offsets. Metadata records are read there too;
+    // step_general() reads what the fast paths do not (the chunk's tail,
+    // comments and sections, shared tags).
     template <typename Then>
     METATF_INLINE bool step(Then&& then) {
         const TraceReader::Run run = r_.run();
@@ -909,7 +910,7 @@ private:
     // change widths around outliers every few records, so it is read (by the
     // checked path) without going round step_general().
     static constexpr auto metadata_slot = static_cast<std::uint32_t>(RecordType::Metadata);
-    [[gnu::noinline]] const Metadata<RecordType>& read_metadata(const TraceReader::Run& run) {
+    [[gnu::noinline]] Metadata<RecordType>& read_metadata(const TraceReader::Run& run) {
         auto& record = std::get<Metadata<RecordType>>(records_);
         r_.begin_record(run, metadata_slot);
         read_general(record);
