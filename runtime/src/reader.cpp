@@ -765,7 +765,7 @@ bool TraceReader::set_width_quickly(MetadataChange& m) {
     if (field == 0 || field >= r.field_count) return false;
     FieldState& s = states_[slot][field];
     const std::uint64_t w = word == 8 ? load_native<8>(pos_ + 3) : load_native<4>(pos_ + 3);
-    if (s.width == 0 || w == 0 || w > 8 || !is_integer(s.desc->type) || s.desc->width_from != no_field) return false;
+    if (!s.simple_width_change(w)) return false;
     const std::uint32_t old_width = s.width;
     s.set_width(static_cast<std::uint32_t>(w));
     m = MetadataChange{slot, field, op, w, 0, update_plan(plans_[slot], r, states_[slot].data(), field, op, old_width, true)};

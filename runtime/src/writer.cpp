@@ -371,7 +371,7 @@ bool TraceWriter::set_width_quickly(std::uint32_t slot, std::uint32_t field, std
         return false;
     }
     FieldState& s = states_[slot][field];
-    if (s.width == 0 || w == 0 || w > 8 || !is_integer(s.desc->type) || s.desc->width_from != no_field) return false;
+    if (!s.simple_width_change(w)) return false;
     const std::uint32_t old_width = s.width;
     s.set_width(static_cast<std::uint32_t>(w));
     changed_by(slot, field, MetaOp::width, w, 0, old_width);

@@ -72,6 +72,13 @@ struct FieldState : Encoding, FieldPlan {
         if (w != 0) restore = w;
         derive_width();
     }
+    // Whether setting width `w` is the change compact encodings make around
+    // outliers: an integer field with a width of its own going from one of 1
+    // to 8 bytes to another. apply_metadata() accepts it, and update_plan()
+    // moves the fields after it in place when the record has a plan.
+    bool simple_width_change(std::uint64_t w) const {
+        return width != 0 && w != 0 && w <= 8 && is_integer(desc->type) && desc->width_from == no_field;
+    }
     // Whether a width metadata record changes how values are stored: the
     // field's bytes in the record, or under sectionStride the section's
     // elements that follow. stored_width(): that width now.
