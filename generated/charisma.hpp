@@ -1484,35 +1484,12 @@ inline constexpr rt::NativeFormDesc native_forms[] = {
 inline constexpr rt::DtdDesc dtd = {"charisma", detail::text, 1, nullptr, 0, detail::records, 20, nullptr, detail::native_forms, 2};
 
 // What the runtime's reader and writer need of this DTD: its types and
-// descriptor, and which record type a tag names (tags that one record has).
+// descriptor, and the records that a tag names alone, in the order of their tags.
 struct Codec {
     using RecordType = charisma::RecordType;
     using Records = charisma::Records;
     static constexpr const rt::DtdDesc& dtd = charisma::dtd;
-
-    template <typename Take>
-    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, [[maybe_unused]] Take&& take) {
-        switch (tag) {
-            case 4u: return take(std::type_identity<Header>{});
-            case 5u: return take(std::type_identity<AppLoad>{});
-            case 6u: return take(std::type_identity<AppExit>{});
-            case 7u: return take(std::type_identity<ClientJoin>{});
-            case 8u: return take(std::type_identity<ClientLeave>{});
-            case 9u: return take(std::type_identity<AppOpen>{});
-            case 10u: return take(std::type_identity<ClientOpen>{});
-            case 11u: return take(std::type_identity<AppClose>{});
-            case 12u: return take(std::type_identity<ClientClose>{});
-            case 13u: return take(std::type_identity<ReadWrite>{});
-            case 14u: return take(std::type_identity<Extend>{});
-            case 15u: return take(std::type_identity<Truncate>{});
-            case 16u: return take(std::type_identity<Link>{});
-            case 17u: return take(std::type_identity<Unlink>{});
-            case 18u: return take(std::type_identity<AsynchEnd>{});
-            case 19u: return take(std::type_identity<Fcntl>{});
-            case 20u: return take(std::type_identity<CompressedReadWrite>{});
-            default: return false;
-        }
-    }
+    using ByTag = std::tuple<Header, AppLoad, AppExit, ClientJoin, ClientLeave, AppOpen, ClientOpen, AppClose, ClientClose, ReadWrite, Extend, Truncate, Link, Unlink, AsynchEnd, Fcntl, CompressedReadWrite>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

@@ -706,28 +706,12 @@ inline constexpr char text[] =
 inline constexpr rt::DtdDesc dtd = {"hatf10", detail::text, 1, nullptr, 0, detail::records, 13, nullptr, nullptr, 0};
 
 // What the runtime's reader and writer need of this DTD: its types and
-// descriptor, and which record type a tag names (tags that one record has).
+// descriptor, and the records that a tag names alone, in the order of their tags.
 struct Codec {
     using RecordType = hatf10::RecordType;
     using Records = hatf10::Records;
     static constexpr const rt::DtdDesc& dtd = hatf10::dtd;
-
-    template <typename Take>
-    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, [[maybe_unused]] Take&& take) {
-        switch (tag) {
-            case 4u: return take(std::type_identity<Alloc>{});
-            case 5u: return take(std::type_identity<Free>{});
-            case 6u: return take(std::type_identity<ReallocNoAlloc>{});
-            case 7u: return take(std::type_identity<ReallocAllocFree>{});
-            case 8u: return take(std::type_identity<ReallocAlloc>{});
-            case 9u: return take(std::type_identity<ReallocFree>{});
-            case 10u: return take(std::type_identity<CreateHeap>{});
-            case 11u: return take(std::type_identity<DestroyHeap>{});
-            case 12u: return take(std::type_identity<CreateThread>{});
-            case 13u: return take(std::type_identity<DestroyThread>{});
-            default: return false;
-        }
-    }
+    using ByTag = std::tuple<Alloc, Free, ReallocNoAlloc, ReallocAllocFree, ReallocAlloc, ReallocFree, CreateHeap, DestroyHeap, CreateThread, DestroyThread>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

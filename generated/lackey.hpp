@@ -247,22 +247,12 @@ inline constexpr rt::TextFormDesc text_form = {" ", "", "", text_records};
 inline constexpr rt::DtdDesc dtd = {"lackey", detail::text, 1, nullptr, 0, detail::records, 7, &detail::text_form, nullptr, 0};
 
 // What the runtime's reader and writer need of this DTD: its types and
-// descriptor, and which record type a tag names (tags that one record has).
+// descriptor, and the records that a tag names alone, in the order of their tags.
 struct Codec {
     using RecordType = lackey::RecordType;
     using Records = lackey::Records;
     static constexpr const rt::DtdDesc& dtd = lackey::dtd;
-
-    template <typename Take>
-    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, [[maybe_unused]] Take&& take) {
-        switch (tag) {
-            case 73u: return take(std::type_identity<Instruction>{});
-            case 76u: return take(std::type_identity<Load>{});
-            case 77u: return take(std::type_identity<Modify>{});
-            case 83u: return take(std::type_identity<Store>{});
-            default: return false;
-        }
-    }
+    using ByTag = std::tuple<Instruction, Load, Modify, Store>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

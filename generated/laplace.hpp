@@ -654,26 +654,12 @@ inline constexpr rt::TextFormDesc text_form = {" ", "", "", text_records};
 inline constexpr rt::DtdDesc dtd = {"laplace", detail::text, 1, nullptr, 0, detail::records, 11, &detail::text_form, nullptr, 0};
 
 // What the runtime's reader and writer need of this DTD: its types and
-// descriptor, and which record type a tag names (tags that one record has).
+// descriptor, and the records that a tag names alone, in the order of their tags.
 struct Codec {
     using RecordType = laplace::RecordType;
     using Records = laplace::Records;
     static constexpr const rt::DtdDesc& dtd = laplace::dtd;
-
-    template <typename Take>
-    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, [[maybe_unused]] Take&& take) {
-        switch (tag) {
-            case 70u: return take(std::type_identity<KernelEventF>{});
-            case 73u: return take(std::type_identity<KernelFetch>{});
-            case 77u: return take(std::type_identity<KernelEventM>{});
-            case 82u: return take(std::type_identity<KernelRead>{});
-            case 87u: return take(std::type_identity<KernelWrite>{});
-            case 105u: return take(std::type_identity<UserFetch>{});
-            case 114u: return take(std::type_identity<UserRead>{});
-            case 119u: return take(std::type_identity<UserWrite>{});
-            default: return false;
-        }
-    }
+    using ByTag = std::tuple<KernelEventF, KernelFetch, KernelEventM, KernelRead, KernelWrite, UserFetch, UserRead, UserWrite>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

@@ -975,32 +975,12 @@ inline constexpr rt::NativeFormDesc native_forms[] = {
 inline constexpr rt::DtdDesc dtd = {"ptf", detail::text, 1, nullptr, 0, detail::records, 17, &detail::text_form, detail::native_forms, 1};
 
 // What the runtime's reader and writer need of this DTD: its types and
-// descriptor, and which record type a tag names (tags that one record has).
+// descriptor, and the records that a tag names alone, in the order of their tags.
 struct Codec {
     using RecordType = ptf::RecordType;
     using Records = ptf::Records;
     static constexpr const rt::DtdDesc& dtd = ptf::dtd;
-
-    template <typename Take>
-    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, [[maybe_unused]] Take&& take) {
-        switch (tag) {
-            case 4u: return take(std::type_identity<Fo>{});
-            case 5u: return take(std::type_identity<Co>{});
-            case 6u: return take(std::type_identity<Cao>{});
-            case 7u: return take(std::type_identity<Do_>{});
-            case 8u: return take(std::type_identity<Sr>{});
-            case 9u: return take(std::type_identity<Gr>{});
-            case 10u: return take(std::type_identity<Dr>{});
-            case 11u: return take(std::type_identity<Dw>{});
-            case 12u: return take(std::type_identity<Adr>{});
-            case 13u: return take(std::type_identity<Adw>{});
-            case 14u: return take(std::type_identity<Er>{});
-            case 15u: return take(std::type_identity<Ew>{});
-            case 16u: return take(std::type_identity<Ts>{});
-            case 17u: return take(std::type_identity<Te>{});
-            default: return false;
-        }
-    }
+    using ByTag = std::tuple<Fo, Co, Cao, Do_, Sr, Gr, Dr, Dw, Adr, Adw, Er, Ew, Ts, Te>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

@@ -254,19 +254,12 @@ inline constexpr rt::TextFormDesc text_form = {",", "", "", text_records};
 inline constexpr rt::DtdDesc dtd = {"spc", detail::text, 1, nullptr, 0, detail::records, 4, &detail::text_form, nullptr, 0};
 
 // What the runtime's reader and writer need of this DTD: its types and
-// descriptor, and which record type a tag names (tags that one record has).
+// descriptor, and the records that a tag names alone, in the order of their tags.
 struct Codec {
     using RecordType = spc::RecordType;
     using Records = spc::Records;
     static constexpr const rt::DtdDesc& dtd = spc::dtd;
-
-    template <typename Take>
-    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, [[maybe_unused]] Take&& take) {
-        switch (tag) {
-            case 4u: return take(std::type_identity<Spc>{});
-            default: return false;
-        }
-    }
+    using ByTag = std::tuple<Spc>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

@@ -285,7 +285,7 @@ std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
     auto user = [](const RecordCode& c) { return c.record().predefined == ir::Predefined::none; };
     std::map<std::uint64_t, int> records_with_tag;
     for (const auto& c : records) ++records_with_tag[c.record().tag];
-    // The records the fast loops switch to by their tag alone.
+    // The records the fast loops find by their tag alone.
     auto by_tag = [&](const RecordCode& c) { return user(c) && records_with_tag[c.record().tag] == 1; };
 
     std::ostringstream o;
@@ -323,16 +323,18 @@ std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
 
     emit_tables(o, lower::lower(schema).desc());
 
-    o << "// What the runtime's reader and writer need of this DTD: its types and\n"
-      << "// descriptor, and which record type a tag names (tags that one record has).\n"
-      << "struct Codec {\n    using RecordType = " << ns << "::RecordType;\n    using Records = " << ns << "::Records;\n"
-      << "    static constexpr const rt::DtdDesc& dtd = " << ns << "::dtd;\n\n"
-      << "    template <typename Take>\n    static METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, "
-      << "[[maybe_unused]] Take&& take) {\n        switch (tag) {\n";
+    std::vector<const RecordCode*> tagged;  // by tag, for the runtime's search (typed.hpp's detail::by_tag)
     for (const auto& c : records) {
-        if (by_tag(c)) o << "            case " << c.record().tag << "u: return take(std::type_identity<" << c.name() << ">{});\n";
+        if (by_tag(c)) tagged.push_back(&c);
     }
-    o << "            default: return false;\n        }\n    }\n};\n\n"
+    std::ranges::sort(tagged, {}, [](const RecordCode* c) { return c->record().tag; });
+    o << "// What the runtime's reader and writer need of this DTD: its types and\n"
+      << "// descriptor, and the records that a tag names alone, in the order of their tags.\n"
+      << "struct Codec {\n    using RecordType = " << ns << "::RecordType;\n    using Records = " << ns << "::Records;\n"
+      << "    static constexpr const rt::DtdDesc& dtd = " << ns << "::dtd;\n"
+      << "    using ByTag = std::tuple<";
+    for (std::size_t i = 0; i < tagged.size(); ++i) o << (i ? ", " : "") << tagged[i]->name();
+    o << ">;\n};\n\n"
       << "// Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().\n"
       << "using Reader = rt::TypedReader<Codec>;\n"
       << "// Writes a trace of this DTD. close() finishes it; without close() nothing is left at `path`.\n"

@@ -1,7 +1,7 @@
 // The binary reader and writer of a generated header: everything in them
 // that does not depend on the DTD. A generated header holds its record
 // structs, their visit_fields(), its descriptor constants and a Codec that
-// names them and switches on tags; TypedReader<Codec> and TypedWriter<Codec>
+// names them and lists the records that tags name; TypedReader<Codec> and TypedWriter<Codec>
 // read and write those structs through TraceReader and TraceWriter.
 //
 // Four ways to a record, chosen per record type at run time:
@@ -282,6 +282,25 @@ struct FixedStore {
         }
     }
 };
+
+// Calls take(std::type_identity<R>{}) for the record R of `Tuple` (records
+// sorted by tag) whose tag is `tag`, and returns what it returns; false if
+// none has it. A tree of comparisons, not a switch: GCC makes a switch over
+// many tags a jump table, whose one indirect branch predicts a mix of record
+// types worse than a few conditional branches do (docs/performance.md).
+template <typename Tuple, std::size_t Lo = 0, std::size_t Hi = std::tuple_size_v<Tuple>, typename Take>
+METATF_INLINE bool by_tag(std::uint64_t tag, Take&& take) {
+    if constexpr (Hi == Lo) {
+        return false;
+    } else if constexpr (Hi - Lo == 1) {
+        using R = std::tuple_element_t<Lo, Tuple>;
+        return tag == R::tag && take(std::type_identity<R>{});
+    } else {
+        constexpr std::size_t mid = Lo + (Hi - Lo) / 2;
+        if (tag < std::tuple_element_t<mid, Tuple>::tag) return by_tag<Tuple, Lo, mid>(tag, take);
+        return by_tag<Tuple, mid, Hi>(tag, take);
+    }
+}
 
 // Calls f.template operator()<Fixed<D, V>>() for the variant `v` of the record.
 template <typename D, typename F>
@@ -806,7 +825,7 @@ private:
     }
 
     // Reads one record and hands it to `then`. Before run.limit every record
-    // in its initial layout fits in the chunk: the switch on its tag, one mask
+    // in its initial layout fits in the chunk: the search for its tag, one mask
     // test, loads at constant offsets. Metadata records are read there too;
     // step_general() reads what the fast paths do not (the chunk's tail,
     // comments and sections, shared tags).
@@ -815,7 +834,7 @@ private:
         const TraceReader::Run run = r_.run();
         if (run.pos < run.limit) {
             const std::uint64_t tag = load_native<tag_width>(run.pos);
-            const bool done = Codec::by_tag(tag, [&]<typename Record>(std::type_identity<Record>) METATF_LAMBDA_INLINE {
+            const bool done = detail::by_tag<typename Codec::ByTag>(tag, [&]<typename Record>(std::type_identity<Record>) METATF_LAMBDA_INLINE {
                 return take<Record>(run, tag, then);
             });
             if (done) return true;
@@ -927,7 +946,7 @@ private:
         TraceReader::Run run = r_.run();
         while (run.pos < run.limit) {
             const std::uint64_t tag = load_native<tag_width>(run.pos);
-            const bool read = Codec::by_tag(tag, [&]<typename Record>(std::type_identity<Record>) METATF_LAMBDA_INLINE {
+            const bool read = detail::by_tag<typename Codec::ByTag>(tag, [&]<typename Record>(std::type_identity<Record>) METATF_LAMBDA_INLINE {
                 return visit_one<Record>(run, tag, v, records);
             });
             if (!read) {
