@@ -1489,7 +1489,7 @@ struct Codec {
     using RecordType = charisma::RecordType;
     using Records = charisma::Records;
     static constexpr const rt::DtdDesc& dtd = charisma::dtd;
-    using ByTag = std::tuple<Header, AppLoad, AppExit, ClientJoin, ClientLeave, AppOpen, ClientOpen, AppClose, ClientClose, ReadWrite, Extend, Truncate, Link, Unlink, AsynchEnd, Fcntl, CompressedReadWrite>;
+    using ByTag = std::tuple<charisma::Header, charisma::AppLoad, charisma::AppExit, charisma::ClientJoin, charisma::ClientLeave, charisma::AppOpen, charisma::ClientOpen, charisma::AppClose, charisma::ClientClose, charisma::ReadWrite, charisma::Extend, charisma::Truncate, charisma::Link, charisma::Unlink, charisma::AsynchEnd, charisma::Fcntl, charisma::CompressedReadWrite>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

@@ -711,7 +711,7 @@ struct Codec {
     using RecordType = hatf10::RecordType;
     using Records = hatf10::Records;
     static constexpr const rt::DtdDesc& dtd = hatf10::dtd;
-    using ByTag = std::tuple<Alloc, Free, ReallocNoAlloc, ReallocAllocFree, ReallocAlloc, ReallocFree, CreateHeap, DestroyHeap, CreateThread, DestroyThread>;
+    using ByTag = std::tuple<hatf10::Alloc, hatf10::Free, hatf10::ReallocNoAlloc, hatf10::ReallocAllocFree, hatf10::ReallocAlloc, hatf10::ReallocFree, hatf10::CreateHeap, hatf10::DestroyHeap, hatf10::CreateThread, hatf10::DestroyThread>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

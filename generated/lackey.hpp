@@ -252,7 +252,7 @@ struct Codec {
     using RecordType = lackey::RecordType;
     using Records = lackey::Records;
     static constexpr const rt::DtdDesc& dtd = lackey::dtd;
-    using ByTag = std::tuple<Instruction, Load, Modify, Store>;
+    using ByTag = std::tuple<lackey::Instruction, lackey::Load, lackey::Modify, lackey::Store>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

@@ -659,7 +659,7 @@ struct Codec {
     using RecordType = laplace::RecordType;
     using Records = laplace::Records;
     static constexpr const rt::DtdDesc& dtd = laplace::dtd;
-    using ByTag = std::tuple<KernelEventF, KernelFetch, KernelEventM, KernelRead, KernelWrite, UserFetch, UserRead, UserWrite>;
+    using ByTag = std::tuple<laplace::KernelEventF, laplace::KernelFetch, laplace::KernelEventM, laplace::KernelRead, laplace::KernelWrite, laplace::UserFetch, laplace::UserRead, laplace::UserWrite>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

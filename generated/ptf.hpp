@@ -980,7 +980,7 @@ struct Codec {
     using RecordType = ptf::RecordType;
     using Records = ptf::Records;
     static constexpr const rt::DtdDesc& dtd = ptf::dtd;
-    using ByTag = std::tuple<Fo, Co, Cao, Do_, Sr, Gr, Dr, Dw, Adr, Adw, Er, Ew, Ts, Te>;
+    using ByTag = std::tuple<ptf::Fo, ptf::Co, ptf::Cao, ptf::Do_, ptf::Sr, ptf::Gr, ptf::Dr, ptf::Dw, ptf::Adr, ptf::Adw, ptf::Er, ptf::Ew, ptf::Ts, ptf::Te>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

@@ -259,7 +259,7 @@ struct Codec {
     using RecordType = spc::RecordType;
     using Records = spc::Records;
     static constexpr const rt::DtdDesc& dtd = spc::dtd;
-    using ByTag = std::tuple<Spc>;
+    using ByTag = std::tuple<spc::Spc>;
 };
 
 // Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().

@@ -34,14 +34,27 @@ generate(lackey.v2.hpp lackey_v2 /dev/null "${WORK_DIR}/lackey.v2.dtd")
 generate(linux.hpp linux_ /dev/null "${WORK_DIR}/linux.dtd")
 generate(2d.hpp _2d "${SOURCE_DIR}/dtds/laplace.dtd" --name 2d -)
 generate(charisma.v1.hpp charisma "${SOURCE_DIR}/dtds/charisma.dtd" --name=charisma.v1 --namespace charisma -)
+# Records named like the names generated code declares itself.
+file(WRITE "${WORK_DIR}/clash.dtd" [=[
+tag.width = 1;
+n.width = 2;
+n.interpretation = none;
+byTag : (tag, n) { tag.value = 4; }
+reader : (tag, n) { tag.value = 5; }
+codec : (tag, n) { tag.value = 6; }
+]=])
+generate(clash.hpp clash /dev/null "${WORK_DIR}/clash.dtd")
 
 # The names the traces carry are the DTD names, not the namespaces.
 file(WRITE "${WORK_DIR}/use.cpp" [=[
 #include <cstdio>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 
 #include "2d.hpp"
 #include "charisma.v1.hpp"
+#include "clash.hpp"
 #include "lackey.v2.hpp"
 #include "linux.hpp"
 #include "stdin.hpp"
@@ -51,6 +64,7 @@ static_assert(std::string_view(lackey_v2::dtd.name) == "lackey.v2");
 static_assert(std::string_view(linux_::dtd.name) == "linux");
 static_assert(std::string_view(_2d::dtd.name) == "2d");
 static_assert(std::string_view(charisma::dtd.name) == "charisma.v1");
+static_assert(std::is_same_v<clash::Codec::ByTag, std::tuple<clash::ByTag, clash::Reader_, clash::Codec_>>);
 
 int main() { return stdin == nullptr; }  // the macro is still the standard one
 ]=])

@@ -333,7 +333,8 @@ std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
       << "struct Codec {\n    using RecordType = " << ns << "::RecordType;\n    using Records = " << ns << "::Records;\n"
       << "    static constexpr const rt::DtdDesc& dtd = " << ns << "::dtd;\n"
       << "    using ByTag = std::tuple<";
-    for (std::size_t i = 0; i < tagged.size(); ++i) o << (i ? ", " : "") << tagged[i]->name();
+    // Qualified: a record named `byTag` has the struct ByTag, which the member would hide.
+    for (std::size_t i = 0; i < tagged.size(); ++i) o << (i ? ", " : "") << ns << "::" << tagged[i]->name();
     o << ">;\n};\n\n"
       << "// Reads a trace of this DTD: pull records with next(), or pass a visitor to visit().\n"
       << "using Reader = rt::TypedReader<Codec>;\n"

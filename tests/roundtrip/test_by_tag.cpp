@@ -61,9 +61,18 @@ TEST_CASE("by_tag finds the record of every tag that names one alone, and no oth
     check_every_tag<spc::Codec>("spc");
     check_every_tag<laplace::Codec>("laplace");
     check_every_tag<charisma::Codec>("charisma");
-    check_every_tag<features::Codec>("features");  // shared tags: in none of its sections alone
+    check_every_tag<features::Codec>("features");  // tag 4 is shared by two sections' records: in no list
     check_every_tag<paper_count::Codec>("paper-count");
     check_every_tag<variants::Codec>("variants");
+}
+
+TEST_CASE("by_tag of a tag past every record's, and of an empty list") {
+    auto never = [](auto) {
+        FAIL("no record has this tag");
+        return true;
+    };
+    CHECK_FALSE(rt::detail::by_tag<charisma::Codec::ByTag>(~std::uint64_t(0), never));
+    CHECK_FALSE(rt::detail::by_tag<std::tuple<>>(4, never));
 }
 
 TEST_CASE("by_tag returns what the record's handler returns") {

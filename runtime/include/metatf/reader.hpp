@@ -133,8 +133,9 @@ public:
 
         // Whether the record at pos (before limit), whose tag is `tag` (below 64), can be
         // read in the DTD's initial layout: the tag names a user record of the
-        // current section that metadata has not changed. Generated code
-        // switches on the tag itself, so this is a single mask test.
+        // current section that metadata has not changed. The fast loops
+        // find the record by the tag itself (typed.hpp's detail::by_tag), so
+        // this is a single mask test.
         bool fast(std::uint64_t tag) const { return (fast_tags >> tag & 1) != 0; }
         // Whether the record at pos (before limit), whose tag is `tag` (below 64), can be
         // read with its RecordPlan: the tag names a user record of the current section

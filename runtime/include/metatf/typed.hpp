@@ -289,7 +289,7 @@ struct FixedStore {
 // many tags a jump table, whose one indirect branch predicts a mix of record
 // types worse than a few conditional branches do (docs/performance.md).
 template <typename Tuple, std::size_t Lo = 0, std::size_t Hi = std::tuple_size_v<Tuple>, typename Take>
-METATF_INLINE bool by_tag(std::uint64_t tag, Take&& take) {
+METATF_INLINE bool by_tag([[maybe_unused]] std::uint64_t tag, [[maybe_unused]] Take&& take) {
     if constexpr (Hi == Lo) {
         return false;
     } else if constexpr (Hi - Lo == 1) {
