@@ -190,6 +190,10 @@ public:
             REQUIRE(r.next());
             REQUIRE(static_cast<std::uint32_t>(r.type()) == static_cast<std::uint32_t>(want.index()));
             std::visit([&](const auto& w) { check(r, w); }, want);
+            // The reader follows the metadata to the same variant as the writer.
+            if (const auto v = writer_variant_.find(n); v != writer_variant_.end()) {
+                CHECK(r.runtime().variant(static_cast<std::uint32_t>(r.type())) == v->second);
+            }
             ++n;
         }
         CHECK_FALSE(r.next());
@@ -461,6 +465,7 @@ private:
             T record{};
             visit_fields(record, filler);
             variant_records += w.runtime().variant(slot) >= 0;
+            writer_variant_[written_.size()] = w.runtime().variant(slot);
             w.write(record);
             written_.push_back(Any(std::in_place_type<T>, record));
         }
@@ -473,6 +478,7 @@ private:
     std::set<std::uint8_t> record_sections_{0};
     std::set<std::uint8_t> value_sections_;
     std::vector<Any> written_;
+    std::map<std::size_t, int> writer_variant_;  // per user record written: the writer's variant(slot)
     std::deque<std::vector<std::byte>> arena_;
     std::deque<std::string> texts_;
 };
