@@ -216,7 +216,10 @@ public:
     }
 
     std::size_t records_read = 0;
-    std::size_t variant_records = 0;  // written while their type's encodings were a variant
+    // The records written while their type's encodings were a variant.
+    std::size_t variant_records() const {
+        return static_cast<std::size_t>(std::ranges::count_if(writer_variant_, [](const auto& v) { return v.second >= 0; }));
+    }
 
 private:
     template <typename T>
@@ -464,7 +467,6 @@ private:
                           w.runtime().pools());
             T record{};
             visit_fields(record, filler);
-            variant_records += w.runtime().variant(slot) >= 0;
             writer_variant_[written_.size()] = w.runtime().variant(slot);
             w.write(record);
             written_.push_back(Any(std::in_place_type<T>, record));

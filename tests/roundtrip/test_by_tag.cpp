@@ -2,7 +2,7 @@
 // it misses is still read, by the general path, so round trips cannot see a
 // fault here: this checks every tag against the descriptor.
 #include <map>
-#include <string>
+#include <tuple>
 
 #include <charisma.hpp>
 #include <features.hpp>
