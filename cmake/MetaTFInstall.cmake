@@ -26,3 +26,13 @@ install(FILES
   "${PROJECT_BINARY_DIR}/MetaTFConfigVersion.cmake"
   "${CMAKE_CURRENT_LIST_DIR}/MetaTFGenerate.cmake"
   DESTINATION ${METATF_INSTALL_CMAKEDIR})
+
+# The shipped DTDs, which `mtf --dtd NAME` and metatf.Writer find by name
+# (metatf::find_dtd): PREFIX/share/metatf/dtds.
+file(GLOB metatf_dtds CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/dtds/*.dtd")
+install(FILES ${metatf_dtds} DESTINATION ${CMAKE_INSTALL_DATADIR}/metatf/dtds)
+
+# Everything `cmake --install` installs, and nothing else: what scripts/run.sh
+# builds. Each install(TARGETS) adds its targets to METATF_INSTALLED_TARGETS.
+get_property(metatf_installed GLOBAL PROPERTY METATF_INSTALLED_TARGETS)
+add_custom_target(installables DEPENDS ${metatf_installed})

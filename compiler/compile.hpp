@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <metatf/container.hpp>
 
@@ -33,6 +34,20 @@ Compilation compile_stdin(std::optional<std::string> name = std::nullopt);
 
 // Compiles the DTD a trace carries in its header, named NAME.dtd.
 Compilation compile_embedded(const rt::Header& header);
+
+// The DTD file a command line's NAME stands for: NAME itself when something
+// exists there; otherwise, for a NAME without '/', the first NAME or
+// NAME.dtd in dtd_search_dirs(). Nothing when neither is found.
+std::optional<std::string> find_dtd(const std::string& name);
+
+// Where shipped DTDs are looked for, in order: each directory of
+// $METATF_DTD_PATH (separated by ':'), the installed PREFIX/share/metatf/dtds
+// (found above the program or module, wherever the install was moved), and
+// the source tree's dtds/ for programs run from a build tree.
+std::vector<std::string> dtd_search_dirs();
+
+// "NAME: no such file, and no shipped DTD of that name in DIR, DIR".
+std::string dtd_not_found(const std::string& name);
 
 // "FILE:LINE:COL: MESSAGE" of the compilation's first error.
 std::string first_error(const Compilation& c);

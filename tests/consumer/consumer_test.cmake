@@ -64,10 +64,28 @@ if(MODE STREQUAL "subdirectory")
   list(APPEND configure_args "-DMETATF_SOURCE_DIR=${SOURCE_DIR}" "-DCMAKE_PREFIX_PATH=${prefix_path}")
 else()
   # What gets installed must exist; usually this finds it up to date.
-  step("building mtfc and metatf_runtime in ${METATF_BUILD_DIR}"
-    "${CMAKE_COMMAND}" --build "${METATF_BUILD_DIR}" --target mtfc metatf_runtime ${config_args} --parallel ${jobs})
+  step("building what installs in ${METATF_BUILD_DIR}"
+    "${CMAKE_COMMAND}" --build "${METATF_BUILD_DIR}" --target installables ${config_args} --parallel ${jobs})
   step("installing ${METATF_BUILD_DIR}"
     "${CMAKE_COMMAND}" --install "${METATF_BUILD_DIR}" --prefix "${prefix}" ${config_args})
+
+  # The installed mtf finds a shipped DTD by its name, from another directory,
+  # in the prefix's share/metatf/dtds before anywhere else.
+  set(dtd_dir "${prefix}/share/metatf/dtds")
+  if(NOT EXISTS "${dtd_dir}/spc.dtd")
+    message(FATAL_ERROR "the installation in ${prefix} has no ${dtd_dir}/spc.dtd")
+  endif()
+  set(mtf "${CMAKE_COMMAND}" -E env --unset=METATF_DTD_PATH "${prefix}/bin/mtf")
+  step("converting SPC text with the installed mtf and --dtd spc"
+    ${mtf} convert --dtd spc "${SOURCE_DIR}/examples/traces/example.spc" "${WORK_DIR}/example.mtf")
+  step("checking the trace" ${mtf} check "${WORK_DIR}/example.mtf")
+  if(NOT out MATCHES "ok: 11 records")
+    message(FATAL_ERROR "mtf check of the converted SPC text: ${out}")
+  endif()
+  execute_process(COMMAND ${mtf} convert --dtd no-such-dtd in.txt out.mtf RESULT_VARIABLE code ERROR_VARIABLE err)
+  if(NOT code EQUAL 1 OR NOT err MATCHES "^mtf: convert: no-such-dtd: no such file, and no shipped DTD of that name in ${dtd_dir}")
+    message(FATAL_ERROR "a DTD name that names nothing: exit ${code}: ${err}")
+  endif()
 
   file(GLOB_RECURSE config_files "${prefix}/*/MetaTFConfig.cmake")
   if(NOT config_files)

@@ -76,6 +76,20 @@ void check_positional(const std::vector<std::string>& got, const char* command, 
     }
 }
 
+// --dtd NAME names a file, or a DTD mtf ships (metatf::find_dtd). A path
+// that names nothing is left for the compiler to report as it reports any
+// unreadable file.
+void resolve_dtd(Options& o) {
+    const auto it = o.values.find("--dtd");
+    if (it == o.values.end()) return;
+    std::string& value = it->second.front();
+    if (const auto found = metatf::find_dtd(value)) {
+        value = *found;
+    } else if (value.find('/') == std::string::npos) {
+        throw InputError(metatf::dtd_not_found(value));
+    }
+}
+
 }  // namespace
 
 Options parse_options(const std::vector<std::string>& args, const char* command, std::vector<OptionSpec> specs,
@@ -113,6 +127,7 @@ Options parse_options(const std::vector<std::string>& args, const char* command,
         }
     }
     check_positional(out.positional, command, positional);
+    resolve_dtd(out);
     return out;
 }
 
