@@ -23,6 +23,9 @@ class TraceInfo:
         self.path = os.fspath(path)
         self._trace = _metatf.Trace(self.path)
         self.dtd_name = self._trace.dtd_name
+        # The DTD's text as the trace holds it, and as str: bytes that are
+        # not UTF-8 (a Latin-1 comment) read as U+FFFD there.
+        self.dtd_bytes = self._trace.dtd_bytes
         self.dtd_text = self._trace.dtd_text
         # Every record, the predefined ones (comments, metadata) included.
         self.record_count = self._trace.record_count
@@ -91,16 +94,38 @@ def _chunk_range(info, chunks):
     return start, max(start, stop)
 
 
-def _read_options(info, progress, chunks, threads):
-    """The reader's arguments for a progress flag, a chunk selection and a thread count."""
+# A read's default memory budget: this much, plus so many times the file's
+# size. A trace stores a record in a few bytes, compressed often in one or
+# two, and a read returns 8 bytes per field of it: the read of a heap trace
+# that zstd compressed is estimated at some 75 times the file's size (pandas
+# peaks at twice that), which 256 covers, while a small file of one record
+# repeated millions of times (zstd shrinks it a thousandfold) is refused
+# instead of filling memory.
+MEMORY_FLOOR = 256 << 20
+MEMORY_PER_FILE_BYTE = 256
+
+
+def _budget(info, max_memory):
+    """The bytes a read may take: `max_memory`, or by default a floor plus a multiple of the file's size; 0 for no limit."""
+    if max_memory is None:
+        return MEMORY_FLOOR + MEMORY_PER_FILE_BYTE * os.path.getsize(info.path)
+    if max_memory == float("inf"):
+        return 0
+    if not max_memory > 0:
+        raise ValueError(f"max_memory is a number of bytes above 0 (float('inf') for no limit), not {max_memory!r}")
+    return min(int(max_memory), (1 << 64) - 1)
+
+
+def _read_options(info, progress, chunks, threads, max_memory):
+    """The reader's arguments for a progress flag, a chunk selection, a thread count and a memory budget."""
     first, end = _chunk_range(info, chunks)
     if threads is not None and threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
-    return _progress(info, progress), first, end, threads or 0
+    return _progress(info, progress), first, end, threads or 0, _budget(info, max_memory)
 
 
-def _read(info, records, fields, progress, chunks=None, threads=None):
-    return info._trace.read(list(records), list(fields or []), *_read_options(info, progress, chunks, threads))
+def _read(info, records, fields, progress, chunks=None, threads=None, max_memory=None):
+    return info._trace.read(list(records), list(fields or []), *_read_options(info, progress, chunks, threads, max_memory))
 
 
 def _column_name(record, field):
@@ -116,7 +141,7 @@ def _scaled(values, field, scaled):
     return values / np.float64(10) ** field["scale"]
 
 
-def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=None, threads=None):
+def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=None, threads=None, max_memory=None):
     """The records of type `record` as a NumPy structured array.
 
     Its fields are `index` (each record's position in the trace, as `mtf
@@ -135,11 +160,15 @@ def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=
     only be read from its first chunk. Since its chunks decode alone, a
     version-3 trace is read by `threads` threads at once (None: one per
     core), each a run of chunks.
+
+    A read that would take more than `max_memory` bytes is refused with
+    MemoryError before it starts: by default 256 MiB plus 256 times the
+    file's size (MEMORY_FLOOR, MEMORY_PER_FILE_BYTE); float('inf') for no limit.
     """
     info = path if isinstance(path, TraceInfo) else open(path)
     info._record(record)
     described = {f["name"]: f for f in info._record(record)["fields"]}
-    options = _read_options(info, progress, chunks, threads)
+    options = _read_options(info, progress, chunks, threads, max_memory)
     packed = info._trace.read_packed(record, list(fields or []), *options)
     if packed is not None:
         return _structured(packed, record, described, scaled)
@@ -173,7 +202,7 @@ def _structured(packed, record, described, scaled):
     return out
 
 
-def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", progress=None, threads=None):
+def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", progress=None, threads=None, max_memory=None):
     """The records of type `record` (every type when None) as one DataFrame.
 
     Columns: `index` (the record's position in the trace, as `mtf dump`
@@ -184,8 +213,9 @@ def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", pro
     (`read|write`, `fd:5,index:1`), the character of a `chars` text field,
     and bytes. With several record types, rows are in trace order and a
     field a row's type lacks is missing (<NA>: integer columns are pandas'
-    nullable UInt64/Int64). `chunks` reads part of the trace, and `threads`
-    sets how many threads read it, as in read_numpy().
+    nullable UInt64/Int64). `chunks` reads part of the trace, `threads`
+    sets how many threads read it, and `max_memory` bounds the memory the
+    read may take, as in read_numpy().
     """
     import pandas as pd
 
@@ -193,7 +223,7 @@ def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", pro
     names = [record] if record is not None else list(info.records)
     if record is not None:
         info._record(record)
-    tables = _read(info, names if record is not None else [], fields, progress, chunks, threads)
+    tables = _read(info, names if record is not None else [], fields, progress, chunks, threads, max_memory)
     frames = []
     for name in names:
         positions, columns = tables[name]
@@ -266,81 +296,161 @@ def _merge(frames, names):
     return out.sort_values("index", kind="stable", ignore_index=True)
 
 
-class Writer:
-    """Writes a trace of the DTD file `dtd_path` to `path` from arrays or DataFrames.
+def _chunk_bytes(chunk_size):
+    """A chunk size in bytes, from an int or from text as mtf takes it ("64K", "4M")."""
+    if isinstance(chunk_size, str):
+        unit = {"K": 1 << 10, "M": 1 << 20}.get(chunk_size[-1:], 1)
+        digits = chunk_size[:-1] if unit != 1 else chunk_size
+        n = int(digits) * unit if digits.isdigit() else 0
+    else:
+        n = int(chunk_size)
+    if not 4 << 10 <= n <= 64 << 20:
+        raise ValueError(f"chunk_size takes a size from 4K to 64M (bytes, or text with K or M for KiB or MiB), not {chunk_size!r}")
+    return n
 
-    The runtime's encoder chooses each field's encoding from the data, as
-    `mtf convert` does; `compress` (1-22) compresses chunks with zstd. The
-    file appears at `path` when the writer closes (use `with`); an existing
-    file is replaced only with overwrite=True, and a writer that is never
-    closed, or whose `with` block raises, leaves nothing.
+
+class Writer:
+    """Writes a trace of a DTD to `path` from DataFrames, structured arrays or dicts of arrays.
+
+    `dtd` is a DTD file, or the name of a DTD the project ships ("spc",
+    "hatf10") when no file of that name exists. The options are those of
+    `mtf recode`: `encoding` "auto" chooses each field's encoding from the
+    data ("initial" keeps the DTD's, widened where a value needs it), `live`
+    lets auto use references to live values; `compress` is a zstd level
+    (1-22, True for 9, 0 for none); `chunk_size` the bytes of records a chunk
+    holds (4K-64M, an int or text such as "4M"); `split` the fields
+    ("record.field") that get a value section of their own;
+    `container_version` the layout (None: the newest). The file appears at
+    `path` when the writer closes (use `with`); an existing file is replaced
+    only with overwrite=True, and a writer that is never closed, or whose
+    `with` block raises, leaves nothing.
     """
 
-    def __init__(self, dtd_path, path, overwrite=False, compress=0):
+    def __init__(self, dtd, path, overwrite=False, compress=0, chunk_size="1M", split=(), container_version=None,
+                 encoding="auto", live=True):
         if not overwrite and os.path.lexists(path):
             # Said here in Python's terms; the runtime refuses it too, in mtf's (-f).
             raise FileExistsError(f"{os.fspath(path)}: exists; pass overwrite=True to replace it")
-        self._writer = _metatf.Writer(os.fspath(dtd_path), os.fspath(path), bool(overwrite), int(compress))
+        level = 9 if compress is True else int(compress)
+        if not 0 <= level <= 22:
+            raise ValueError(f"compress takes a zstd level from 1 to 22 (True: 9), or 0 for none, not {compress!r}")
+        if encoding not in ("auto", "initial"):
+            raise ValueError(f"encoding is 'auto' or 'initial', not {encoding!r}")
+        if not live and encoding != "auto":
+            raise ValueError("live=False applies to encoding='auto'")
+        split = split.split(",") if isinstance(split, str) else list(split)
+        version = 0 if container_version is None else int(container_version)
+        self._writer = _metatf.Writer(os.fspath(dtd), os.fspath(path), bool(overwrite), level, _chunk_bytes(chunk_size), split,
+                                      version, encoding == "auto", bool(live))
         self._records = {r["name"]: r for r in self._writer.records()}
 
-    def write(self, record, data):
+    def write(self, data, record=None):
         """Appends the rows of `data` (a DataFrame, a structured array or a
-        dict of arrays) as records of type `record`, in order. Columns are
-        the record's fields outside repeated groups (extra ones, such as
-        `index` and `record`, are ignored); values as read_pandas gives them:
-        numbers, names of enum/flags/parts, characters of chars fields,
-        scaled fields as their value or as the stored integer, bytes as
-        bytes. A value a field cannot hold exactly (a fraction, a negative
-        number in an unsigned field, NaN, a digit past the scale) is a
-        ValueError. Repeated groups must be empty (their counts 0); the
-        records are checked against that as the encoder writes them, up to
-        16,384 records later or at close()."""
+        dict of arrays), in order: each row as the record type its `record`
+        column names, as read_pandas() gives it, or every row as type
+        `record` when that is given. write(record, data), the older order,
+        is write(data, record).
+
+        Columns are the fields outside repeated groups, named as read_pandas
+        names them (others, such as `index`, are ignored), with values as it
+        gives them: numbers, names of enum/flags/parts, characters of chars
+        fields, scaled fields as their value or as the stored integer, bytes
+        fields as bytes or str (UTF-8). A field may be left out when the DTD
+        gives it a value by default, when it is the length of a later bytes
+        field (it is then that field's length; the bytes field, left out,
+        is empty), or when it counts a repeated group. Repeated groups are
+        written empty: a count must be 0. A value a field cannot hold
+        exactly (a fraction, a negative number in an unsigned field, NaN, a
+        digit past the scale, a missing value) is a ValueError; one found
+        as the rows are written stops the call at its row, and a `with`
+        block that raises drops the trace."""
+        if isinstance(data, str):
+            data, record = record, data
+        table = _Table(data)
+        if record is not None:
+            self._described(record)
+            if "record" in table:
+                names, codes, counts = self._record_codes(table)
+                other = next((name for name, count in zip(names, counts) if count and name != record), None)
+                if other is not None:
+                    raise ValueError(f"write(record={record!r}) was given rows of record type {other!r}; "
+                                     "leave record out to write each row as the type its record column names")
+            types, codes, groups = [record], None, [None]
+        else:
+            if "record" not in table:
+                raise ValueError("write() takes a 'record' column naming each row's record type (as read_pandas gives it), "
+                                 "or record=NAME for rows of one type")
+            types, codes, counts = self._record_codes(table)
+            order = np.argsort(codes, kind="stable")
+            bounds = np.concatenate(([0], np.cumsum(counts)))
+            groups = [order[bounds[t]:bounds[t + 1]] if counts[t] else False for t in range(len(types))]
+        columns = [None if rows is False else self._columns(table, name, rows) for name, rows in zip(types, groups)]
+        if table.n is None:
+            raise ValueError(f"record type '{record}' has no column to take a row count from: give a DataFrame or a structured array")
+        self._writer.write(types, codes, columns, table.n)
+
+    def _described(self, record):
         if record not in self._records:
             raise KeyError(f"the DTD has no record type '{record}' (it has {', '.join(self._records)})")
-        described = self._records[record]["fields"]
-        columns = []
-        n = None if isinstance(data, dict) else len(data)
-        for field in described:
-            if field["repeated"]:
-                columns.append(np.zeros(0, dtype=np.uint64))
-                continue
-            name = _column_name(record, field["name"])
-            try:
-                values = data[name]
-            except (KeyError, ValueError, IndexError):
-                raise KeyError(f"no column for field '{field['name']}' of record type '{record}'") from None
-            values = self._stored(record, field, values)
-            if n is None:
-                n = len(values)
-            if len(values) != n:
-                raise ValueError(f"column '{name}' has {len(values)} rows, not {n}")
-            columns.append(values)
-        if n is None:
-            raise ValueError(f"record type '{record}' has no field to take a row count from: give a DataFrame or a structured array")
-        self._writer.write(record, columns, n)
+        return self._records[record]["fields"]
 
-    def _stored(self, record, field, values):
+    def _record_codes(self, table):
+        """The record types the `record` column names, each row's as a code among them, and their row counts."""
+        import pandas as pd
+
+        column = table.column("record")
+        if column.codes is not None:
+            names, codes = [str(c) for c in column.categories], column.codes
+        else:
+            codes, uniques = pd.factorize(column.values)
+            names = [str(u) for u in uniques]
+        if len(codes) and codes.min() < 0:
+            raise ValueError(f"row {int(np.argmax(codes < 0))} has no record type")
+        codes = codes.astype(np.int32)
+        counts = np.bincount(codes, minlength=len(names))
+        for name, count in zip(names, counts):
+            if count:
+                self._described(name)
+        return names, codes, counts
+
+    def _columns(self, table, record, rows):
+        """Per field of `record`: its stored values at `rows` (None: every row), or None where the frame has no column."""
+        out = []
+        for field in self._described(record):
+            name = _column_name(record, field["name"])
+            if field["repeated"] or name not in table:
+                out.append(None)
+                continue
+            out.append(self._stored(record, field, table.column(name).take(rows)))
+        return out
+
+    def _stored(self, record, field, column):
         """A column as the module takes it: uint64 (two's complement for signed
-        fields), float64, or an object array of bytes; refuses what it cannot store exactly."""
+        fields), float64, or objects (bytes or str) for bytes; refuses what it cannot store exactly."""
+        import pandas as pd
+
         what = f"field '{field['name']}' of record type '{record}'"
+        missing = column.codes < 0 if column.codes is not None else column.missing
+        if missing is None and column.values.dtype == object:
+            missing = pd.isna(column.values)  # None or NaN among objects
+        if missing is not None and missing.any():
+            raise ValueError(f"{what} has a missing value (row {column.row(int(np.argmax(missing)))})")
+        if column.codes is None:
+            return self._stored_values(record, field, column.values, what)
+        # A categorical: its categories the rows use, each stored once.
+        used = np.flatnonzero(np.bincount(column.codes, minlength=len(column.categories)))
+        stored = self._stored_values(record, field, column.categories[used], what)
+        lookup = np.zeros(len(column.categories), dtype=stored.dtype)
+        lookup[used] = stored
+        return lookup[column.codes]
+
+    def _stored_values(self, record, field, values, what):
         if field["type"] == "bytes":
-            out = np.empty(len(values), dtype=object)
-            for k, v in enumerate(values):  # not np.asarray: a fixed-width bytes array drops trailing NULs
-                if not isinstance(v, (bytes, bytearray, memoryview)):
-                    raise ValueError(f"{what} holds bytes, not {type(v).__name__}")
-                out[k] = bytes(v)
-            return out
-        if hasattr(values, "dtype") and str(values.dtype) in ("UInt64", "Int64", "UInt32", "Int32", "UInt16", "Int16", "UInt8", "Int8"):
-            if values.isna().any():
-                raise ValueError(f"{what} has missing values")
-            values = values.to_numpy(dtype=np.int64 if str(values.dtype).startswith("Int") else np.uint64)
-        values = np.asarray(values)
-        if values.ndim != 1:
-            raise ValueError(f"{what}: a column is one-dimensional, not of shape {values.shape}")
+            return np.ascontiguousarray(values, dtype=object)  # the module takes bytes and str, and refuses the rest
         if field["type"] == "float":
             return np.ascontiguousarray(values, dtype=np.float64)
-        if values.dtype.kind in "OUS":
-            return self._named(record, field, values, what)
+        if values.dtype.kind == "O":
+            return self._from_objects(record, field, values, what)
         if values.dtype.kind == "b":
             values = values.astype(np.uint64)
         if values.dtype.kind == "f":
@@ -369,24 +479,39 @@ class Writer:
                              (f" (it keeps {field['scale']} fraction digits)" if field["scale"] else ""))
         return whole.astype(np.int64 if field["type"] == "signed" else np.uint64)
 
-    def _named(self, record, field, values, what):
-        """Names, characters or numbers as text (as read_pandas shows them) as the stored integers."""
-        unique, codes = np.unique(values.astype(str), return_inverse=True)
-        if field["naming"]:
-            stored = self._writer.named_values(record, field["name"], list(unique))
-        elif field["text"] == "chars":
-            chars = field["chars"]
-            stored = np.empty(len(unique), dtype=np.uint64)
-            for k, u in enumerate(unique):
-                if len(u) == 1 and u in chars:
-                    stored[k] = chars.index(u)
-                elif u.isdigit():  # a value past the characters, shown as its number
-                    stored[k] = int(u)
-                else:
-                    raise ValueError(f"{what} takes one of the characters {chars!r}, not {u!r}")
+    def _from_objects(self, record, field, values, what):
+        """Text (names, characters, numbers as read_pandas shows them) or
+        Python ints (past int64, as read_pandas gives them) as the stored integers."""
+        import pandas as pd
+
+        codes, unique = pd.factorize(values)
+        if all(isinstance(u, (int, np.integer)) and not isinstance(u, bool) for u in unique):
+            signed = field["type"] == "signed"
+            low, high = (-(1 << 63), (1 << 63) - 1) if signed else (0, (1 << 64) - 1)
+            bad = next((u for u in unique if not low <= u <= high), None)
+            if bad is not None:
+                raise ValueError(f"{what} cannot hold {bad}")
+            stored = np.array([int(u) & ((1 << 64) - 1) for u in unique], dtype=np.uint64)
         else:
-            raise ValueError(f"{what} is a number, not text")
+            stored = self._named(record, field, [str(u) for u in unique], what)
         return np.ascontiguousarray(stored[codes])
+
+    def _named(self, record, field, names, what):
+        """Names or characters (and unnamed values as their numbers) as the stored integers."""
+        if field["naming"]:
+            return self._writer.named_values(record, field["name"], names)
+        if field["text"] != "chars":
+            raise ValueError(f"{what} is a number, not text")
+        chars = field["chars"]
+        stored = np.empty(len(names), dtype=np.uint64)
+        for k, u in enumerate(names):
+            if len(u) == 1 and u in chars:
+                stored[k] = chars.index(u)
+            elif u.isdigit():  # a value past the characters, shown as its number
+                stored[k] = int(u)
+            else:
+                raise ValueError(f"{what} takes one of the characters {chars!r}, not {u!r}")
+        return stored
 
     def close(self):
         """Finishes the trace: the file is complete at `path` after this."""
@@ -401,3 +526,85 @@ class Writer:
         # Otherwise the trace is dropped: nothing half-written is left.
         else:
             self._writer = None
+
+
+class _Table:
+    """The columns of a DataFrame, a structured array or a dict of arrays, each read once."""
+
+    def __init__(self, data):
+        if hasattr(data, "columns"):
+            names = list(data.columns)
+        elif getattr(getattr(data, "dtype", None), "names", None):
+            names = list(data.dtype.names)
+        elif hasattr(data, "keys"):
+            names = list(data.keys())
+        else:
+            raise TypeError(f"write() takes a DataFrame, a structured array or a dict of arrays, not {type(data).__name__}")
+        self._data, self._names, self._columns = data, set(names), {}
+        # A dict's row count is its first column's length.
+        self.n = None if hasattr(data, "keys") and not hasattr(data, "columns") else len(data)
+
+    def __contains__(self, name):
+        return name in self._names
+
+    def column(self, name):
+        if name not in self._columns:
+            column = _Column(name, self._data[name])
+            if self.n is None:
+                self.n = len(column)
+            if len(column) != self.n:
+                raise ValueError(f"column '{name}' has {len(column)} rows, not {self.n}")
+            self._columns[name] = column
+        return self._columns[name]
+
+
+class _Column:
+    """A column's values as NumPy arrays: the values (with a mask of missing
+    ones for pandas' nullable types), or a categorical's codes and categories;
+    take(rows) gives those of some rows, which remember their rows in the frame."""
+
+    def __init__(self, name, values, rows=None):
+        import pandas as pd
+
+        self.values = self.missing = self.codes = self.categories = None
+        self.rows = rows
+        dtype = getattr(values, "dtype", None)
+        if isinstance(dtype, pd.CategoricalDtype):
+            categorical = values.array if isinstance(values, pd.Series) else values
+            self.codes, self.categories = np.asarray(categorical.codes), categorical.categories.to_numpy()
+            return
+        if isinstance(dtype, pd.api.extensions.ExtensionDtype):
+            # Nullable integers, floats and booleans, strings: values and where some are missing.
+            self.missing = np.asarray(pd.isna(values))
+            numpy_dtype = getattr(dtype, "numpy_dtype", None)
+            if numpy_dtype is not None and numpy_dtype.kind in "iufb":
+                self.values = values.to_numpy(dtype=numpy_dtype, na_value=0)
+            else:
+                self.values = values.to_numpy(dtype=object, na_value=None)
+            return
+        if isinstance(values, pd.Series):
+            values = values.to_numpy()
+        array = np.asarray(values)
+        if array.dtype.kind in "SU":
+            # As objects: a list of bytes would otherwise lose its trailing NULs in a fixed-width array.
+            array = np.empty(len(values), dtype=object)
+            array[:] = list(values)
+        if array.ndim != 1:
+            raise ValueError(f"column '{name}': a column is one-dimensional, not of shape {array.shape}")
+        self.values = array
+
+    def __len__(self):
+        return len(self.codes if self.codes is not None else self.values)
+
+    def take(self, rows):
+        if rows is None:
+            return self
+        out = _Column.__new__(_Column)
+        out.rows = rows
+        out.categories = self.categories
+        out.codes, out.values, out.missing = (None if a is None else a[rows] for a in (self.codes, self.values, self.missing))
+        return out
+
+    def row(self, k):
+        """The frame's row of this column's k-th value."""
+        return k if self.rows is None else int(self.rows[k])

@@ -42,13 +42,13 @@ def _partitions(info, partition_records):
     return out
 
 
-def _read_part(part, record, fields, scaled):
+def _read_part(part, record, fields, scaled, max_memory):
     path, first, end = part
     # One thread: Dask runs as many partitions at once as its workers have threads.
-    return read_pandas(path, record, fields, chunks=(first, end), scaled=scaled, progress=False, threads=1)
+    return read_pandas(path, record, fields, chunks=(first, end), scaled=scaled, progress=False, threads=1, max_memory=max_memory)
 
 
-def read_dask(path_or_glob, record=None, fields=None, partition_records=2_000_000, scaled="float"):
+def read_dask(path_or_glob, record=None, fields=None, partition_records=2_000_000, scaled="float", max_memory=None):
     """The records of type `record` (every type when None) of one trace, or
     of every trace a glob pattern matches (in name order), as a
     dask.dataframe.DataFrame with the columns read_pandas() gives.
@@ -60,7 +60,8 @@ def read_dask(path_or_glob, record=None, fields=None, partition_records=2_000_00
     partitions are read where Dask runs them, so the paths must name the
     same files on every worker (a shared file system). The index of each
     partition is its own (0, 1, ...); the `index` column is the record's
-    position in its trace.
+    position in its trace. `max_memory` bounds each partition's read, as
+    in read_pandas().
     """
     import dask.dataframe as dd
     from dask.dataframe.utils import clear_known_categories
@@ -73,5 +74,5 @@ def read_dask(path_or_glob, record=None, fields=None, partition_records=2_000_00
         parts.extend((info.path, first, end) for first, end in _partitions(info, partition_records))
     # The columns and dtypes, from no records; categories differ by partition.
     meta = clear_known_categories(read_pandas(parts[0][0], record, fields, chunks=(0, 0), scaled=scaled, progress=False))
-    return dd.from_map(_read_part, parts, record=record, fields=fields, scaled=scaled, meta=meta,
+    return dd.from_map(_read_part, parts, record=record, fields=fields, scaled=scaled, max_memory=max_memory, meta=meta,
                        label="metatf-read", enforce_metadata=False)

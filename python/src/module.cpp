@@ -16,11 +16,15 @@
 #include <thread>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <memory>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,6 +37,7 @@
 #include <metatf/generic.hpp>
 #include <metatf/reader.hpp>
 #include <metatf/rules.hpp>
+#include <metatf/split.hpp>
 
 #include "compile.hpp"
 #include "lower/lower.hpp"
@@ -42,17 +47,35 @@ namespace rt = metatf::rt;
 
 namespace {
 
+// Text a trace or DTD holds as a Python str. A DTD's text is bytes: those
+// that are not UTF-8 (a Latin-1 comment) read as U+FFFD.
+py::str to_str(std::string_view s) {
+    PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+    if (!o) throw py::error_already_set();
+    return py::reinterpret_steal<py::str>(o);
+}
+
+// Raises Python's `type` with `message`, whose bytes that are not UTF-8 (a
+// DTD's line quoted in a diagnostic) show as \xNN rather than failing to decode.
+[[noreturn]] void raise_error(PyObject* type, const std::string& message) {
+    PyObject* o = PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "backslashreplace");
+    if (!o) throw py::error_already_set();
+    PyErr_SetObject(type, o);
+    Py_DECREF(o);
+    throw py::error_already_set();
+}
+
 // A trace error as Python sees it: ValueError with the runtime's message,
 // which names the byte offset and record.
-[[noreturn]] void raise(const std::string& path, const rt::TraceError& e) { throw py::value_error(path + ": " + e.what()); }
+[[noreturn]] void raise(const std::string& path, const rt::TraceError& e) { raise_error(PyExc_ValueError, path + ": " + e.what()); }
 
 // The DTD a trace carries, compiled and lowered, checked against the trace's fingerprint.
 std::unique_ptr<metatf::lower::LoweredDtd> embedded_dtd(const std::string& path, const rt::Header& h) {
     const metatf::Compilation c = metatf::compile_embedded(h);
-    if (!c.schema) throw py::value_error(path + ": the trace's embedded DTD has errors: " + metatf::first_error(c));
+    if (!c.schema) raise_error(PyExc_ValueError, path + ": the trace's embedded DTD has errors: " + metatf::first_error(c));
     auto dtd = std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
     if (rt::fingerprint(dtd->desc()) != h.dtd_fingerprint) {
-        throw py::value_error(path + ": the trace's embedded DTD does not lay out records as the trace says (a damaged header?)");
+        raise_error(PyExc_ValueError, path + ": the trace's embedded DTD does not lay out records as the trace says (a damaged header?)");
     }
     return dtd;
 }
@@ -234,7 +257,9 @@ py::dict describe_field(const rt::DtdDesc& d, std::uint32_t slot, std::uint32_t 
     const rt::TextFormDesc* form = d.text_form;
     const bool has_text = form && form->records[slot].mnemonic;
     out["text"] = has_text ? std::string(rt::name(form->records[slot].fields[i].format)) : std::string();
-    out["chars"] = has_text ? std::string(form->records[slot].fields[i].chars) : std::string();
+    // A chars field's value is a byte's position in its string: one character a byte.
+    const std::string_view chars = has_text ? form->records[slot].fields[i].chars : "";
+    out["chars"] = py::reinterpret_steal<py::str>(PyUnicode_DecodeLatin1(chars.data(), static_cast<Py_ssize_t>(chars.size()), nullptr));
     py::dict names;
     std::string naming;
     if (f.rules && f.rules->name_count) {
@@ -387,10 +412,11 @@ public:
     // empty), with the top-level fields `fields` names (all when empty):
     // {record name: (positions in the trace, {field: array, ...})}, from the
     // records of segments [first, end) (end -1: to the end), read by up to
-    // `threads` threads (0: one per core). `progress(done, total)` is called
-    // now and then with records read, with the GIL held.
+    // `threads` threads (0: one per core), refused with MemoryError when the
+    // result would take more than `budget` bytes (0: no limit).
+    // `progress(done, total)` is called now and then with records read, with the GIL held.
     py::dict read(const std::vector<std::string>& names, const std::vector<std::string>& fields, const py::object& progress,
-                  std::size_t first, std::int64_t end, std::size_t threads) {
+                  std::size_t first, std::int64_t end, std::size_t threads, std::uint64_t budget) {
         const rt::DtdDesc& d = dtd();
         for (const std::string& n : names) {
             if (!slot_named(n)) throw py::key_error("the trace's DTD '" + std::string(d.name) + "' has no record type '" + n + "'");
@@ -401,7 +427,7 @@ public:
             if (r.predefined != rt::Predefined::none) continue;
             if (names.empty() || std::find(names.begin(), names.end(), r.name) != names.end()) tables[slot] = make_table(r, fields, !names.empty());
         }
-        scan(tables, progress, first, end, threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads);
+        scan(tables, progress, first, end, threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads, budget);
         py::dict out;
         for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
             if (!tables[slot]) continue;
@@ -418,7 +444,7 @@ public:
     // fields when empty), and those fields' names; None when one is a bytes
     // field (read() then). As read() otherwise.
     py::object read_packed(const std::string& name, const std::vector<std::string>& fields, const py::object& progress,
-                           std::size_t first, std::int64_t end, std::size_t threads) {
+                           std::size_t first, std::int64_t end, std::size_t threads, std::uint64_t budget) {
         const rt::DtdDesc& d = dtd();
         if (!slot_named(name)) throw py::key_error("the trace's DTD '" + std::string(d.name) + "' has no record type '" + name + "'");
         std::vector<std::unique_ptr<Table>> tables(d.record_count);
@@ -428,7 +454,7 @@ public:
         Table& t = *tables[slot];
         if (t.bytes) return py::none();
         t.packed = true;
-        scan(tables, progress, first, end, threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads);
+        scan(tables, progress, first, end, threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads, budget);
         py::list names;
         for (const Column& c : t.columns) names.append(d.records[slot].fields[c.field].path);
         return py::make_tuple(t.records.to_numpy<std::uint8_t>(t.rows * t.stride()), names);
@@ -477,7 +503,8 @@ private:
     // place in the tables' blocks; the rows are closed up in trace order at
     // the end. The GIL is released while they read; this thread wakes now
     // and then to report progress and to stop them on Ctrl-C.
-    void scan(Tables& tables, const py::object& progress, std::size_t first, std::int64_t end, std::size_t threads) {
+    // A read that would take more than `budget` bytes (0: no limit) is refused before it starts.
+    void scan(Tables& tables, const py::object& progress, std::size_t first, std::int64_t end, std::size_t threads, std::uint64_t budget) {
         std::vector<Part> parts;
         std::uint64_t total = 0;
         try {
@@ -491,7 +518,7 @@ private:
             const std::size_t last = end < 0 ? count : std::min<std::size_t>(static_cast<std::size_t>(end), count);
             if (first != 0 && first != last) probe.seek_segment(first);  // refuses a start the trace cannot be read from
             const std::size_t runs = h.version >= 3 ? std::clamp<std::size_t>(threads, 1, last - first) : 1;
-            std::uint64_t rows = 0;
+            std::uint64_t rows = 0, decoded = 0;
             for (const auto& [a, b] : first == last ? std::vector<std::pair<std::size_t, std::size_t>>{}
                                       : runs == 1   ? std::vector<std::pair<std::size_t, std::size_t>>{{first, last}}
                                                     : split_segments(h.segments, first, last, runs)) {
@@ -501,9 +528,11 @@ private:
                 for (const rt::Chunk& c : h.chunks) bytes += h.version == 1 || (c.segment >= a && c.segment < b) ? c.decoded : 0;
                 part.capacity = std::min(part.stop - std::min(part.start, part.stop), bytes);
                 rows += part.capacity;
+                decoded += bytes;
                 parts.push_back(std::move(part));
             }
             if (!parts.empty()) total = parts.back().stop - std::min(parts.front().start, parts.back().stop);
+            check_budget(tables, rows, decoded, budget);
             try {
                 for (auto& t : tables) {
                     if (!t) continue;
@@ -563,6 +592,52 @@ private:
             close_up(parts, tables, threads);
         }
         if (!progress.is_none()) progress(total, total);
+    }
+
+    // About what a read's result takes in memory, per record and in all
+    // bytes values' data (`decoded`, the trace's bytes of records, bounds
+    // it). A record goes to one type's table, so a record costs the widest
+    // row; several types read together become one frame whose row has every
+    // field of them all, with pandas' mask byte a number.
+    std::pair<std::uint64_t, bool> row_cost(const Tables& tables) const {
+        constexpr std::uint64_t bytes_value = 80;  // a std::string, then a Python bytes object and its pointer
+        std::vector<std::pair<std::string_view, std::uint64_t>> merged;  // field path, cost
+        std::uint64_t widest = 0;
+        bool bytes = false;
+        std::size_t count = 0;
+        for (std::size_t slot = 0; slot < tables.size(); ++slot) {
+            const auto& t = tables[slot];
+            if (!t) continue;
+            ++count;
+            std::uint64_t row = 8;
+            for (const Column& c : t->columns) {
+                const std::uint64_t cost = c.type == rt::Type::bytes ? bytes_value : 8;
+                row += cost;
+                bytes = bytes || c.type == rt::Type::bytes;
+                const std::string_view path = dtd().records[slot].fields[c.field].path;
+                const auto at = std::find_if(merged.begin(), merged.end(), [&](const auto& m) { return m.first == path; });
+                if (at == merged.end()) merged.emplace_back(path, cost + 1);
+                else at->second = std::max(at->second, cost + 1);
+            }
+            widest = std::max(widest, row);
+        }
+        if (count < 2) return {widest, bytes};
+        std::uint64_t row = 9;  // the index, and the record type's code
+        for (const auto& m : merged) row += m.second;
+        return {std::max(widest, row), bytes};
+    }
+
+    void check_budget(const Tables& tables, std::uint64_t rows, std::uint64_t decoded, std::uint64_t budget) const {
+        if (budget == 0) return;
+        const auto [row, bytes] = row_cost(tables);
+        const double estimate = static_cast<double>(rows) * static_cast<double>(row) + (bytes ? static_cast<double>(decoded) : 0);
+        if (estimate <= static_cast<double>(budget)) return;
+        char size[32];
+        std::snprintf(size, sizeof size, estimate < 1e9 ? "%.1f MB" : "%.1f GB", estimate < 1e9 ? estimate / 1e6 : estimate / 1e9);
+        raise_error(PyExc_MemoryError, path_ + ": the read would take about " + size + " (" + std::to_string(rows) + " records of up to " +
+                                           std::to_string(row) + " bytes each" + (bytes ? ", and their bytes values" : "") +
+                                           "), past its memory budget of " + std::to_string(budget) +
+                                           " bytes; pass max_memory=N (bytes) to raise it, or read fewer chunks, record types or fields");
     }
 
     // The targets of `part`: its rows of each type read at row part.row0 of
@@ -698,104 +773,282 @@ private:
     std::vector<std::pair<std::uint64_t, std::uint64_t>> segments_;
 };
 
-// Writes a trace of a DTD file from columns, through the runtime's
-// AutoEncoder (encodings chosen from the data, as mtf convert does). The
-// file appears at `path` only on close(); without it nothing is left.
+// A value write() cannot store, found with the GIL released: said as a ValueError once it is back.
+struct Refusal : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Writes a trace of a DTD from columns: through the runtime's AutoEncoder
+// (encodings chosen from the data, as mtf recode does) or, not automatic,
+// with the DTD's initial encodings widened where a value needs it (as
+// encode_generic() does). The file appears at `path` only on close();
+// without it nothing is left.
 class Writer {
 public:
-    Writer(const std::string& dtd_path, const std::string& path, bool overwrite, int compress) {
-        const metatf::Compilation c = metatf::compile_file(dtd_path);
-        if (!c.schema) throw py::value_error("the DTD " + dtd_path + " has errors: " + metatf::first_error(c));
+    // `dtd`: a DTD file, or the name of a shipped DTD (metatf::find_dtd).
+    // The rest are rt::WriterOptions as mtf recode sets them; version 0 is the runtime's own.
+    Writer(const std::string& dtd, const std::string& path, bool overwrite, int compress, std::size_t chunk_bytes,
+           const std::vector<std::string>& split, int version, bool automatic, bool live) {
+        const std::optional<std::string> file = metatf::find_dtd(dtd);
+        if (!file) raise_error(PyExc_FileNotFoundError, metatf::dtd_not_found(dtd));
+        const metatf::Compilation c = metatf::compile_file(*file);
+        if (!c.schema) raise_error(PyExc_ValueError, "the DTD " + *file + " has errors: " + metatf::first_error(c));
         dtd_ = std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
         rt::WriterOptions options;
         options.output.replace = overwrite;
         options.compress = compress;
+        options.chunk_bytes = chunk_bytes;
+        options.split = split;
+        if (version != 0) options.version = static_cast<std::uint8_t>(version);
         try {
+            rt::split_fields(dtd_->desc(), options.split);  // a name the DTD lacks, said before any file is made
             writer_ = std::make_unique<rt::TraceWriter>(path, dtd_->desc(), options);
         } catch (const std::exception& e) {
-            throw py::value_error(e.what());
+            raise_error(PyExc_ValueError, e.what());
         }
-        encoder_.emplace(*writer_);
+        if (automatic) encoder_.emplace(*writer_, rt::AutoEncoder::default_window, live);
     }
 
-    // Writes `n` records of type `record`: `columns` holds, for each of the
-    // record's fields but the tag in field order, a uint64 array (the stored
-    // integer: two's complement for signed fields), a float64 array, or an
-    // object array of bytes. Fields inside repeated groups take no column;
-    // their counts must be 0.
-    void write(const std::string& record, const std::vector<py::array>& columns, std::size_t n) {
-        if (!encoder_) throw py::value_error("the writer is closed");
-        const rt::DtdDesc& d = dtd_->desc();
-        std::uint32_t slot = 0;
-        while (slot < d.record_count && (d.records[slot].name != record || d.records[slot].predefined != rt::Predefined::none)) ++slot;
-        if (slot == d.record_count) throw py::key_error("the DTD '" + std::string(d.name) + "' has no record type '" + record + "'");
-        const rt::RecordDesc& r = d.records[slot];
-        const std::vector<bool> top = rt::top_level_fields(r);
-        check_columns(r, top, columns, n);
-        rt::GenericRecord out;
-        out.slot = slot;
-        try {
-            for (std::size_t row = 0; row < n; ++row) {
-                out.values.clear();
-                for (std::uint32_t i = 1; i < r.field_count; ++i) {
-                    if (!top[i]) continue;
-                    rt::GenericValue v;
-                    v.field = i;
-                    const py::array& a = columns.at(i - 1);
-                    switch (r.fields[i].type) {
-                        case rt::Type::unsigned_int:
-                        case rt::Type::signed_int: v.integer = static_cast<const std::uint64_t*>(a.data())[row]; break;
-                        case rt::Type::floating: v.real = static_cast<const double*>(a.data())[row]; break;
-                        case rt::Type::bytes: {
-                            PyObject* cell = static_cast<PyObject* const*>(a.data())[row];
-                            char* data = nullptr;
-                            Py_ssize_t size = 0;
-                            if (PyBytes_AsStringAndSize(cell, &data, &size) != 0) throw py::error_already_set();
-                            v.bytes = {reinterpret_cast<const std::byte*>(data), static_cast<std::size_t>(size)};
-                            break;
-                        }
-                    }
-                    out.values.push_back(v);
-                }
-                encoder_->write(out);
+    // Writes `n` rows in order: row k is a record of type types[codes[k]]
+    // (codes None: every row is of types[0]). columns[t] is None for a type
+    // with no row, else a value per field of the record but the tag, in
+    // field order: None for a field without a column, or the type's rows of
+    // it in order, as uint64 (two's complement for signed fields), float64,
+    // or objects (bytes, or str written as UTF-8) for a bytes field.
+    void write(const std::vector<std::string>& types, const py::object& codes, const std::vector<py::object>& columns, std::size_t n) {
+        if (!writer_) throw py::value_error("the writer is closed");
+        std::vector<std::size_t> rows(types.size());
+        const std::int32_t* code = nullptr;
+        py::array_t<std::int32_t, py::array::c_style | py::array::forcecast> held;
+        if (codes.is_none()) {
+            rows.at(0) = n;
+        } else {
+            held = codes.cast<py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>>();
+            if (held.ndim() != 1 || static_cast<std::size_t>(held.shape(0)) != n) throw py::value_error("the record column has not one code a row");
+            code = held.data();
+            for (std::size_t k = 0; k < n; ++k) {
+                if (code[k] < 0 || static_cast<std::size_t>(code[k]) >= types.size()) throw py::value_error("row " + std::to_string(k) + " has no record type");
+                ++rows[static_cast<std::size_t>(code[k])];
             }
-        } catch (const rt::TraceError& e) {
-            throw py::value_error(e.what());
+        }
+        std::vector<std::unique_ptr<Plan>> plans(types.size());
+        for (std::size_t t = 0; t < types.size(); ++t) {
+            if (rows[t] != 0) plans[t] = plan(types[t], columns.at(t), rows[t]);
+        }
+        rt::GenericRecord out;
+        // The GIL is let go a block of rows at a time, and Ctrl-C checked between blocks.
+        constexpr std::size_t block = 65536;
+        for (std::size_t row = 0; row < n;) {
+            const std::size_t stop = std::min(n, row + block);
+            std::exception_ptr error;
+            {
+                py::gil_scoped_release unlocked;
+                try {
+                    for (; row < stop; ++row) put(*plans[code ? static_cast<std::size_t>(code[row]) : 0], row, out);
+                } catch (...) {
+                    error = std::current_exception();
+                }
+            }
+            if (error) {
+                try {
+                    std::rethrow_exception(error);
+                } catch (const std::exception& e) {
+                    raise_error(PyExc_ValueError, e.what());
+                }
+            }
+            if (PyErr_CheckSignals() != 0) throw py::error_already_set();
         }
     }
 
     const rt::DtdDesc& dtd() const { return dtd_->desc(); }
 
-    // Each top-level field's column is one-dimensional, contiguous, of the
-    // field's dtype and `n` long, since write() reads it by pointer.
-    static void check_columns(const rt::RecordDesc& r, const std::vector<bool>& top, const std::vector<py::array>& columns, std::size_t n) {
-        if (columns.size() + 1 != r.field_count) throw py::value_error("write() takes a column per field of record type '" + std::string(r.name) + "'");
-        for (std::uint32_t i = 1; i < r.field_count; ++i) {
-            if (!top[i]) continue;
-            const py::array& a = columns[i - 1];
-            const rt::Type t = r.fields[i].type;
-            const char kind = t == rt::Type::floating ? 'f' : t == rt::Type::bytes ? 'O' : 'u';
-            const py::dtype got = a.dtype();
-            const bool typed = got.kind() == kind && got.itemsize() == 8 && got.attr("isnative").cast<bool>();
-            if (a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != n || !typed || !(a.flags() & py::array::c_style)) {
-                throw py::value_error("the column of field '" + std::string(r.fields[i].path) + "' is not " + std::to_string(n) +
-                                      " contiguous values of kind '" + kind + "' (uint64, float64 or object)");
-            }
-        }
-    }
-
     void close() {
-        if (!encoder_) return;
+        if (!writer_) return;
         try {
-            encoder_->flush();
+            if (encoder_) encoder_->flush();
             encoder_.reset();
             writer_->close();
+            writer_.reset();
         } catch (const rt::TraceError& e) {
-            throw py::value_error(e.what());
+            raise_error(PyExc_ValueError, e.what());
         }
     }
 
 private:
+    // Where one field's values come from.
+    struct Source {
+        enum Kind : std::uint8_t { column, constant, length, empty } kind = column;
+        std::uint32_t field = 0;
+        const void* data = nullptr;                     // column of numbers: uint64 or double, a row each
+        std::vector<std::span<const std::byte>> bytes;  // column of a bytes field
+        std::uint64_t value = 0;                        // constant: the DTD's default, or a group's count 0
+        std::size_t of = 0;                             // length: the source of the bytes field it measures
+        bool count = false;                             // counts a repeated group (written empty): must be 0
+    };
+    // How one record type's rows are written: its top-level fields in layout order.
+    struct Plan {
+        std::uint32_t slot = 0;
+        std::vector<Source> sources;
+        std::vector<py::object> keep;      // what the sources point into
+        std::vector<std::uint64_t> last;   // per field: its value in the row being written
+        std::size_t next = 0;              // the type's next row
+    };
+
+    std::uint32_t slot_of(const std::string& name) const {
+        const rt::DtdDesc& d = dtd();
+        for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+            if (d.records[slot].name == name && d.records[slot].predefined == rt::Predefined::none) return slot;
+        }
+        throw py::key_error("the DTD '" + std::string(d.name) + "' has no record type '" + name + "'");
+    }
+
+    std::unique_ptr<Plan> plan(const std::string& type, const py::object& given, std::size_t rows) const {
+        auto p = std::make_unique<Plan>();
+        p->slot = slot_of(type);
+        const rt::RecordDesc& r = dtd().records[p->slot];
+        const auto columns = given.cast<std::vector<py::object>>();
+        if (columns.size() + 1 != r.field_count) throw py::value_error("write() takes a value per field of record type '" + type + "'");
+        std::vector<std::uint32_t> order;
+        std::vector<bool> counts(r.field_count);  // per field: whether it counts a repeated group
+        for (std::uint32_t i = 0, depth = 0; i < r.layout_count; ++i) {
+            const rt::LayoutStep& s = r.layout[i];
+            if (s.op == rt::LayoutStep::repeat && depth++ == 0) counts[s.index] = true;
+            if (s.op == rt::LayoutStep::end) --depth;
+            if (s.op == rt::LayoutStep::field && depth == 0) order.push_back(s.index);
+        }
+        p->last.assign(r.field_count, 0);
+        for (const std::uint32_t i : order) {
+            Source s;
+            s.field = i;
+            s.count = counts[i];
+            const py::object& column = columns[i - 1];
+            if (!column.is_none()) {
+                take(r, i, column, rows, s, p->keep);
+            } else if (const auto measured = measured_by(r, order, counts, i)) {
+                s.kind = Source::length;
+                s.of = *measured;  // a field index here; a source index below
+            } else if (!counts[i] && r.fields[i].fixed) {
+                s.kind = Source::constant;
+                s.value = r.fields[i].fixed_value;
+            } else if (counts[i] || (r.fields[i].type != rt::Type::bytes && r.fields[i].type != rt::Type::floating &&
+                                     r.fields[i].initial.kind == rt::Interp::default_value)) {
+                s.kind = Source::constant;
+                s.value = counts[i] ? 0 : r.fields[i].initial.value;
+            } else if (r.fields[i].type == rt::Type::bytes && r.fields[i].width_from != rt::no_field) {
+                s.kind = Source::empty;
+            } else {
+                throw py::key_error("no column for field '" + std::string(r.fields[i].path) + "' of record type '" + type +
+                                    "' (only a field the DTD gives a default, a length of a bytes field and a repeated group's count may be left out)");
+            }
+            p->sources.push_back(std::move(s));
+        }
+        for (Source& s : p->sources) {
+            if (s.kind != Source::length) continue;
+            s.of = static_cast<std::size_t>(std::find_if(p->sources.begin(), p->sources.end(), [&](const Source& b) { return b.field == s.of; }) -
+                                            p->sources.begin());
+        }
+        return p;
+    }
+
+    // The bytes field whose length field `i` alone gives, when it is a later
+    // top-level field and `i` is no group's count: `i` is then derived from it.
+    static std::optional<std::uint32_t> measured_by(const rt::RecordDesc& r, const std::vector<std::uint32_t>& order,
+                                                    const std::vector<bool>& counts, std::uint32_t i) {
+        if (counts[i]) return std::nullopt;
+        std::optional<std::uint32_t> found;
+        for (std::uint32_t j = 1; j < r.field_count; ++j) {
+            if (r.fields[j].width_from != static_cast<std::int32_t>(i)) continue;
+            if (found) return std::nullopt;  // the length of two fields
+            found = j;
+        }
+        if (!found) return std::nullopt;
+        const auto at = std::find(order.begin(), order.end(), *found);
+        return at != order.end() && at > std::find(order.begin(), order.end(), i) ? found : std::nullopt;
+    }
+
+    // Checks field `i`'s column (`rows` values of its type) and points `s` at it.
+    static void take(const rt::RecordDesc& r, std::uint32_t i, const py::object& column, std::size_t rows, Source& s,
+                     std::vector<py::object>& keep) {
+        const rt::Type t = r.fields[i].type;
+        const std::string what = "field '" + std::string(r.fields[i].path) + "' of record type '" + std::string(r.name) + "'";
+        if (!py::isinstance<py::array>(column)) throw py::value_error("the column of " + what + " is not a NumPy array");
+        const py::array a = py::reinterpret_borrow<py::array>(column);
+        const char kind = t == rt::Type::floating ? 'f' : t == rt::Type::bytes ? 'O' : 'u';
+        const py::dtype got = a.dtype();
+        const bool typed = got.kind() == kind && got.itemsize() == 8 && got.attr("isnative").cast<bool>();
+        if (a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != rows || !typed || !(a.flags() & py::array::c_style)) {
+            throw py::value_error("the column of " + what + " is not " + std::to_string(rows) + " contiguous values of kind '" + kind + "'");
+        }
+        keep.push_back(a);
+        if (t != rt::Type::bytes) {
+            s.data = a.data();
+            return;
+        }
+        s.bytes.reserve(rows);
+        PyObject* const* cells = static_cast<PyObject* const*>(a.data());
+        for (std::size_t k = 0; k < rows; ++k) {
+            // Held here: another thread may change the array while the GIL is let go.
+            py::object cell = py::reinterpret_borrow<py::object>(cells[k]);
+            if (PyUnicode_Check(cell.ptr())) {
+                Py_ssize_t size = 0;
+                const char* data = PyUnicode_AsUTF8AndSize(cell.ptr(), &size);
+                if (!data) throw py::error_already_set();
+                s.bytes.emplace_back(reinterpret_cast<const std::byte*>(data), static_cast<std::size_t>(size));
+            } else {
+                if (!PyBytes_Check(cell.ptr())) {
+                    if (!PyByteArray_Check(cell.ptr()) && !PyMemoryView_Check(cell.ptr())) {
+                        throw py::value_error(what + " holds bytes or str, not " + std::string(Py_TYPE(cell.ptr())->tp_name) + " (its row " +
+                                              std::to_string(k) + " of that type)");
+                    }
+                    cell = py::reinterpret_steal<py::object>(PyBytes_FromObject(cell.ptr()));  // a bytearray or memoryview, copied
+                    if (!cell) throw py::error_already_set();
+                }
+                s.bytes.emplace_back(reinterpret_cast<const std::byte*>(PyBytes_AS_STRING(cell.ptr())), static_cast<std::size_t>(PyBytes_GET_SIZE(cell.ptr())));
+            }
+            keep.push_back(std::move(cell));
+        }
+    }
+
+    // Writes the next row of `p`'s type, row `row` of the data.
+    void put(Plan& p, std::size_t row, rt::GenericRecord& out) {
+        const rt::RecordDesc& r = dtd().records[p.slot];
+        const std::size_t k = p.next++;
+        out.slot = p.slot;
+        out.values.resize(p.sources.size());
+        for (std::size_t j = 0; j < p.sources.size(); ++j) {
+            const Source& s = p.sources[j];
+            const rt::FieldDesc& f = r.fields[s.field];
+            rt::GenericValue& v = out.values[j];
+            v = rt::GenericValue{};
+            v.field = s.field;
+            switch (s.kind) {
+                case Source::column:
+                    if (f.type == rt::Type::bytes) v.bytes = s.bytes[k];
+                    else if (f.type == rt::Type::floating) v.real = static_cast<const double*>(s.data)[k];
+                    else v.integer = static_cast<const std::uint64_t*>(s.data)[k];
+                    break;
+                case Source::constant: v.integer = s.value; break;
+                case Source::length: v.integer = p.sources[s.of].bytes.empty() ? 0 : p.sources[s.of].bytes[k].size(); break;
+                case Source::empty: break;
+            }
+            if (s.count && v.integer != 0) {
+                throw Refusal("row " + std::to_string(row) + ": field '" + f.path + "' of record type '" + r.name + "' is " + std::to_string(v.integer) +
+                              ", but it counts a repeated group, whose fields have no column: a Writer writes such groups empty (count 0)");
+            }
+            p.last[s.field] = v.integer;
+            if (f.type == rt::Type::bytes && f.width_from != rt::no_field && p.last[static_cast<std::uint32_t>(f.width_from)] != v.bytes.size()) {
+                throw Refusal("row " + std::to_string(row) + ": field '" + r.fields[f.width_from].path + "' of record type '" + r.name + "' is " +
+                              std::to_string(p.last[static_cast<std::uint32_t>(f.width_from)]) + ", but '" + f.path + "' holds " +
+                              std::to_string(v.bytes.size()) + " bytes (leave the length's column out to have it derived)");
+            }
+        }
+        if (encoder_) {
+            encoder_->write(out);
+        } else {
+            rt::encode_generic(*writer_, out);
+        }
+    }
+
     std::unique_ptr<metatf::lower::LoweredDtd> dtd_;
     std::unique_ptr<rt::TraceWriter> writer_;
     std::optional<rt::AutoEncoder> encoder_;
@@ -807,22 +1060,25 @@ PYBIND11_MODULE(_metatf, m) {
     m.doc() = "The compiled core of metatf: traces of any DTD read into NumPy columns.";
     py::class_<Trace>(m, "Trace")
         .def(py::init<std::string>(), py::arg("path"))
-        .def_property_readonly("dtd_name", [](const Trace& t) { return std::string(t.dtd().name); })
-        .def_property_readonly("dtd_text", [](const Trace& t) { return std::string(t.dtd().text); })
+        .def_property_readonly("dtd_name", [](const Trace& t) { return to_str(t.dtd().name); })
+        .def_property_readonly("dtd_text", [](const Trace& t) { return to_str(t.dtd().text); })
+        .def_property_readonly("dtd_bytes", [](const Trace& t) { return py::bytes(t.dtd().text); })
         .def_property_readonly("record_count", &Trace::record_count)
         .def("records", [](const Trace& t) { return describe_records(t.dtd()); })
         .def("value_names", [](const Trace& t, const std::string& r, const std::string& f, const py::array_t<std::uint64_t>& v) { return value_names(t.dtd(), r, f, v); })
         .def_property_readonly("version", &Trace::version)
         .def_property_readonly("segments", &Trace::segments)
         .def("read", &Trace::read, py::arg("records"), py::arg("fields"), py::arg("progress") = py::none(), py::arg("first") = 0,
-             py::arg("end") = -1, py::arg("threads") = 0)
+             py::arg("end") = -1, py::arg("threads") = 0, py::arg("budget") = 0)
         .def("read_packed", &Trace::read_packed, py::arg("record"), py::arg("fields"), py::arg("progress") = py::none(),
-             py::arg("first") = 0, py::arg("end") = -1, py::arg("threads") = 0);
+             py::arg("first") = 0, py::arg("end") = -1, py::arg("threads") = 0, py::arg("budget") = 0);
     m.def("small_codes", &small_codes, py::arg("values"));
     py::class_<Writer>(m, "Writer")
-        .def(py::init<std::string, std::string, bool, int>(), py::arg("dtd_path"), py::arg("path"), py::arg("overwrite"), py::arg("compress"))
+        .def(py::init<std::string, std::string, bool, int, std::size_t, std::vector<std::string>, int, bool, bool>(), py::arg("dtd"),
+             py::arg("path"), py::arg("overwrite"), py::arg("compress"), py::arg("chunk_bytes"), py::arg("split"), py::arg("version"),
+             py::arg("automatic"), py::arg("live"))
         .def("records", [](const Writer& w) { return describe_records(w.dtd()); })
         .def("named_values", [](const Writer& w, const std::string& r, const std::string& f, const std::vector<std::string>& n) { return named_values(w.dtd(), r, f, n); })
-        .def("write", &Writer::write, py::arg("record"), py::arg("columns"), py::arg("n"))
+        .def("write", &Writer::write, py::arg("types"), py::arg("codes"), py::arg("columns"), py::arg("n"))
         .def("close", &Writer::close);
 }
