@@ -16,11 +16,14 @@ namespace {
 
 // The file this code was linked into (mtf, or the Python module): installed
 // DTDs are found beside it, under the install prefix, wherever it was moved.
+// glibc names the main program as it was invoked (maybe "mtf", found on
+// PATH), a shared object by the path it was loaded from.
 fs::path own_file() {
     Dl_info info{};
     if (::dladdr(reinterpret_cast<const void*>(&own_file), &info) == 0 || info.dli_fname == nullptr) return {};
+    const std::string_view name = info.dli_fname;
     std::error_code ec;
-    const fs::path p = fs::canonical(info.dli_fname, ec);
+    const fs::path p = fs::canonical(name.find('/') == std::string_view::npos ? "/proc/self/exe" : name, ec);
     return ec ? fs::path() : p;
 }
 
