@@ -35,8 +35,11 @@ std::string describe(const std::string& message, std::uint64_t offset, int secti
 }  // namespace
 
 TraceError::TraceError(ErrorKind k, std::string m, std::uint64_t o, int s, std::uint64_t r)
-    : std::runtime_error(positioned(k, o, s, r) ? describe(m, o, s, r) : m), kind(k), message(std::move(m)), offset(o),
-      section(s), record(r), has_position(positioned(k, o, s, r)) {}
+    : TraceError(k, std::move(m), o, s, r, positioned(k, o, s, r)) {}
+
+TraceError::TraceError(ErrorKind k, std::string m, std::uint64_t o, int s, std::uint64_t r, bool p)
+    : std::runtime_error(p ? describe(m, o, s, r) : m), kind(k), message(std::move(m)), offset(o), section(s), record(r),
+      has_position(p) {}
 
 TraceError::TraceError(ErrorKind k, std::string m) : TraceError(k, std::move(m), 0, -1, 0) {}
 

@@ -33,6 +33,9 @@ const char* error_kind_name(ErrorKind k);
 // is the message alone; otherwise what() is "byte N[, section S], record R: message".
 struct TraceError : std::runtime_error {
     TraceError(ErrorKind kind, std::string message, std::uint64_t offset, int section, std::uint64_t record);
+    // With the position said to be there or not, whatever its values: a
+    // native file's first record is at byte 0, record 0, in no section.
+    TraceError(ErrorKind kind, std::string message, std::uint64_t offset, int section, std::uint64_t record, bool has_position);
     // An error with no position in the trace.
     TraceError(ErrorKind kind, std::string message);
 
