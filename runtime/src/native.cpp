@@ -276,8 +276,11 @@ void NativeReader::start() {
     if (form_->header_end) read_header();
 }
 
+// Every error has its place, a record at byte 0 too, but a file whose magic
+// bytes are wrong is wrong as a whole, and an I/O failure has none.
 void NativeReader::fail(ErrorKind kind, const std::string& message, std::uint64_t at) const {
-    throw TraceError(kind, message, at, -1, record_);
+    const bool whole_file = kind == ErrorKind::io || (kind == ErrorKind::bad_header && at == 0);
+    throw TraceError(kind, message, at, -1, record_, !whole_file);
 }
 
 // Reads more of the input into the buffer, keeping what is not consumed; false at its end.

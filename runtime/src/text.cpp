@@ -12,6 +12,7 @@
 #include "metatf/error.hpp"
 #include "metatf/format.hpp"
 #include "metatf/layout.hpp"
+#include "metatf/predefined.hpp"
 
 namespace metatf::rt {
 
@@ -425,6 +426,11 @@ TextReader::TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions opt
         prefixes_[slot] = line_prefix(t);
         stops_[slot] = stops_of(dtd.records[slot], t);
     }
+    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
+        if (dtd.records[slot].predefined == Predefined::comment) comment_slot_ = slot;
+    }
+    const unsigned width = comment_length_width(dtd.records[comment_slot_]);
+    newlines_.assign(width >= 2 ? 4096 : max_comment_bytes(width), '\n');
     if (*form_.begin == '\0') return;
     const bool read = read_line();
     if (read) check_length();
@@ -505,7 +511,11 @@ void TextReader::check_length() const {
 
 bool TextReader::next(GenericRecord& out) {
     while (true) {
-        if (ended_ || !read_line()) {
+        if (blank_lines_ != 0) {
+            blank_comment(out);
+            return true;
+        }
+        if (!held_ && (ended_ || !read_line())) {
             if (!ended_ && *form_.end != '\0') {
                 // The end of the input is where the last line stops.
                 throw TextError(std::max<std::uint64_t>(line_number_, 1), line_number_ ? end_column_ : 1,
@@ -513,11 +523,17 @@ bool TextReader::next(GenericRecord& out) {
             }
             return false;
         }
+        held_ = false;
         if (*form_.end != '\0' && content() == form_.end && !too_long_) {
             ended_ = true;
             end_as_read_ = line_ + std::string(line_break_);
-            if (read_line()) throw TextError(line_number_, 1, "text after the end line " + quote(form_.end));
-            return false;
+            if (read_line() && !(blank() && read_blank_lines())) throw TextError(line_number_, 1, "text after the end line " + quote(form_.end));
+            continue;
+        }
+        if (blank()) {  // no record: a writer would not write one as a blank line
+            const std::uint64_t first = line_number_;
+            if (!read_blank_lines()) skip_blank_lines(first, line_number_ - first);
+            continue;
         }
         try {
             check_length();
@@ -529,11 +545,49 @@ bool TextReader::next(GenericRecord& out) {
     }
 }
 
+// Reads on from the blank line just read. True when blank lines alone follow
+// to the end of the input: they are kept (blank_lines_). False when a line
+// that is not blank follows: it waits in line_.
+bool TextReader::read_blank_lines() {
+    std::uint64_t count = 0;
+    RespelledBlanks respelled;
+    bool more;
+    do {
+        ++count;
+        if (line_ != "" || line_break_ != "\n") {
+            if (respelled.count++ == 0) respelled = {1, line_number_, line_ + std::string(line_break_)};
+        }
+    } while ((more = read_line()) && blank());
+    if (more) {
+        held_ = true;
+        return false;
+    }
+    blank_lines_ = count;
+    respelled_ = respelled;
+    return true;
+}
+
+// Blank lines before a line that is not blank: an error at the first of them.
+void TextReader::skip_blank_lines(std::uint64_t first, std::uint64_t count) {
+    const TextError e(first, 1, "empty line");
+    if (!options_.skip_bad) throw e;
+    if (skipped_ == 0) first_skipped_ = e.what();
+    skipped_ += count;
+}
+
+// A comment of blank lines that end the text, as many as it can hold.
+void TextReader::blank_comment(GenericRecord& out) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(blank_lines_, newlines_.size()));
+    blank_lines_ -= n;
+    out.slot = comment_slot_;
+    out.values.clear();
+    out.values.push_back({1, n, 0, {}});
+    out.values.push_back({2, 0, 0, as_bytes(std::string_view(newlines_).substr(0, n))});
+}
+
 bool TextReader::parse(GenericRecord& out) {
     LineParser p(form_, content(), line_, line_number_, last_, pending_);
     out.values.clear();
-    if (content().empty()) p.fail(0, "empty line");
-    // No value may hold one: a writer could not write it back (it would end the line).
     if (only_slot_ >= 0) {
         out.slot = static_cast<std::uint32_t>(only_slot_);
         if (!content().starts_with(prefixes_[out.slot])) p.fail(0, "expected " + quote(prefixes_[out.slot]) + " at the start of the line");
@@ -762,8 +816,17 @@ void TextWriter::check_reads_back(const GenericRecord& record) {
     }
 }
 
+std::uint64_t TextWriter::blank_lines_in(const DtdDesc& dtd, const GenericRecord& record) {
+    if (record.slot >= dtd.record_count || dtd.records[record.slot].predefined != Predefined::comment || record.values.size() != 2) return 0;
+    const std::span<const std::byte> text = record.values[1].bytes;
+    const bool blank = std::all_of(text.begin(), text.end(), [](std::byte b) { return b == std::byte{'\n'}; });
+    return blank ? text.size() : 0;
+}
+
 void TextWriter::write(const GenericRecord& record) {
+    if (const std::uint64_t n = blank_lines_in(dtd_, record)) return blank_lines(n);
     ++lines_;
+    if (blank_lines_ != 0) throw TextError(lines_, 0, "a record cannot follow the blank lines that end the text");
     if (record.slot >= dtd_.record_count || !form_.records[record.slot].mnemonic) {
         const std::string name = record.slot < dtd_.record_count ? dtd_.records[record.slot].name : "?";
         throw TextError(lines_, 0, "record '" + name + "' has no text form in the DTD '" + dtd_.name + "'");
@@ -776,6 +839,7 @@ void TextWriter::write(const GenericRecord& record) {
 
 void TextWriter::close() {
     if (*form_.end != '\0') out_ << form_.end << '\n';
+    for (; blank_lines_ != 0 && out_; --blank_lines_) out_.put('\n');
     out_.flush();
     if (!out_) throw TraceError(ErrorKind::io, "cannot write the text output", 0, -1, 0);
 }

@@ -82,6 +82,10 @@ TEST_CASE("Laplace input is normalized: upper-case hex, leading zeros; a file na
 
 TEST_CASE("text errors name the line and column") {
     CHECK(read_error<spc::TextReader>("0,1,2,W,0.5\n\n0,1,2,W,0.5\n") == "line 2, column 1: empty line");
+    // Blank lines that end the text are not records, and no error (the runtime hands them out as comments).
+    CHECK(read_error<spc::TextReader>("0,1,2,W,0.5\n\n\r\n") == "");
+    CHECK(read_error<ptf::TextReader>("Trace begin\nTrace end\n \n\n") == "");
+    CHECK(read_error<ptf::TextReader>("Trace begin\nTrace end\n\nx\n") == "line 4, column 1: text after the end line 'Trace end'");
     CHECK(read_error<ptf::TextReader>("Trace begin\nxx 41 42\nTrace end\n") == "line 2, column 1: unknown record 'xx'");
     CHECK(read_error<laplace::TextReader>("x 1 2 3 4\n") == "line 1, column 1: unknown record 'x'");
 
@@ -147,7 +151,7 @@ TEST_CASE("a carriage return ends a line, alone or before a line feed") {
           "Trace begin\nco 41 42\nfo 41 0 0 0 0 3 a b\nTrace end\n");
     CHECK(spc_normalized("0,1,2,W,0.5,a\r1,1,2,W,0.5\n") == "0,1,2,W,0.500000,a\n1,1,2,W,0.500000\n");
     // So a value cannot hold one: the rest is the next line.
-    CHECK(read_error<spc::TextReader>("0,1,2,W,0.5,a\r\r\n") == "line 2, column 1: empty line");
+    CHECK(read_error<spc::TextReader>("0,1,2,W,0.5,a\r\r\n1,1,2,W,0.5\n") == "line 2, column 1: empty line");
     CHECK(read_error<ptf::TextReader>("Trace begin\nfo 41 0 0 0 0 3 a\rb\nTrace end\n") ==
           "line 2, column 17: field 'className' of record 'fo' should have 3 bytes, but the line has only 1 left");
 }

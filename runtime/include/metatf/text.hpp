@@ -50,6 +50,11 @@ public:
 
     // Reads the next record; false after the last one (and the end line).
     // Bytes values view this reader's line buffer until the next call.
+    // Blank lines (empty, or blanks alone under a blank separator) that end
+    // the text, after the end line if the form has one, come last as
+    // `comment` records holding one "\n" per line, as many lines a record as
+    // the comment's length allows; a blank line before a line that is not is
+    // an error ("empty line") at the blank line.
     bool next(GenericRecord& out);
 
     // The lines read so far (the number of the last one).
@@ -67,9 +72,21 @@ public:
     // form has none, or the end line is not read yet).
     const std::string& begin_as_read() const { return begin_as_read_; }
     const std::string& end_as_read() const { return end_as_read_; }
+    // Of the blank lines that end the text: how many are spelled otherwise
+    // than "\n" ("\r\n", blanks), and the first of those, its number and its
+    // bytes as read (line break included).
+    struct RespelledBlanks {
+        std::uint64_t count = 0, first_line = 0;
+        std::string first;
+    };
+    const RespelledBlanks& respelled_blank_lines() const { return respelled_; }
 
 private:
     bool read_line();
+    bool blank() const { return content().empty() && !too_long_; }
+    bool read_blank_lines();
+    void skip_blank_lines(std::uint64_t first, std::uint64_t count);
+    void blank_comment(GenericRecord& out);
     void drop_rest_of_line(std::streambuf& in);
     void check_length() const;
     bool parse(GenericRecord& out);
@@ -96,6 +113,11 @@ private:
     std::vector<std::string> prefixes_;             // per slot: the mnemonic with the text before and after it
     std::vector<std::vector<std::string>> stops_;  // per slot: the texts around its fields, which end tokens
     bool ended_ = false;
+    bool held_ = false;              // line_ holds a line read ahead, not yet handled
+    std::uint64_t blank_lines_ = 0;  // blank lines ending the text, not yet handed out as comments
+    std::uint32_t comment_slot_ = 0;
+    std::string newlines_;           // the most "\n" one comment holds
+    RespelledBlanks respelled_;
 };
 
 class TextWriter {
@@ -107,10 +129,17 @@ public:
     // 0) when the record has no text form or a value cannot be written as text
     // without loss (a token holding the separator, a line break, a character
     // index past the field's characters, a count or length that disagrees
-    // with what it counts); TraceError (io) when the stream fails.
+    // with what it counts), or follows blank lines; TraceError (io) when the
+    // stream fails. A comment of blank lines (blank_lines_in()) is blank_lines().
     void write(const GenericRecord& record);
-    // Writes the end line, if any, and flushes.
+    // Blank lines that end the text: written by close(), after the end line.
+    void blank_lines(std::uint64_t count) { blank_lines_ += count; }
+    // Writes the end line, if any, and the blank lines, and flushes.
     void close();
+
+    // The lines of a comment that holds blank lines ("\n" alone, as
+    // TextReader makes them), or 0 for any other record.
+    static std::uint64_t blank_lines_in(const DtdDesc& dtd, const GenericRecord& record);
 
 private:
     std::ostream& out_;
@@ -125,6 +154,7 @@ private:
     std::vector<std::uint64_t> check_last_;        // scratch of check_reads_back()
     std::vector<std::size_t> check_pending_;
     std::uint64_t lines_ = 0;  // lines written, for messages
+    std::uint64_t blank_lines_ = 0;
 };
 
 }  // namespace metatf::rt
