@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 namespace metatf::rt {
 
@@ -66,6 +67,14 @@ bool stat_of(const std::string& path, struct stat& st) {
 
 bool same_inode(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
 
+bool is_input(const struct stat& output, const OutputOptions& options) {
+    for (const std::string& input : options.inputs) {
+        struct stat in{};
+        if (stat_of(input, in) && same_inode(in, output)) return true;
+    }
+    return false;
+}
+
 // Renames without replacing an existing file, where the file system allows it atomically.
 int rename_no_replace(const char* from, const char* to) {
 #ifdef RENAME_NOREPLACE
@@ -93,6 +102,18 @@ std::string dangling_target(const std::string& link) {
 
 }  // namespace
 
+int descriptor_named(const std::string& path) {
+    if (path == "/dev/stdout") return STDOUT_FILENO;
+    if (path == "/dev/stderr") return STDERR_FILENO;
+    for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+        if (!path.starts_with(prefix) || path.size() == prefix.size() || path.size() > prefix.size() + 9) continue;
+        const std::string_view digits = std::string_view(path).substr(prefix.size());
+        if (digits.find_first_not_of("0123456789") != std::string_view::npos) return -1;
+        return std::stoi(std::string(digits));
+    }
+    return -1;
+}
+
 bool same_file(const std::string& a, const std::string& b) {
     struct stat sa{}, sb{};
     return stat_of(a, sa) && stat_of(b, sb) && same_inode(sa, sb);
@@ -100,11 +121,13 @@ bool same_file(const std::string& a, const std::string& b) {
 
 OutputFile::OutputFile(const std::string& path, const OutputOptions& options)
     : path_(path), name_(path == "-" ? "stdout" : path), target_(path), replace_(options.replace) {
+    if (const int fd = path == "-" ? STDOUT_FILENO : descriptor_named(path); fd >= 0) {
+        open_descriptor(fd, options);
+        return;
+    }
     struct stat st{};
     bool exists = false;
-    if (path == "-") {
-        exists = ::fstat(STDOUT_FILENO, &st) == 0;
-    } else if (::lstat(path.c_str(), &st) == 0) {
+    if (::lstat(path.c_str(), &st) == 0) {
         exists = true;
         if (S_ISLNK(st.st_mode)) {
             // Write through the link to its target; the link itself stays.
@@ -119,16 +142,7 @@ OutputFile::OutputFile(const std::string& path, const OutputOptions& options)
     } else if (errno != ENOENT) {
         fail(error_text());
     }
-    for (const std::string& input : options.inputs) {
-        struct stat in{};
-        if (exists && stat_of(input, in) && same_inode(in, st)) {
-            fail("is also an input; write the output to another file");
-        }
-    }
-    if (path == "-") {
-        file_ = stdout;
-        return;
-    }
+    if (exists && is_input(st, options)) fail("is also an input; write the output to another file");
     if (exists) {
         if (S_ISDIR(st.st_mode)) fail("is a directory, not a file");
         if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
@@ -153,6 +167,30 @@ OutputFile::OutputFile(const std::string& path, const OutputOptions& options)
     // Writers hand over whole segments; stdio's buffer would only hold bytes
     // back from a crash, or from a tracer that must abandon the descriptor.
     std::setvbuf(file_, nullptr, _IONBF, 0);
+}
+
+// Standard output, or a descriptor a path names, is written where it stands
+// (at its offset, or its end under O_APPEND), as a stream: what is behind it
+// was opened by the shell or the caller, which chose to truncate or append,
+// so nothing there is replaced by rename, and a pipe works as `-` does.
+void OutputFile::open_descriptor(int fd, const OutputOptions& options) {
+    struct stat st{};
+    if (::fstat(fd, &st) != 0) fail("descriptor " + std::to_string(fd) + " is not open");
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) fail("descriptor " + std::to_string(fd) + " is not open for writing");
+    if (S_ISDIR(st.st_mode)) fail("is a directory, not a file");
+    if (is_input(st, options)) fail("is also an input; write the output to another file");
+    if (fd == STDOUT_FILENO) {
+        file_ = stdout;
+        return;
+    }
+    // A duplicate shares the descriptor's offset and flags; closing it leaves the caller's open.
+    const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0 || !(file_ = ::fdopen(copy, "w"))) {
+        const std::string why = error_text();
+        if (copy >= 0) ::close(copy);
+        fail(why);
+    }
 }
 
 // A trace may be written from inside another program (the tracers): its

@@ -3,10 +3,10 @@
 // A regular file (new, or existing and replaced on request) is written
 // under a unique temporary name in its directory and renamed into place by
 // commit(); until then nothing exists at the path, and a failed or abandoned
-// output leaves nothing behind. A FIFO, a character device or standard
-// output ("-") is written in place, as a stream. Nothing else (a directory,
-// a block device, a dangling link) is written at all. docs/mtf.md gives the
-// rules as users see them.
+// output leaves nothing behind. A FIFO, a character device, standard output
+// ("-") or a descriptor named by path (descriptor_named()) is written in
+// place, as a stream. Nothing else (a directory, a block device, a dangling
+// link) is written at all. docs/mtf.md gives the rules as users see them.
 #pragma once
 
 #include <cstddef>
@@ -46,7 +46,7 @@ public:
     void discard();
 
     std::uint64_t position() const { return position_; }
-    // Whether the output is written in place (standard output, a FIFO, a device).
+    // Whether the output is written in place (standard output, a descriptor, a FIFO, a device).
     bool streaming() const { return temporary_.empty(); }
     const std::string& path() const { return path_; }
     // The name for messages: the path, or "stdout".
@@ -54,12 +54,19 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what) const;
+    void open_descriptor(int fd, const OutputOptions& options);
     std::string path_, name_, target_, temporary_;
     std::FILE* file_ = nullptr;
     static int keep_apart(int fd);
     bool replace_ = false, done_ = false;
     std::uint64_t position_ = 0;
 };
+
+// The descriptor "/dev/stdout", "/dev/stderr", "/dev/fd/N" or
+// "/proc/self/fd/N" names, or -1 for any other path. Those are links to
+// whatever the descriptor holds (a pipe's is a link to nowhere), which
+// OutputFile writes through the descriptor, never by rename through the link.
+int descriptor_named(const std::string& path);
 
 // Whether two paths name the same existing file ("-" is standard input).
 bool same_file(const std::string& a, const std::string& b);
