@@ -33,8 +33,8 @@ file(MAKE_DIRECTORY "${WORK_DIR}")
 
 # ---- every command on a good trace
 golden(info.txt info ${trace})
-golden(dump.txt dump ${trace})
-golden(dump.txt dump --format=text ${trace})
+golden(dump.txt dump --meta ${trace})
+golden(dump.txt dump --meta --format=text ${trace})
 golden(dump-no-meta.jsonl dump --format jsonl --no-meta ${trace})
 golden(alloc.csv dump --format csv --record alloc ${trace})
 golden(check.txt check ${trace})
@@ -51,17 +51,17 @@ if(NOT out MATCHES "\nb +y +unsigned +1 +2 +2 ")
   message(FATAL_ERROR "stats with one.dtd: no row for field y of b:\n${out}")
 endif()
 # The same records in the other byte order and class.
-golden(dump.txt dump tests/fixtures/traces/hatf10-little-endian-32.mtf)
+golden(dump.txt dump --meta tests/fixtures/traces/hatf10-little-endian-32.mtf)
 # --dtd with the trace's own DTD reads it alike.
-golden(dump.txt dump --dtd dtds/hatf10.dtd ${trace})
+golden(dump.txt dump --meta --dtd dtds/hatf10.dtd ${trace})
 
 # -o FILE, and -o DIR for CSV: a file per record type, with a header row.
-run(0 dump --format jsonl -o "${WORK_DIR}/all.jsonl" ${trace})
+run(0 dump --meta --format jsonl -o "${WORK_DIR}/all.jsonl" ${trace})
 file(STRINGS "${WORK_DIR}/all.jsonl" lines)
 list(LENGTH lines n)
 expect_equal("lines of dump -o" "${n}" "14")
 # --range and --limit: records by index (metadata counted), and at most N of those selected.
-run(0 dump --format jsonl --range 2:4 ${trace})
+run(0 dump --meta --format jsonl --range 2:4 ${trace})
 if(NOT out MATCHES "^{\"record\":\"alloc\",\"index\":2,[^\n]*\n{\"record\":\"metadata\",\"index\":3,[^\n]*\n$")
   message(FATAL_ERROR "dump --range 2:4 did not print records 2 and 3 alone:\n${out}")
 endif()
@@ -211,7 +211,7 @@ file(WRITE "${WORK_DIR}/long-w.spc" "0,1,512,R,0.500000,${long}\n0,1,512,R,0.500
 string(SUBSTRING "${long}" 0 19 nineteen)
 run(0 convert --dtd dtds/spc.dtd "${WORK_DIR}/long-w.spc" "${WORK_DIR}/long-w.mtf")
 expect_equal("an excerpt of a long line" "${err}" "mtf: convert: ${WORK_DIR}/long-w.spc: rewrote 1 of 2 lines in the format's canonical spelling (--exact refuses that); the first: line 2, column 121: ...\"${nineteen}b\\r\\n\" is written ...\"${nineteen}b\\n\"\n")
-run(0 dump --format jsonl "${WORK_DIR}/loose.mtf")
+run(0 dump --meta --format jsonl "${WORK_DIR}/loose.mtf")
 string(REGEX MATCHALL "\"record\":\"metadata\"" widened "${out}")
 list(LENGTH widened n)
 expect_equal("metadata records that widen asu, lba and size" "${n}" "3")
@@ -434,7 +434,7 @@ string(REGEX MATCHALL "\n[0-9]+,[a-z]+," rows "${out}")
 expect_equal("rows of the one table" "${rows}" "\n1,alloc,;\n2,alloc,;\n5,alloc,;\n6,alloc,;\n8,free,")
 string(REGEX MATCH "\n8,free,[^\n]*" free_row "${out}")
 expect_equal("a free's row, its cells under its own fields' columns" "${free_row}" "\n8,free,,65536,7,0,0,0,")
-run(0 dump --format csv --limit 4 ${trace})
+run(0 dump --meta --format csv --limit 4 ${trace})
 string(REGEX MATCH "^[^\n]*" header "${out}")
 expect_equal("header of the one table with metadata"
   "${header}" "index,record,length,data,number,metadata.record,field,property,value,size,address,thread,heap,time,attributes.attributesLength,attributes.attributesData,oldAddress,newAddress")
@@ -561,3 +561,123 @@ endif()
 run(0 check "${out_dir}/saved.mtf")
 fails(2 "mtf: recover: the recovered trace is read back once written, so OUTPUT must be a regular file (see 'mtf recover --help')"
       recover "${out_dir}/cut.mtf" "${out_dir}/fifo")
+
+# ---- dump shows a trace's own records; --meta adds the predefined ones; --limit counts those shown
+set(first_two_spc "spc asu=0 lba=20941264 size=8192 opcode=W timestamp=0.551706 optionalCount=1 optionalCount*=[{optional.optionalLength=8 optional.optionalText=\"Alpha/NT\"}]
+spc asu=0 lba=20939840 size=8192 opcode=W timestamp=0.554041 optionalCount=0 optionalCount*=[]
+")
+run(0 dump --limit 2 "${WORK_DIR}/example.mtf")
+expect_equal("dump --limit 2 of a converted SPC trace" "${out}" "${first_two_spc}")
+run(0 dump --no-meta --limit 2 "${WORK_DIR}/example.mtf")
+expect_equal("dump --no-meta, the default" "${out}" "${first_two_spc}")
+run(0 dump --meta --limit 2 "${WORK_DIR}/example.mtf")
+expect_equal("dump --meta --limit 2" "${out}" "metadata record=spc field=size property=width value=[2]
+spc asu=0 lba=20941264 size=8192 opcode=W timestamp=0.551706 optionalCount=1 optionalCount*=[{optional.optionalLength=8 optional.optionalText=\"Alpha/NT\"}]
+")
+run(0 dump --format jsonl --limit 1 --fields size "${WORK_DIR}/example.mtf")
+expect_equal("dump --format jsonl: indices count every record" "${out}" "{\"record\":\"spc\",\"index\":1,\"section\":0,\"fields\":{\"size\":8192}}\n")
+fails(2 "mtf: dump: --meta and --no-meta say the opposite (see 'mtf dump --help')" dump --meta --no-meta "${WORK_DIR}/example.mtf")
+
+# ---- stats of compressed chunks: the byte columns say what they count, and records get stored bytes
+run(0 stats "${WORK_DIR}/many.mtf")
+string(REGEX MATCHALL "(record|section) +(count|field|name) [^\n]*\n" headers "${out}")
+expect_equal("stats headers of a compressed trace" "${headers}"
+  "record    count  uncompressed  uncompressed/record  stored/record\n;record  field                    type      values       min          max  distinct  uncompressed\n;section  name    records  stored  uncompressed  stored/record\n")
+if(NOT out MATCHES "\nspc +3000 +15000 +5\\.00 +0\\.([0-9]+)\n")
+  message(FATAL_ERROR "stats of a compressed trace: no row 'spc 3000 15000 5.00 0.NN':\n${out}")
+endif()
+run(0 stats --json "${WORK_DIR}/many.mtf")
+if(NOT out MATCHES "\"uncompressedBytes\": 15080" OR NOT out MATCHES "\"storedBytes\": [0-9]+")
+  message(FATAL_ERROR "stats --json of a compressed trace: no uncompressedBytes or storedBytes:\n${out}")
+endif()
+run(0 stats "${WORK_DIR}/example.mtf")
+if(NOT out MATCHES "^record +count +bytes +bytes/record\n" OR out MATCHES "stored|uncompressed")
+  message(FATAL_ERROR "stats of an uncompressed trace names stored or uncompressed bytes:\n${out}")
+endif()
+
+# ---- blank lines that end a text are kept, and written back
+file(WRITE "${WORK_DIR}/tail.spc" "0,1,512,R,0.500000\n0,2,512,W,0.600000\n\n\n\n")
+run(0 convert --exact --dtd dtds/spc.dtd "${WORK_DIR}/tail.spc" "${WORK_DIR}/tail.mtf")
+run(0 convert "${WORK_DIR}/tail.mtf" -)
+expect_equal("text ending in blank lines, back byte for byte" "${out}" "0,1,512,R,0.500000\n0,2,512,W,0.600000\n\n\n\n")
+run(0 dump --meta --record comment "${WORK_DIR}/tail.mtf")
+expect_equal("the blank lines as a comment" "${out}" "comment length=3 data=\"\\n\\n\\n\"\n")
+# More than a comment holds (255 bytes in SPC): several comments, one text.
+string(REPEAT "\n" 600 blanks)
+file(WRITE "${WORK_DIR}/tail600.spc" "0,1,512,R,0.500000\n${blanks}")
+run(0 convert --exact --dtd dtds/spc.dtd "${WORK_DIR}/tail600.spc" "${WORK_DIR}/tail600.mtf")
+run(0 convert "${WORK_DIR}/tail600.mtf" "${WORK_DIR}/tail600-back.spc")
+same_bytes("600 blank lines, back" "${WORK_DIR}/tail600-back.spc" "${WORK_DIR}/tail600.spc")
+# \r\n blank lines are respelled "\n", and reported as every line is; --exact refuses them at their line.
+file(WRITE "${WORK_DIR}/tail-crlf.spc" "0,1,512,R,0.500000\n\r\n\r\n")
+run(0 convert --dtd dtds/spc.dtd "${WORK_DIR}/tail-crlf.spc" "${WORK_DIR}/tail-crlf.mtf")
+expect_equal("respelled blank lines" "${err}" "mtf: convert: ${WORK_DIR}/tail-crlf.spc: rewrote 2 of 3 lines in the format's canonical spelling (--exact refuses that); the first: line 2, column 1: \"\\r\\n\" is written \"\\n\"\n")
+run(0 convert "${WORK_DIR}/tail-crlf.mtf" -)
+expect_equal("blank lines written back as \\n" "${out}" "0,1,512,R,0.500000\n\n\n")
+fails(1 "mtf: convert: ${WORK_DIR}/tail-crlf.spc: line 2, column 1: the line is not spelled as it is written back: \"\\r\\n\" is written \"\\n\" (--exact)"
+      convert --exact --dtd dtds/spc.dtd "${WORK_DIR}/tail-crlf.spc" "${WORK_DIR}/tail-crlf2.mtf")
+# A blank line before a record is still an error at its line; --skip-bad skips it.
+file(WRITE "${WORK_DIR}/middle.spc" "0,1,512,R,0.500000\n\n\n0,2,512,W,0.600000\n\n")
+fails(1 "mtf: convert: ${WORK_DIR}/middle.spc: line 2, column 1: empty line"
+      convert --dtd dtds/spc.dtd "${WORK_DIR}/middle.spc" "${WORK_DIR}/middle.mtf")
+run(0 convert --skip-bad --dtd dtds/spc.dtd "${WORK_DIR}/middle.spc" "${WORK_DIR}/middle.mtf")
+expect_equal("convert --skip-bad of blank lines in the middle" "${err}"
+  "mtf: convert: ${WORK_DIR}/middle.spc: skipped 2 of 5 lines, kept 2 records; the first: line 2, column 1: empty line\n")
+run(0 convert "${WORK_DIR}/middle.mtf" -)
+expect_equal("records around skipped blank lines, and the blank line at the end" "${out}" "0,1,512,R,0.500000\n0,2,512,W,0.600000\n\n")
+# After PTF's end line: blank lines are kept, anything else is an error at its line.
+file(WRITE "${WORK_DIR}/tail.ptf" "Trace begin\nco 41 42\nTrace end\n\n\n")
+run(0 convert --exact --dtd dtds/ptf.dtd "${WORK_DIR}/tail.ptf" "${WORK_DIR}/tail-ptf.mtf")
+run(0 convert "${WORK_DIR}/tail-ptf.mtf" -)
+expect_equal("PTF with blank lines after its end line" "${out}" "Trace begin\nco 41 42\nTrace end\n\n\n")
+file(WRITE "${WORK_DIR}/after.ptf" "Trace begin\nTrace end\n\nco 41 42\n")
+fails(1 "mtf: convert: ${WORK_DIR}/after.ptf: line 4, column 1: text after the end line 'Trace end'"
+      convert --dtd dtds/ptf.dtd "${WORK_DIR}/after.ptf" "${WORK_DIR}/after.mtf")
+# A native file has no place for them: left out, with a warning.
+run(0 convert --native "${WORK_DIR}/tail-ptf.mtf" "${WORK_DIR}/tail.ptfb")
+expect_equal("blank lines to a native file" "${err}"
+  "mtf: convert: ${WORK_DIR}/tail-ptf.mtf: warning: left out 2 blank line(s) that ended the text, which the native form cannot hold\n")
+
+# ---- native errors name the byte and the record, the first record at byte 0 too
+execute_process(COMMAND printf "\\377\\001" OUTPUT_FILE "${WORK_DIR}/code255.bin")
+foreach(command convert dump check stats)
+  set(args ${command} --native --form msb --dtd tests/native/bitfields.dtd "${WORK_DIR}/code255.bin")
+  if(command STREQUAL "convert")
+    list(APPEND args "${WORK_DIR}/code255.mtf")
+  endif()
+  fails(1 "mtf: ${command}: ${WORK_DIR}/code255.bin: byte 0, record 0: no record has the type code 255" ${args})
+endforeach()
+
+# ---- /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are the descriptors they name
+set(example_mtf "${WORK_DIR}/example.mtf")
+# Appended to with >>: the earlier content stays, and the trace follows it.
+function(shell expected_code script)
+  execute_process(COMMAND bash -c "${script}" WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  expect_equal("bash -c '${script}': exit status (stderr: ${err})" "${code}" "${expected_code}")
+  set(out "${out}" PARENT_SCOPE)
+  set(err "${err}" PARENT_SCOPE)
+endfunction()
+file(WRITE "${out_dir}/log.txt" "earlier\n")
+shell(0 "'${MTF}' convert -f --dtd dtds/spc.dtd ${spc} /dev/stdout >> '${out_dir}/log.txt' && echo after >> '${out_dir}/log.txt'")
+shell(0 "head -c 8 '${out_dir}/log.txt' && tail -c +9 '${out_dir}/log.txt' | head -c -6 | '${MTF}' convert - - && tail -c 6 '${out_dir}/log.txt'")
+expect_equal("a trace appended to a log through /dev/stdout" "${out}" "earlier\n${example_text}after\n")
+# Text to /proc/self/fd/N and /dev/fd/N, appended; /dev/stderr to a file.
+file(WRITE "${out_dir}/fd.txt" "earlier\n")
+shell(0 "'${MTF}' convert '${example_mtf}' /proc/self/fd/3 3>> '${out_dir}/fd.txt' && '${MTF}' convert '${example_mtf}' /dev/fd/4 4>> '${out_dir}/fd.txt'")
+file(READ "${out_dir}/fd.txt" got)
+expect_equal("text through /proc/self/fd/3 and /dev/fd/4" "${got}" "earlier\n${example_text}${example_text}")
+shell(0 "'${MTF}' convert '${example_mtf}' /dev/stderr 2> '${out_dir}/stderr.txt'")
+file(READ "${out_dir}/stderr.txt" got)
+expect_equal("text through /dev/stderr" "${got}" "${example_text}")
+# A pipe is a stream, as '-' is.
+shell(0 "'${MTF}' convert --dtd dtds/spc.dtd ${spc} /dev/stdout | '${MTF}' convert - /dev/stdout | cat")
+expect_equal("a trace through /dev/stdout into a pipe" "${out}" "${example_text}")
+# A descriptor that is not open, or only for reading, and one behind an input.
+fails(1 "mtf: convert: /proc/self/fd/9: descriptor 9 is not open" convert "${example_mtf}" /proc/self/fd/9)
+shell(1 "'${MTF}' convert '${example_mtf}' /dev/fd/5 5< '${out_dir}/log.txt'")
+expect_equal("a descriptor open for reading" "${err}" "mtf: convert: /dev/fd/5: descriptor 5 is not open for writing\n")
+file(COPY "${example}" DESTINATION "${out_dir}/fd-input")
+shell(1 "'${MTF}' convert -f --dtd dtds/spc.dtd '${out_dir}/fd-input/example.spc' /dev/stdout >> '${out_dir}/fd-input/example.spc'")
+expect_equal("an input behind /dev/stdout" "${err}" "mtf: convert: /dev/stdout: is also an input; write the output to another file\n")
+file(READ "${out_dir}/fd-input/example.spc" same)
+expect_equal("the input behind /dev/stdout left alone" "${same}" "${example_text}")

@@ -132,7 +132,7 @@ def test_read_pandas_equals_read_csv_of_mtf_dump(spc):
     _, trace = spc
     frame = metatf.read_pandas(trace, "spc")
     # Every row of the dump, metadata too (its fields empty), as text; then the spc rows in the DTD's types.
-    dumped = pd.read_csv(io.StringIO(run(MTF, "dump", "--format", "csv", trace)), dtype=str, keep_default_na=False)
+    dumped = pd.read_csv(io.StringIO(run(MTF, "dump", "--meta", "--format", "csv", trace)), dtype=str, keep_default_na=False)
     dtypes = {"index": np.uint64, "record": "category", "asu": np.uint64, "lba": np.uint64, "size": np.uint64,
               "opcode": "category", "timestamp": np.float64, "optionalCount": np.uint64}
     expected = dumped[dumped["record"] == "spc"].reset_index(drop=True)[list(dtypes)].astype(dtypes)

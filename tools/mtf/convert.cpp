@@ -78,13 +78,18 @@ std::string shown_line(std::string_view line, std::size_t at) {
 class TextSource : public Source {
 public:
     TextSource(std::istream& in, const rt::DtdDesc& dtd, rt::TextReadOptions options, bool exact)
-        : reader_(in, dtd, options), canonical_(written_, dtd), exact_(exact), form_(*dtd.text_form) {
+        : reader_(in, dtd, options), canonical_(written_, dtd), exact_(exact), dtd_(dtd), form_(*dtd.text_form) {
         if (*form_.begin) compare(reader_.begin_as_read(), std::string(form_.begin) + "\n");
     }
     bool next(rt::GenericRecord& record) override {
         if (!reader_.next(record)) {
             if (*form_.end) compare(reader_.end_as_read(), std::string(form_.end) + "\n");
             return false;
+        }
+        if (rt::TextWriter::blank_lines_in(dtd_, record) != 0) {
+            if (!blanks_compared_) compare_blank_lines();
+            blanks_compared_ = true;
+            return true;
         }
         written_.str({});
         try {
@@ -119,24 +124,35 @@ public:
 private:
     std::string line_as_read() const { return std::string(reader_.record_line()) + std::string(reader_.line_break()); }
 
-    void compare(const std::string& original, std::string_view canonical) {
+    // `line`: the number of the line `original` is, by default the last one read.
+    void compare(const std::string& original, std::string_view canonical, std::uint64_t line = 0) {
         if (original == canonical) return;
         const auto differs = std::mismatch(original.begin(), original.end(), canonical.begin(), canonical.end());
         const std::size_t at = static_cast<std::size_t>(differs.first - original.begin());
-        rewrite(original, at + 1, "is written " + shown_line(canonical, at));
+        rewrite(original, at + 1, "is written " + shown_line(canonical, at), line ? line : reader_.line());
     }
-    // Line `reader_.line()`, `original`, is not written back as it was read: `what`, from `column` on.
-    void rewrite(const std::string& original, std::uint64_t column, const std::string& what) {
+    // The blank lines that end the text are written back as "\n" each.
+    void compare_blank_lines() {
+        const auto& respelled = reader_.respelled_blank_lines();
+        if (respelled.count == 0) return;
+        compare(respelled.first, "\n", respelled.first_line);
+        rewritten_ += respelled.count - 1;
+    }
+    // Line `line`, `original`, is not written back as it was read: `what`, from `column` on.
+    void rewrite(const std::string& original, std::uint64_t column, const std::string& what, std::uint64_t line = 0) {
+        if (line == 0) line = reader_.line();
         const std::string message = shown_line(original, column - 1) + " " + what;
-        if (exact_) throw rt::TextError(reader_.line(), column, "the line is not spelled as it is written back: " + message + " (--exact)");
-        if (rewritten_++ == 0) first_rewrite_ = "line " + std::to_string(reader_.line()) + ", column " + std::to_string(column) + ": " + message;
+        if (exact_) throw rt::TextError(line, column, "the line is not spelled as it is written back: " + message + " (--exact)");
+        if (rewritten_++ == 0) first_rewrite_ = "line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + message;
     }
 
     rt::TextReader reader_;
     std::ostringstream written_;
     rt::TextWriter canonical_;  // writes into written_, one line at a time
     bool exact_;
+    const rt::DtdDesc& dtd_;
     const rt::TextFormDesc& form_;
+    bool blanks_compared_ = false;
     std::uint64_t rewritten_ = 0;
     std::string first_rewrite_;
 };
@@ -213,6 +229,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
                         if (e.kind != rt::ErrorKind::bad_value) throw;  // only --strict refuses values: no AutoEncoder
                         throw InputError(name + ": " + source->place() + ": " + e.message);
                     }
+                    if (rt::TextWriter::blank_lines_in(desc, record) != 0) continue;  // kept, but no record of the text
                     if ((++kept & 0xff) == 0) progress.show(source->progress(size != 0));
                 }
             }
@@ -239,7 +256,8 @@ void move_lines(std::ostringstream& lines, Output& out) {
 }
 
 // A trace to text lines. Metadata and section records only shape the binary
-// form; comments, which no text form holds, are left out with a warning.
+// form; comments, which no text form holds, are left out with a warning,
+// but for those of blank lines that end the trace, which end the text.
 int to_text(const std::string& input, const std::string& output, const Options& o) {
     return on_trace(input, [&] {
         Trace trace(input, o.find("--dtd"));
@@ -249,13 +267,21 @@ int to_text(const std::string& input, const std::string& output, const Options& 
         rt::TextWriter text(lines, desc);
         const std::string output_name = output == "-" ? "stdout" : output;
         std::uint64_t comments = 0;
+        std::uint64_t blank_comments = 0, blank_lines = 0;  // since the last record written
         for_each_record("convert", trace, [&](const ReadRecord& r) {
             const rt::Predefined kind = desc.records[r.record.slot].predefined;
             if (kind == rt::Predefined::metadata || kind == rt::Predefined::section) return;
+            if (const std::uint64_t n = rt::TextWriter::blank_lines_in(desc, r.record)) {
+                ++blank_comments;
+                blank_lines += n;
+                return;
+            }
             if (kind == rt::Predefined::comment) {
                 ++comments;
                 return;
             }
+            comments += blank_comments;  // blank lines a record follows do not end the text
+            blank_comments = blank_lines = 0;
             try {
                 naming_file(output_name, [&] { text.write(r.record); });
             } catch (const rt::TextError& e) {
@@ -263,6 +289,7 @@ int to_text(const std::string& input, const std::string& output, const Options& 
             }
             if (lines.tellp() >= 1 << 16) move_lines(lines, out);
         });
+        text.blank_lines(blank_lines);
         naming_file(output_name, [&] { text.close(); });
         move_lines(lines, out);
         out.close();
@@ -275,7 +302,8 @@ int to_text(const std::string& input, const std::string& output, const Options& 
 }
 
 // A trace to its format's native binary file. Metadata and section records
-// only shape the trace; a first comment is the file's ASCII header.
+// only shape the trace; a first comment is the file's ASCII header; the
+// blank lines that ended a text are left out, with a warning.
 int to_native(const std::string& input, const std::string& output, const Options& o) {
     return on_trace(input, [&] {
         Trace trace(input, o.find("--dtd"));
@@ -284,9 +312,15 @@ int to_native(const std::string& input, const std::string& output, const Options
         Output out(output, output_options(o, {input}));
         std::ostringstream bytes;
         rt::NativeWriter native(bytes, desc, form);
+        std::uint64_t blank_lines = 0;
         for_each_record("convert", trace, [&](const ReadRecord& r) {
             const rt::Predefined kind = desc.records[r.record.slot].predefined;
             if (kind == rt::Predefined::metadata || kind == rt::Predefined::section) return;
+            // A first comment is the header, even of line breaks alone.
+            if (const std::uint64_t n = r.index == 0 ? 0 : rt::TextWriter::blank_lines_in(desc, r.record)) {
+                blank_lines += n;
+                return;
+            }
             try {
                 native.write(r.record);
             } catch (const rt::TraceError& e) {
@@ -297,6 +331,10 @@ int to_native(const std::string& input, const std::string& output, const Options
         native.close();
         move_lines(bytes, out);
         out.close();
+        if (blank_lines != 0) {
+            std::cerr << "mtf: convert: " << trace.name() << ": warning: left out " << blank_lines
+                      << " blank line(s) that ended the text, which the native form cannot hold\n";
+        }
         return 0;
     });
 }

@@ -476,10 +476,14 @@ void select_indices(const Options& o, Selection& s) {
     if (o.has("--limit")) s.limit = count_of("--limit", o.get("--limit", ""));
 }
 
-// The record types to show: those given with --record (all without it), less the predefined ones with --no-meta.
+// The record types to show: those given with --record, or without it every
+// type but the predefined ones (comment, section, metadata), which --meta adds.
 std::vector<bool> shown_slots(const rt::DtdDesc& dtd, const Options& o, Found* found) {
     const std::vector<std::string>& names = o.all("--record");
-    std::vector<bool> shown(dtd.record_count, names.empty());
+    std::vector<bool> shown(dtd.record_count, false);
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+        shown[i] = names.empty() && (o.has("--meta") || dtd.records[i].predefined == rt::Predefined::none);
+    }
     for (const std::string& name : names) {
         bool here = false;
         for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
@@ -488,9 +492,6 @@ std::vector<bool> shown_slots(const rt::DtdDesc& dtd, const Options& o, Found* f
         }
         if (here && found) found->records.insert(name);
         if (!here && !found) throw UsageError("the DTD '" + std::string(dtd.name) + "' has no record type '" + name + "'");
-    }
-    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
-        if (o.has("--no-meta") && dtd.records[i].predefined != rt::Predefined::none) shown[i] = false;
     }
     return shown;
 }
@@ -704,12 +705,13 @@ void refuse_unfound(const Options& o, const DumpOptions& d, const Found& found) 
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
         args, "dump",
-        {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--no-meta", false}, {"--range", true}, {"--limit", true}, {"--fields", true}, {"--where", true, true},
+        {{"--format", true}, {"-o", true}, {"--record", true, true}, {"--meta", false}, {"--no-meta", false}, {"--range", true}, {"--limit", true}, {"--fields", true}, {"--where", true, true},
          {"--group", true}, {"--native", false}, {"--form", true}, {"-f", false}, {"--force", false}},
         {"TRACE..."});
     const std::vector<std::string>& paths = o.positional;
     DumpOptions d{o.get("--format", "text"), o.get("-o", "-"), {}, output_options(o, paths)};
     select_indices(o, d.select);
+    if (o.has("--meta") && o.has("--no-meta")) throw UsageError("--meta and --no-meta say the opposite");
     if (d.format != "text" && d.format != "jsonl" && d.format != "csv") {
         throw UsageError("unknown format '" + d.format + "' (text, jsonl or csv)");
     }
@@ -764,7 +766,9 @@ const Command dump{"dump", "print every record as text, JSON lines or CSV",
                           R"(Usage: mtf dump [OPTIONS] TRACE...
 
 Prints the records of each TRACE ('-' for standard input), decoded with the
-DTD the trace carries. With several traces, each record says which trace it
+DTD the trace carries: the records of the trace's own types, and with
+--meta the predefined comment, section and metadata records that shape the
+file (indices count every record, shown or not). With several traces, each record says which trace it
 is from: text lines start with "TRACE: ", JSON objects have "trace":TRACE
 first, and the CSV table (the one form CSV takes then) has a first column
 trace. Indices, --range and --limit count within each trace.
@@ -782,14 +786,16 @@ Options:
   -o OUT          write to OUT instead of standard output ('-')
   -f, --force     replace existing output files
   --record NAME   only records of type NAME; repeat it for several types
-  --no-meta       leave out the predefined comment, section and metadata
-                  records
+                  (the predefined comment, section and metadata too)
+  --meta          show the predefined comment, section and metadata
+                  records as well, which are left out by default
+  --no-meta       leave them out (the default; kept for old scripts)
   --range FIRST:END
                   only records whose index (from 0, as jsonl's "index") is
                   at least FIRST and below END; either may be left out
                   (--range 1000: or --range :50)
-  --limit N       at most N records (of those the options above select);
-                  reading stops once no more can be shown
+  --limit N       at most N records: N of those shown (the options above
+                  select them); reading stops once no more can be shown
   --where FIELD OP VALUE
                   only records with an integer field FIELD (at the top
                   level) whose value compares so: OP is = != < <= > >=;

@@ -1,6 +1,7 @@
 // mtf stats: records per type, per field value ranges and distinct counts,
 // and where the bytes of the file go.
 #include <bit>
+#include <cmath>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
@@ -105,10 +106,10 @@ Stats collect(Trace& trace) {
     return st;
 }
 
-std::string per_record(std::uint64_t bytes, std::uint64_t records) {
+std::string per_record(double bytes, std::uint64_t records) {
     if (records == 0) return "-";
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(bytes) / static_cast<double>(records));
+    std::snprintf(buf, sizeof buf, "%.2f", bytes / static_cast<double>(records));
     return buf;
 }
 
@@ -124,11 +125,25 @@ std::string distinct_text(const FieldStats& f) {
     return f.capped ? ">" + std::to_string(distinct_cap) : std::to_string(f.distinct_count());
 }
 
-std::vector<std::uint64_t> section_bytes(const rt::Header& h) {
-    std::vector<std::uint64_t> bytes(256);
-    for (const rt::Chunk& c : h.chunks) bytes[c.section] += c.size;
-    return bytes;
-}
+// Per section number: its chunks' bytes in the file, and once decompressed.
+struct SectionBytes {
+    std::vector<std::uint64_t> stored = std::vector<std::uint64_t>(256), uncompressed = std::vector<std::uint64_t>(256);
+    bool compressed = false;  // some chunk is compressed: the two differ
+
+    explicit SectionBytes(const rt::Header& h) {
+        for (const rt::Chunk& c : h.chunks) {
+            stored[c.section] += c.size;
+            uncompressed[c.section] += c.decoded;
+            compressed = compressed || c.codec != 0;
+        }
+    }
+    // The share of section `n`'s stored bytes that `bytes` of its uncompressed
+    // ones take: themselves, when nothing is compressed.
+    double stored_share(std::uint8_t n, std::uint64_t bytes) const {
+        if (!compressed || uncompressed[n] == 0) return static_cast<double>(bytes);
+        return static_cast<double>(bytes) * static_cast<double>(stored[n]) / static_cast<double>(uncompressed[n]);
+    }
+};
 
 std::vector<std::uint8_t> section_numbers(const rt::DtdDesc& dtd) {
     std::vector<std::uint8_t> numbers{0};
@@ -136,14 +151,21 @@ std::vector<std::uint8_t> section_numbers(const rt::DtdDesc& dtd) {
     return numbers;
 }
 
+// Byte columns count the records' bytes before compression, which are the
+// file's own unless chunks are compressed: then each column says which it
+// counts, and records get their share of their section's stored bytes.
 std::string text_report(const Trace& trace, const Stats& st) {
     const rt::DtdDesc& dtd = trace.dtd();
-    std::vector<std::vector<std::string>> records{{"record", "count", "bytes", "bytes/record"}};
-    std::vector<std::vector<std::string>> fields{{"record", "field", "type", "values", "min", "max", "distinct", "bytes"}};
+    const SectionBytes bytes(trace.header());
+    const bool packed = bytes.compressed;
+    std::vector<std::vector<std::string>> records{{"record", "count", packed ? "uncompressed" : "bytes", packed ? "uncompressed/record" : "bytes/record"}};
+    if (packed) records[0].push_back("stored/record");
+    std::vector<std::vector<std::string>> fields{{"record", "field", "type", "values", "min", "max", "distinct", packed ? "uncompressed" : "bytes"}};
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
         const rt::RecordDesc& r = dtd.records[i];
         const RecordStats& rs = st.records[i];
-        records.push_back({r.name, std::to_string(rs.count), std::to_string(rs.bytes), per_record(rs.bytes, rs.count)});
+        records.push_back({r.name, std::to_string(rs.count), std::to_string(rs.bytes), per_record(static_cast<double>(rs.bytes), rs.count)});
+        if (packed) records.back().push_back(per_record(bytes.stored_share(r.section, rs.bytes), rs.count));
         if (r.predefined != rt::Predefined::none || rs.count == 0) continue;
         for (std::uint32_t f = 1; f < r.field_count; ++f) {
             const FieldStats& fs = rs.fields[f];
@@ -153,14 +175,16 @@ std::string text_report(const Trace& trace, const Stats& st) {
                               show(fs, d, fewest, true), distinct_text(fs), std::to_string(fs.bytes)});
         }
     }
-    std::vector<std::vector<std::string>> sections{{"section", "name", "records", "bytes", "bytes/record"}};
-    const auto bytes = section_bytes(trace.header());
+    std::vector<std::vector<std::string>> sections{{"section", "name", "records", packed ? "stored" : "bytes"}};
+    if (packed) sections[0].push_back("uncompressed");
+    sections[0].push_back(packed ? "stored/record" : "bytes/record");
     for (std::uint8_t n : section_numbers(dtd)) {
-        sections.push_back({std::to_string(n), section_name(dtd, n), std::to_string(st.section_records[n]),
-                            std::to_string(bytes[n]), per_record(bytes[n], st.section_records[n])});
+        sections.push_back({std::to_string(n), section_name(dtd, n), std::to_string(st.section_records[n]), std::to_string(bytes.stored[n])});
+        if (packed) sections.back().push_back(std::to_string(bytes.uncompressed[n]));
+        sections.back().push_back(per_record(static_cast<double>(bytes.stored[n]), st.section_records[n]));
     }
-    return format_table(records, "lrrr") + "\n" + format_table(fields, "lllrrrrr") + "\n" +
-           format_table(sections, "rlrrr");
+    return format_table(records, packed ? "lrrrr" : "lrrr") + "\n" + format_table(fields, "lllrrrrr") + "\n" +
+           format_table(sections, packed ? "rlrrrr" : "rlrrr");
 }
 
 nlohmann::json json_value(const FieldStats& f, const rt::FieldDesc& d, bool max) {
@@ -175,10 +199,12 @@ nlohmann::json json_report(const Trace& trace, const Stats& st) {
     const rt::DtdDesc& dtd = trace.dtd();
     nlohmann::json out{{"records", nlohmann::json::array()}, {"fields", nlohmann::json::array()},
                        {"sections", nlohmann::json::array()}};
+    const SectionBytes bytes(trace.header());
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
         const rt::RecordDesc& r = dtd.records[i];
         const RecordStats& rs = st.records[i];
-        out["records"].push_back({{"record", r.name}, {"count", rs.count}, {"bytes", rs.bytes}});
+        out["records"].push_back({{"record", r.name}, {"count", rs.count}, {"bytes", rs.bytes},
+                                  {"storedBytes", std::llround(bytes.stored_share(r.section, rs.bytes))}});
         if (r.predefined != rt::Predefined::none || rs.count == 0) continue;
         for (std::uint32_t f = 1; f < r.field_count; ++f) {
             const FieldStats& fs = rs.fields[f];
@@ -189,10 +215,9 @@ nlohmann::json json_report(const Trace& trace, const Stats& st) {
                                      {"distinctExact", !fs.capped}, {"bytes", fs.bytes}});
         }
     }
-    const auto bytes = section_bytes(trace.header());
     for (std::uint8_t n : section_numbers(dtd)) {
         out["sections"].push_back({{"section", n}, {"name", section_name(dtd, n)}, {"records", st.section_records[n]},
-                                   {"bytes", bytes[n]}});
+                                   {"bytes", bytes.stored[n]}, {"uncompressedBytes", bytes.uncompressed[n]}});
     }
     return out;
 }
@@ -224,11 +249,16 @@ Reads TRACE ('-' for standard input) and prints three tables:
             how many values (a field of a repeated group has one per
             element), the least and greatest (for a bytes field, its
             length), the number of distinct values (exact up to 1000000,
-            then ">1000000"), and the
-            bytes the field takes in the file under the encodings in force
-            when each record was read
+            then ">1000000"), and the bytes the field takes under the
+            encodings in force when each record was read
   sections  every section: records read from it, its bytes in the file, and
             bytes per record
+
+The bytes of records and fields are counted before compression. When some
+chunks are compressed (zstd), those columns are headed "uncompressed", and
+"stored/record" gives each record type's share of its section's bytes in
+the file (shared out in proportion to the uncompressed bytes); the
+sections table then shows both, "stored" and "uncompressed".
 
 Options:
   --json      print the tables as one JSON object instead
