@@ -80,10 +80,11 @@ std::optional<rt::TraceError> read_back(const std::string& path) {
 int run(const std::vector<std::string>& args) {
     const Options o = parse_options(args, "recover", {{"-f", false}, {"--force", false}}, {"INPUT", "OUTPUT"});
     const std::string &input = o.positional[0], &output = o.positional[1];
-    // Not a FIFO or a device: the copy is read back from OUTPUT.
+    // Not a FIFO, a device or a descriptor (/dev/stdout): the copy is read back from OUTPUT.
     std::error_code ec;
     const auto type = std::filesystem::status(output, ec).type();
-    if (output == "-" || (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular)) {
+    if (output == "-" || rt::descriptor_named(output) >= 0 ||
+        (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular)) {
         throw UsageError("the recovered trace is read back once written, so OUTPUT must be a regular file");
     }
     std::size_t limit = SIZE_MAX;
