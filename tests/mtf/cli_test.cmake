@@ -681,3 +681,6 @@ shell(1 "'${MTF}' convert -f --dtd dtds/spc.dtd '${out_dir}/fd-input/example.spc
 expect_equal("an input behind /dev/stdout" "${err}" "mtf: convert: /dev/stdout: is also an input; write the output to another file\n")
 file(READ "${out_dir}/fd-input/example.spc" same)
 expect_equal("the input behind /dev/stdout left alone" "${same}" "${example_text}")
+# recover reads its output back, by name: a descriptor's name is refused even with a file behind it.
+shell(2 "'${MTF}' recover '${out_dir}/cut.mtf' /dev/stdout >> '${out_dir}/log.txt'")
+expect_equal("recover to /dev/stdout" "${err}" "mtf: recover: the recovered trace is read back once written, so OUTPUT must be a regular file (see 'mtf recover --help')\n")

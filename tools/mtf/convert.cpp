@@ -385,7 +385,9 @@ encoding, the trace gets a metadata record that widens the field (or turns a
 initial encodings) such a value is an error naming its line instead. A trace becomes text in the text
 form's canonical spelling; its metadata and section records are left out,
 and so are its comment records (text forms cannot hold comments), with a
-warning on stderr that counts them. A native file's ASCII header (PTF's
+warning on stderr that counts them. Blank lines that end a text (after its
+end line, if the form has one) are kept in the trace, as comments of line
+breaks, and written back; a blank line before a record is an error. A native file's ASCII header (PTF's
 lines up to "$") becomes the trace's first comment, and is written back from
 it; records are read and written in the native form's byte order, widths
 and padding, and a value too wide for its native field is an error naming
@@ -399,7 +401,9 @@ On a terminal, text to trace shows progress on stderr by bytes read of INPUT
 INPUT and OUTPUT may be '-' for standard input and output, for text and
 traces alike (a trace streams). An existing OUTPUT is replaced only with -f;
 nothing is left at OUTPUT when the conversion fails; a FIFO or device is
-written in place; OUTPUT may not be INPUT (docs/mtf.md, "Output files").
+written in place, and so is the descriptor /dev/stdout, /dev/stderr,
+/dev/fd/N or /proc/self/fd/N names (at its offset: '>>' appends); OUTPUT may
+not be INPUT (docs/mtf.md, "Output files").
 
 Options:
   --dtd FILE          the DTD of the text (needed for text input); for trace

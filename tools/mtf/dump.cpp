@@ -762,7 +762,7 @@ int run(const std::vector<std::string>& args) {
 namespace commands {
 
 extern const Command dump;  // external linkage, for main's table
-const Command dump{"dump", "print every record as text, JSON lines or CSV",
+const Command dump{"dump", "print the records as text, JSON lines or CSV (the predefined ones with --meta)",
                           R"(Usage: mtf dump [OPTIONS] TRACE...
 
 Prints the records of each TRACE ('-' for standard input), decoded with the
