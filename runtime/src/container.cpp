@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "metatf/checksum.hpp"
 #include "metatf/codec.hpp"
 #include "metatf/error.hpp"
 
@@ -18,8 +19,9 @@ enum Word { chunk_count, data_start, record_count, index_offset, text_length, wo
 
 constexpr std::byte segment_kind{'S'}, end_kind{'E'};
 constexpr char end_magic[4] = {'\177', 'E', 'N', 'D'};
-constexpr std::size_t frame_fixed = 8;  // kind, start section, chunk count (2), reserved (4)
-constexpr std::size_t chunk_fixed = 4;  // section, codec, reserved (2)
+constexpr std::size_t frame_fixed = 8;  // kind, start section, chunk count (2), reserved (4) or checksum (version 4)
+constexpr std::size_t sum_size = 4;     // a CRC32C, in the trace's byte order
+constexpr std::size_t frame_sum_at = 4;
 
 [[noreturn]] void header_error(ErrorKind kind, const std::string& message, std::uint64_t offset) {
     throw TraceError(kind, message, offset, -1, 0);
@@ -39,7 +41,28 @@ std::uint64_t take(InputFile& in, const Header& h, unsigned width, const char* w
     return load_uint(b, width, h.order);
 }
 
-std::uint64_t frame_size(const Header& h, std::size_t chunks) { return frame_fixed + 2 * h.word() + chunks * (chunk_fixed + 2 * h.word()); }
+// A chunk entry before its two sizes: section, codec, reserved (2), and in version 4 the chunk's checksum.
+std::uint64_t chunk_fixed(const Header& h) { return h.version >= 4 ? 4 + sum_size : 4; }
+std::uint64_t entry_size(const Header& h) { return chunk_fixed(h) + 2 * h.word(); }
+std::uint64_t frame_size(const Header& h, std::size_t chunks) { return frame_fixed + 2 * h.word() + chunks * entry_size(h); }
+
+// Version 4: where the prologue's checksum is, after the ident and the DTD text's length.
+std::uint64_t prologue_sum_at(const Header& h) { return ident_size + h.word(); }
+
+// The CRC32C of `bytes` with the 4 bytes at `at`, where it is stored, taken as 0.
+std::uint32_t sum_without(std::span<const std::byte> bytes, std::size_t at) {
+    constexpr std::byte zero[sum_size] = {};
+    std::uint32_t crc = crc32c(bytes.first(at));
+    crc = crc32c(zero, crc);
+    return crc32c(bytes.subspan(at + sum_size), crc);
+}
+
+std::uint32_t stored_sum(const Header& h, const std::byte* at) { return static_cast<std::uint32_t>(load_uint(at, sum_size, h.order)); }
+void store_sum(const Header& h, std::vector<std::byte>& out, std::size_t at, std::uint32_t crc) { store_uint(out.data() + at, crc, sum_size, h.order); }
+
+std::string segment_name(std::uint32_t index, std::uint64_t frame) {
+    return "segment " + std::to_string(index) + " at byte " + std::to_string(frame);
+}
 
 // Version 1: the words, then the section index at the end of the file.
 void read_index_v1(InputFile& in, Header& h, const std::byte* words) {
@@ -100,13 +123,10 @@ void read_segments_v2(InputFile& in, Header& h) {
     std::vector<Segment> seen;
     std::uint64_t records = 0;
     in.seek(h.data_start);
-    for (Segment s; read_segment(in, h, in.position(), s, false);) {
+    for (Segment s; read_segment(in, h, in.position(), static_cast<std::uint32_t>(seen.size()), s, false);) {
         number_segment(s, records);
         records += s.records;
-        for (Chunk c : s.chunks) {
-            c.segment = static_cast<std::uint32_t>(seen.size());
-            h.chunks.push_back(c);
-        }
+        h.chunks.insert(h.chunks.end(), s.chunks.begin(), s.chunks.end());
         in.seek(s.end);
         s.chunks.clear();
         seen.push_back(std::move(s));
@@ -135,8 +155,10 @@ std::vector<std::byte> encode_prologue(const Header& h) {
         append_uint(out, h.index_offset, w, h.order);
     }
     append_uint(out, h.dtd_text.size(), w, h.order);
+    if (h.version >= 4) out.resize(out.size() + sum_size);
     put_text(out, h.dtd_name);
     put_text(out, h.dtd_text);
+    if (h.version >= 4) store_sum(h, out, prologue_sum_at(h), sum_without(out, prologue_sum_at(h)));
     return out;
 }
 
@@ -158,10 +180,12 @@ std::vector<std::byte> encode_segment(const Header& h, const Segment& s) {
     append_uint(out, s.state.size(), h.word(), h.order);
     for (const Chunk& c : s.chunks) {
         out.insert(out.end(), {std::byte{c.section}, std::byte{c.codec}, std::byte{0}, std::byte{0}});
+        if (h.version >= 4) append_uint(out, c.crc, sum_size, h.order);
         append_uint(out, c.size, h.word(), h.order);
         append_uint(out, c.decoded, h.word(), h.order);
     }
     out.insert(out.end(), s.state.begin(), s.state.end());
+    if (h.version >= 4) store_sum(h, out, frame_sum_at, sum_without(out, frame_sum_at));
     return out;
 }
 
@@ -209,15 +233,26 @@ Header read_prologue(InputFile& in) {
     in.read(buffer, words * w, "the header's words");
     const std::uint64_t text = load_uint(buffer + (words - 1) * w, w, h.order);
     const std::uint64_t name_length = std::to_integer<unsigned>(ident[6]);
-    const std::uint64_t prologue = ident_size + words * w + name_length;
-    if (text > max_dtd_text || (in.seekable() && prologue + text > in.size())) {
+    const std::uint64_t sum = h.version >= 4 ? sum_size : 0;
+    const std::uint64_t prologue = ident_size + words * w + sum + name_length;
+    if (text > max_dtd_text) {
+        header_error(ErrorKind::bad_header, "the embedded DTD is " + std::to_string(text) + " bytes long, more than the " +
+                                                std::to_string(max_dtd_text) + " (16 MiB) a reader takes", ident_size + (words - 1) * w);
+    }
+    if (in.seekable() && prologue + text > in.size()) {
         header_error(ErrorKind::bad_header, "the embedded DTD runs past the end of the file", ident_size + words * w);
     }
+    std::byte stored[sum_size];
+    if (sum) in.read(stored, sum, "the header's checksum");
     h.dtd_name.resize(name_length);
     in.read(reinterpret_cast<std::byte*>(h.dtd_name.data()), name_length, "the DTD name");
     h.dtd_text.resize(text);
     in.read(reinterpret_cast<std::byte*>(h.dtd_text.data()), text, "the embedded DTD");
     h.data_start = prologue + text;
+    // The bytes read, encoded again, carry the checksum they should have had.
+    if (sum && stored_sum(h, stored) != stored_sum(h, encode_prologue(h).data() + prologue_sum_at(h))) {
+        header_error(ErrorKind::checksum, "the header and the embedded DTD do not match their checksum", prologue_sum_at(h));
+    }
     if (h.version == 1) read_index_v1(in, h, buffer);
     return h;
 }
@@ -250,30 +285,33 @@ std::vector<std::byte> read_arriving(InputFile& in, std::uint64_t size, const ch
     return out;
 }
 
-bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment& out, bool keep_state) {
+bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, std::uint32_t index, Segment& out, bool keep_state) {
     const unsigned w = h.word();
-    std::byte fixed[frame_fixed];
-    if (in.read_some(fixed, 1) == 0) {
+    std::vector<std::byte> frame(frame_fixed + 2 * w);
+    if (in.read_some(frame.data(), 1) == 0) {
         header_error(ErrorKind::truncated,
                      "the trace ends without its end frame: its writer did not finish it ('mtf recover' saves its complete segments)",
                      offset);
     }
-    if (fixed[0] == end_kind) return false;
-    if (fixed[0] != segment_kind) {
+    if (frame[0] == end_kind) return false;
+    if (frame[0] != segment_kind) {
         header_error(ErrorKind::bad_section, "a segment frame should start here, not byte " +
-                                                 std::to_string(std::to_integer<unsigned>(fixed[0])), offset);
+                                                 std::to_string(std::to_integer<unsigned>(frame[0])), offset);
     }
-    in.read(fixed + 1, frame_fixed - 1, "a segment frame");
+    in.read(frame.data() + 1, frame.size() - 1, "a segment frame");
     out = Segment{};
     out.offset = offset;
-    out.start_section = std::to_integer<std::uint8_t>(fixed[1]);
-    const std::uint64_t chunks = load_u16(fixed + 2, h.order);
+    out.start_section = std::to_integer<std::uint8_t>(frame[1]);
+    const std::uint64_t chunks = load_u16(frame.data() + 2, h.order);
+    // First what bounds the bytes read: the chunk count and the state block's size.
     if (chunks == 0 || chunks > 256) {
         header_error(ErrorKind::bad_section, "a segment of " + std::to_string(chunks) + " chunks", offset + 2);
     }
-    if (!all_zero(fixed + 4, 4)) header_error(ErrorKind::bad_section, "a segment frame whose reserved bytes are not 0", offset + 4);
-    out.records = take(in, h, w, "a segment frame");
-    out.state_size = take(in, h, w, "a segment frame");
+    if (h.version < 4 && !all_zero(frame.data() + 4, 4)) {
+        header_error(ErrorKind::bad_section, "a segment frame whose reserved bytes are not 0", offset + 4);
+    }
+    out.records = load_uint(frame.data() + frame_fixed, w, h.order);
+    out.state_size = load_uint(frame.data() + frame_fixed + w, w, h.order);
     if (out.state_size != 0 && h.version < 3) {
         header_error(ErrorKind::bad_section, "a version-2 segment frame with a state block", offset + frame_fixed + w);
     }
@@ -285,40 +323,54 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment&
         header_error(ErrorKind::truncated, "a state block of " + std::to_string(out.state_size) + " bytes runs past the end of the file",
                      offset + frame_fixed + w);
     }
-    out.state_offset = offset + frame_size(h, chunks);
+    const std::size_t entries_at = frame.size();
+    frame.resize(frame_size(h, chunks));
+    in.read(frame.data() + entries_at, frame.size() - entries_at, "a segment frame");
+    out.state_offset = offset + frame.size();
+    // Then, in version 4, whether the frame and its state block are what the writer wrote.
+    if (keep_state || h.version >= 4) out.state = read_arriving(in, out.state_size, "a state block");
+    if (h.version >= 4 && stored_sum(h, frame.data() + frame_sum_at) != crc32c(out.state, sum_without(frame, frame_sum_at))) {
+        header_error(ErrorKind::checksum, segment_name(index, offset) + ": its frame and state block do not match their checksum",
+                     offset + frame_sum_at);
+    }
+    if (!keep_state) out.state = {};
+    // Then what they say.
     std::uint64_t at = out.state_offset + out.state_size;
     bool present[256] = {};
     for (std::uint64_t i = 0; i < chunks; ++i) {
         const std::uint64_t entry = offset + frame_size(h, i);
-        std::byte head[chunk_fixed];
-        in.read(head, chunk_fixed, "a segment frame");
+        const std::byte* head = frame.data() + (entry - offset);
         Chunk c;
         c.section = std::to_integer<std::uint8_t>(head[0]);
         c.codec = std::to_integer<std::uint8_t>(head[1]);
         c.entry = entry;
-        c.size = take(in, h, w, "a segment frame");
-        c.decoded = take(in, h, w, "a segment frame");
+        c.segment = index;
+        c.frame = offset;
+        if (h.version >= 4) c.crc = stored_sum(h, head + 4);
+        const std::uint64_t sizes_at = chunk_fixed(h);
+        c.size = load_uint(head + sizes_at, w, h.order);
+        c.decoded = load_uint(head + sizes_at + w, w, h.order);
         if (present[c.section]) header_error(ErrorKind::bad_section, "a segment with two chunks of section " + std::to_string(c.section), entry);
         present[c.section] = true;
         if (c.codec > static_cast<std::uint8_t>(ChunkCodec::zstd)) {
             header_error(ErrorKind::bad_section, "a chunk stored with codec " + std::to_string(c.codec) + ", which this reader does not know", entry + 1);
         }
         if (!all_zero(head + 2, 2)) header_error(ErrorKind::bad_section, "a chunk entry whose reserved bytes are not 0", entry + 2);
-        if (c.codec == 0 && c.decoded != c.size) header_error(ErrorKind::bad_section, "a stored chunk whose two sizes differ", entry + chunk_fixed);
+        if (c.codec == 0 && c.decoded != c.size) header_error(ErrorKind::bad_section, "a stored chunk whose two sizes differ", entry + sizes_at);
         if (in.seekable() && (c.size > in.size() || at > in.size() - c.size)) {
-            header_error(ErrorKind::truncated, "a chunk of " + std::to_string(c.size) + " bytes runs past the end of the file", entry + chunk_fixed);
+            header_error(ErrorKind::truncated, "a chunk of " + std::to_string(c.size) + " bytes runs past the end of the file", entry + sizes_at);
         }
         // A zstd chunk's claim is bounded before anything is allocated for it (a stored one's by its size).
         if (c.codec != 0 && c.decoded > max_chunk_bytes) {
             header_error(ErrorKind::bad_section, "a chunk that decodes to " + std::to_string(c.decoded) + " bytes, more than the " +
                                                      std::to_string(max_chunk_bytes) + " a reader takes",
-                         entry + chunk_fixed + w);
+                         entry + sizes_at + w);
         }
         if (c.codec != 0 && c.decoded > max_decoded(c.size)) {
             header_error(ErrorKind::bad_section, "a zstd chunk of " + std::to_string(c.size) + " bytes that decodes to " +
                                                      std::to_string(c.decoded) + ", more than the " + std::to_string(max_decoded(c.size)) +
                                                      " a reader takes from it",
-                         entry + chunk_fixed + w);
+                         entry + sizes_at + w);
         }
         c.start = at;
         at += c.size;
@@ -330,8 +382,16 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment&
                                                  " but holds no chunk of it", offset + 1);
     }
     out.end = at;
-    if (keep_state) out.state = read_arriving(in, out.state_size, "a state block");
     return true;
+}
+
+std::optional<std::string> chunk_damage(const Header& h, const Chunk& c, std::span<const std::byte> stored) {
+    if (h.version < 4 || crc32c(stored) == c.crc) return std::nullopt;
+    return segment_name(c.segment, c.frame) + ": its chunk of section " + std::to_string(c.section) + " does not match its checksum";
+}
+
+void check_chunk(const Header& h, const Chunk& c, std::span<const std::byte> stored, std::uint64_t record) {
+    if (auto damage = chunk_damage(h, c, stored)) throw TraceError(ErrorKind::checksum, *damage, c.start, c.section, record);
 }
 
 void number_segment(Segment& s, std::uint64_t first_record) {

@@ -15,6 +15,7 @@ const char* error_kind_name(ErrorKind k) {
         case ErrorKind::bad_metadata: return "bad_metadata";
         case ErrorKind::bad_value: return "bad_value";
         case ErrorKind::usage: return "usage";
+        case ErrorKind::checksum: return "checksum";
     }
     return "io";
 }

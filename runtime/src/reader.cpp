@@ -19,19 +19,20 @@ constexpr std::uint64_t max_repeat_count = std::uint64_t(1) << 24;
 // A pipe's chunks wait in memory until their section is read; this bounds them.
 constexpr std::uint64_t max_pending_bytes = std::uint64_t(1) << 30;
 
-// A zstd chunk that did not decode: an error at the chunk, naming the record reached.
-void raise_chunk_problem(const Chunk& c, const std::optional<std::string>& problem, std::uint64_t record) {
-    if (problem) throw TraceError(ErrorKind::bad_section, *problem, c.start, c.section, record);
-}
-
 }  // namespace
 
-// A zstd chunk decompressed ahead of its use, on a thread of its own; its
-// error, if any, is raised when the chunk is reached, so that it names the
-// record reached as if it had been decoded then.
+// A zstd chunk checked and decompressed ahead of its use, on a thread of its
+// own; its error, if any, is raised when the chunk is reached, so that it
+// names the record reached as if it had been decoded then.
 struct Decoded {
     std::vector<std::byte> bytes;
     std::optional<std::string> problem;
+    ErrorKind kind = ErrorKind::bad_section;  // checksum, for a damaged chunk
+
+    // An error at the chunk, naming the record reached.
+    void raise(const Chunk& c, std::uint64_t record) const {
+        if (problem) throw TraceError(kind, *problem, c.start, c.section, record);
+    }
 };
 
 // A pipe: a chunk read and not yet used, with the state block of the
@@ -238,11 +239,12 @@ void TraceReader::fail_at(const std::byte* at, ErrorKind kind, const std::string
     fail(kind, message);
 }
 
-// A file: chunk c's bytes, decoded, into `out`.
+// A file: chunk c's bytes, checked and decoded, into `out`.
 void TraceReader::load_chunk(const Chunk& c, std::vector<std::byte>& out) {
     if (c.codec == 0) {
         out.resize(c.size);
         file_.read_at(c.start, out.data(), c.size);
+        check_chunk(header_, c, out, record_index_);
     } else {
         packed_.resize(c.size);
         file_.read_at(c.start, packed_.data(), c.size);
@@ -250,12 +252,15 @@ void TraceReader::load_chunk(const Chunk& c, std::vector<std::byte>& out) {
     }
 }
 
+// A zstd chunk's stored bytes, checked, into its decoded bytes.
 void TraceReader::decode_chunk(const Chunk& c, std::span<const std::byte> stored, std::vector<std::byte>& out) const {
-    raise_chunk_problem(c, decompress_chunk(stored, c.decoded, out), record_index_);
+    check_chunk(header_, c, stored, record_index_);
+    Decoded{{}, decompress_chunk(stored, c.decoded, out)}.raise(c, record_index_);
 }
 
-// Starts decompressing the stream's next chunk, if it is a zstd chunk, while
-// the records of this one are read: zstd then costs a second core, not time.
+// Starts checking and decompressing the stream's next chunk, if it is a zstd
+// chunk, while the records of this one are read: its checksum and zstd then
+// cost a second core, not time.
 // Its stored bytes are read here, so that the file is only read from one
 // thread; the reader then holds two chunks of the stream.
 void TraceReader::decompress_ahead(Stream& s, std::vector<std::byte> room) {
@@ -265,9 +270,12 @@ void TraceReader::decompress_ahead(Stream& s, std::vector<std::byte> room) {
     try {
         std::vector<std::byte> stored(c.size);
         file_.read_at(c.start, stored.data(), c.size);
-        s.ahead = std::async(std::launch::async, [stored = std::move(stored), decoded = c.decoded, room = std::move(room)]() mutable {
-            Decoded d{std::move(room), {}};
-            d.problem = decompress_chunk(stored, decoded, d.bytes);
+        s.ahead = std::async(std::launch::async, [&header = header_, stored = std::move(stored), c, room = std::move(room)]() mutable {
+            Decoded d{std::move(room), chunk_damage(header, c, stored), ErrorKind::checksum};
+            if (!d.problem) {
+                d.problem = decompress_chunk(stored, c.decoded, d.bytes);
+                d.kind = ErrorKind::bad_section;
+            }
             return d;
         });
     } catch (...) {
@@ -303,7 +311,7 @@ bool TraceReader::load_next_chunk(Stream& s) {
         std::vector<std::byte> room;  // the last chunk's buffer, used again
         if (s.ahead.valid()) {
             Decoded d = s.ahead.get();
-            raise_chunk_problem(c, d.problem, record_index_);
+            d.raise(c, record_index_);
             d.bytes.swap(s.buffer);
             room = std::move(d.bytes);
         } else {
@@ -418,7 +426,7 @@ void TraceReader::seek_segment(std::size_t k) {
     const std::size_t count = header_.segments.size();
     if (streaming_ || header_.version < 2 || (header_.version < 3 && k != 0) || k > count) {
         throw TraceError(ErrorKind::usage,
-                         streaming_ || header_.version < 2 ? "only a file of container version 2 or 3 can be read from a segment"
+                         streaming_ || header_.version < 2 ? "only a file of container version 2 or later can be read from a segment"
                          : k > count ? "segment " + std::to_string(k) + " is past the trace's " + std::to_string(count)
                                      : "a segment of a version-2 trace needs the segments before it; read it from the start",
                          0, -1, record_index_);
@@ -465,7 +473,7 @@ bool TraceReader::pull_segment() {
 
 bool TraceReader::read_next_segment() {
     Segment seg;
-    if (!read_segment(file_, header_, next_segment_, seg, true)) {
+    if (!read_segment(file_, header_, next_segment_, static_cast<std::uint32_t>(segments_seen_.size()), seg, true)) {
         header_.index_offset = next_segment_;
         read_end(file_, header_, segments_seen_, header_.record_count);
         stream_ended_ = true;
@@ -473,8 +481,7 @@ bool TraceReader::read_next_segment() {
     }
     number_segment(seg, header_.record_count);
     header_.record_count += seg.records;
-    for (Chunk& c : seg.chunks) {
-        c.segment = static_cast<std::uint32_t>(segments_seen_.size());
+    for (const Chunk& c : seg.chunks) {
         Stream& target = stream_of(c);
         // Counted at their decoded size, which the frame has bounded, with the state block that travels with one.
         pending_bytes_ += c.decoded + (c.first_record ? seg.state.size() : 0);
@@ -486,6 +493,8 @@ bool TraceReader::read_next_segment() {
         if (c.codec != 0) {
             const std::vector<std::byte> stored = std::move(bytes);
             decode_chunk(c, stored, bytes);
+        } else {
+            check_chunk(header_, c, bytes, record_index_);
         }
         if (target.table) append_table(target, c.section, bytes);
         target.pending.push_back(Arrived{c, std::move(bytes), c.first_record ? std::move(seg.state) : std::vector<std::byte>{}});

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "metatf/checksum.hpp"
 #include "metatf/segment_state.hpp"
 
 namespace metatf::rt {
@@ -52,6 +53,11 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     if (!splits_.empty()) header_.dtd_text += added_sections_text(sections_of(splits_));
     header_.dtd_fingerprint = fingerprint(dtd);  // the DTD's own: its readers read the trace
     if (header_.dtd_name.size() > 255) throw TraceError(ErrorKind::usage, "the DTD name is longer than 255 bytes", 0, -1, 0);
+    // A trace that no reader would open is not written.
+    if (header_.dtd_text.size() > max_dtd_text) {
+        throw TraceError(ErrorKind::usage, "the DTD text is " + std::to_string(header_.dtd_text.size()) + " bytes long, more than the " +
+                                               std::to_string(max_dtd_text) + " (16 MiB) a reader takes");
+    }
     if (options_.version < 1 || options_.version > container_version) {
         throw TraceError(ErrorKind::usage, "container version " + std::to_string(options_.version) + " cannot be written", 0, -1, 0);
     }
@@ -245,13 +251,16 @@ void TraceWriter::flush_segment() {
         return;
     }
     if (packed_.size() < seg.chunks.size()) packed_.resize(seg.chunks.size());
-    for (std::size_t i = 0; i < seg.chunks.size() && compressor_; ++i) {
+    for (std::size_t i = 0; i < seg.chunks.size(); ++i) {
         Chunk& c = seg.chunks[i];
         ByteBuffer& raw = sections_[c.section]->buffer;
-        if (compressor_->compress({raw.data(), raw.size()}, packed_[i])) {
+        std::span<const std::byte> stored(raw.data(), raw.size());
+        if (compressor_ && compressor_->compress(stored, packed_[i])) {
             c.codec = static_cast<std::uint8_t>(ChunkCodec::zstd);
             c.size = packed_[i].size();
+            stored = packed_[i];
         }
+        if (header_.version >= 4) c.crc = crc32c(stored);
     }
     emit(encode_segment(header_, seg));
     for (std::size_t i = 0; i < seg.chunks.size(); ++i) {

@@ -335,7 +335,7 @@ def plain(frame):
 
 def test_every_chunk_read_alone_equals_the_same_rows_of_a_full_read(spc_chunks):
     info = metatf.open(spc_chunks)
-    assert info.version == 3 and len(info.chunks) >= 20
+    assert info.version == 4 and len(info.chunks) >= 20
     assert sum(n for _, n in info.chunks) == info.record_count
     whole = metatf.read_pandas(spc_chunks, "spc")
     parts = []

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,12 @@
 namespace metatf::rt {
 
 inline constexpr char magic[4] = {'\177', 'M', 'T', 'F'};
-// Version 3 streams segments that each decode alone (a state block opens
-// each one); version 2 streams segments that depend on those before them;
-// version 1 has its index at the end and counts in the header, patched on
-// close. All three are read and written.
-inline constexpr std::uint8_t container_version = 3;
+// Version 4 is version 3 with a CRC32C over every byte but the end frame's
+// (checksum.hpp); version 3 streams segments that each decode alone (a
+// state block opens each one); version 2 streams segments that depend on
+// those before them; version 1 has its index at the end and counts in the
+// header, patched on close. All four are read and written.
+inline constexpr std::uint8_t container_version = 4;
 // magic, class, byte order, name length, version, then the DTD's 8-byte fingerprint
 inline constexpr std::size_t ident_size = 16;
 // Bounds what a hostile prologue can make a reader allocate before it has seen any data.
@@ -42,10 +44,12 @@ struct Chunk {
     // Version 2, the chunk of its segment's start section: the index of the
     // segment's first record, which starts the chunk (see number_segment()).
     std::optional<std::uint64_t> first_record = std::nullopt;
-    std::uint32_t segment = 0;  // version 2 and 3: the index of its segment
+    std::uint32_t segment = 0;  // version 2 and later: the index of its segment
+    std::uint64_t frame = 0;    // version 2 and later: the file offset of its segment's frame
+    std::uint32_t crc = 0;      // version 4: the CRC32C of its stored bytes
 };
 
-// A version-2 segment: the chunks of every section that a writer flushed at once.
+// A segment (version 2 and later): the chunks of every section that a writer flushed at once.
 struct Segment {
     std::uint64_t offset = 0;        // file offset of the segment frame
     std::uint64_t end = 0;           // file offset just past its last chunk
@@ -70,7 +74,7 @@ struct Header {
     std::string dtd_name;
     std::string dtd_text;
     std::vector<Chunk> chunks;  // every chunk in file order, when the file was indexed
-    std::vector<Segment> segments;  // versions 2 and 3 in a file: every segment, without its chunks and state bytes
+    std::vector<Segment> segments;  // versions 2 and later in a file: every segment, without its chunks and state bytes
 
     unsigned word() const { return cls == Class::bits32 ? 4 : 8; }
     // The offset of the DTD name in the file.
@@ -124,11 +128,18 @@ std::vector<std::byte> encode_end(const Header& h, const std::vector<Segment>& s
 Header read_header(InputFile& in);
 // Reads the prologue only (for streaming, and for recovery).
 Header read_prologue(InputFile& in);
-// Reads the segment frame at in.position(), which is `offset` (a pipe reads
-// in order), and checks it; the state block and the chunks' bytes follow.
-// With `keep_state` the state block is read into out.state. Returns false at
-// the end frame, whose kind byte has then been consumed.
-bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, Segment& out, bool keep_state);
+// Reads the frame of segment `index` at in.position(), which is `offset` (a
+// pipe reads in order), and checks it (version 4: with its state block,
+// against their checksum); the chunks' bytes follow. With `keep_state` the
+// state block is read into out.state. Returns false at the end frame, whose
+// kind byte has then been consumed.
+bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, std::uint32_t index, Segment& out, bool keep_state);
+// Version 4: why chunk `c`, whose stored bytes are `stored`, is damaged (they
+// do not match the checksum of its entry), naming its segment; nothing when
+// they match or the version has no checksums.
+std::optional<std::string> chunk_damage(const Header& h, const Chunk& c, std::span<const std::byte> stored);
+// chunk_damage() as the TraceError at the chunk's first byte, the reader at `record`.
+void check_chunk(const Header& h, const Chunk& c, std::span<const std::byte> stored, std::uint64_t record);
 // Reads `size` bytes at the position into a buffer that grows with the bytes
 // that arrive, not to the size a frame claims: a short input that claims a
 // large block costs no more memory than it holds.

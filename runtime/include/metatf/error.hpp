@@ -19,6 +19,7 @@ enum class ErrorKind {
     bad_value,       // a value does not fit its field's encoding (writer), or a count is impossible (reader)
     usage,           // the API was used wrongly (writing after close, a record in the wrong section)
     output,          // a writer's output file could not be made, written or committed; the message names it
+    checksum,        // bytes that do not match their checksum (container version 4): the file was damaged
 };
 
 const char* error_kind_name(ErrorKind k);

@@ -28,7 +28,9 @@ struct WriterOptions {
     ByteOrder order = ByteOrder::little;
     std::size_t chunk_bytes = std::size_t(1) << 20;  // a section's buffer is flushed past this size
     OutputOptions output;  // whether an existing file may be replaced, and which files it may not be
-    // 3 streams segments that each decode alone; 2 streams segments that
+    // 4 (the default) is 3 with a checksum over every segment's bytes and
+    // over the header, which readers verify; 3 streams segments that each
+    // decode alone; 2 streams segments that
     // depend on the ones before (and keeps live values from one to the next);
     // 1 is the oldest layout (index at the end), for older readers; it needs a file.
     std::uint8_t version = container_version;
@@ -56,7 +58,7 @@ struct WriterOptions {
     std::size_t auto_window = 0;
     // 1-22: every chunk is compressed with zstd at this level, and stored as
     // it is where that would not make it smaller. 0 (the default): chunks
-    // are stored. Needs version 2 or 3.
+    // are stored. Needs version 2 or later.
     int compress = 0;
     // Split streams: each field named "record.field" (its path, as in the
     // DTD) stores its values in a value section of its own, which the writer
@@ -232,10 +234,10 @@ private:
     std::unique_ptr<OutputFile> out_;
     std::unique_ptr<Compressor> compressor_;             // with WriterOptions::compress
     std::vector<std::vector<std::byte>> packed_;         // a segment's compressed chunks, by chunk
-    std::vector<Segment> segments_;                      // versions 2 and 3: the segments written
+    std::vector<Segment> segments_;                      // versions 2 and later: the segments written
     std::vector<std::byte> next_state_;                  // version 3: the next segment's state block
-    std::uint64_t segment_first_record_ = 0;             // versions 2, 3: the first record not yet in a segment
-    std::uint8_t segment_section_ = 0;                   // versions 2, 3: the section current at that record
+    std::uint64_t segment_first_record_ = 0;             // versions 2 and later: the first record not yet in a segment
+    std::uint8_t segment_section_ = 0;                   // versions 2 and later: the section current at that record
     std::vector<SplitField> splits_;                     // WriterOptions::split, resolved
     std::unique_ptr<DtdWithSections> split_dtd_;         // with splits: the DTD and its added sections
     const DtdDesc& dtd_;
@@ -254,7 +256,7 @@ private:
     int current_ = 0;
     std::uint64_t record_count_ = 0;
     bool in_record_ = false, failed_ = false, closed_ = false;
-    bool segment_due_ = false;  // versions 2, 3: a value section's buffer is full
+    bool segment_due_ = false;  // versions 2 and later: a value section's buffer is full
 };
 
 // Views text as bytes, for bytes fields.
