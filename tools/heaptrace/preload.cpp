@@ -1,7 +1,7 @@
 // libmetatf_heaptrace.so: preloaded into a program, records its heap
 // allocations as a HATF 1.0 trace (docs/tracers.md).
 //
-// The logs, fork and exit are tools/tracing's (recorder.hpp); this file
+// The logs, fork, exec and exit are tools/tracing's (recorder.hpp, exec.cpp); this file
 // turns allocator calls into events. The allocator itself is
 // glibc's, reached through the __libc_* names glibc exports for exactly this
 // (so no dlsym, whose own calloc would need an allocator first).

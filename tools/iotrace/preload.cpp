@@ -1,6 +1,7 @@
 // libmetatf_iotrace.so: preloaded into a program, records its file I/O
-// through libc as a CHARISMA trace (docs/tracers.md). The logs, fork and exit
-// are tools/tracing's (recorder.hpp); this file turns calls into events.
+// through libc as a CHARISMA trace (docs/tracers.md). The logs, fork, exec
+// and exit are tools/tracing's (recorder.hpp, exec.cpp); this file turns
+// calls into events.
 //
 // Each wrapper finds the next definition with dlsym(RTLD_NEXT), calls it with
 // the guard set (so the tracer's own I/O, the trace itself included, is not

@@ -125,6 +125,10 @@ void configure(const Options& o, const std::string& library) {
     for (std::size_t f = 0; f < L->flags.size(); ++f) set((prefix + L->flags[f].env).c_str(), o.flags[f] ? "1" : "0");
     set((prefix + "NO_FORK").c_str(), o.no_fork ? "1" : "0");
     set((prefix + "REPLACE").c_str(), o.force ? "1" : "0");
+    // The program is image 0 of this process (exec keeps the pid); a process
+    // that inherits this entry through anything but the library's exec
+    // wrappers is a descendant, named like a forked child.
+    set((prefix + "IMAGE").c_str(), std::to_string(::getpid()) + ":0:0");
 }
 
 }  // namespace

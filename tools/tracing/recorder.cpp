@@ -1,4 +1,4 @@
-// The per-thread logs, their draining, fork and exit (recorder.hpp).
+// The per-thread logs, their draining, fork, exec and exit (recorder.hpp).
 //
 // Each thread appends events to its own log, with no lock shared between
 // threads; a full log, a thread's exit and the process's exit move the
@@ -62,7 +62,9 @@ int sink_fd = -1;           // the writer's temporary file
 std::string sink_path;      // its name, for opening it again
 struct stat sink_stat{};    // its identity, to tell it from a file of the program's
 bool may_open = true;       // false after an error, after the exit flush, in a --no-fork child
-bool child = false;         // this process is a forked child of a traced one
+bool child = false;         // a descendant of the traced process: named with its pid
+unsigned image = 0;         // execs this process made before this trace (exec_begin)
+pid_t owner = 0;            // the process the state above belongs to (not a vfork child)
 pthread_key_t exit_key;
 pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
@@ -71,8 +73,10 @@ pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 
 // ---- the trace file ------------------------------------------------------------------------
 
-// The output pattern with %p replaced by the pid. A forked child whose
-// pattern has no %p adds ".PID", so it never takes its parent's name.
+// The output pattern with %p replaced by the pid. A descendant whose
+// pattern has no %p adds ".PID", so it never takes its parent's name; the
+// trace begun after the process's Nth exec adds ".execN", so it never takes
+// the name of the trace finished before it.
 std::string output_path() {
     std::string pattern = output ? output : tracer.default_output;
     if (child && pattern.find("%p") == std::string::npos) pattern += ".%p";
@@ -80,7 +84,7 @@ std::string output_path() {
     for (auto at = pattern.find("%p"); at != std::string::npos; at = pattern.find("%p", at + pid.size())) {
         pattern.replace(at, 2, pid);
     }
-    return pattern;
+    return image == 0 ? pattern : pattern + ".exec" + std::to_string(image);
 }
 
 std::string link_of(int dirfd, const char* name) {
@@ -227,9 +231,32 @@ void before_fork();
 void after_fork_parent();
 void after_fork_child();
 
+std::string image_variable() { return std::string(tracer.env_prefix) + "IMAGE"; }
+
+// Which image of which process this is, from PREFIX_IMAGE = "PID:N:CHILD",
+// set by the launcher (N = 0) and by exec_begin(). Another process's entry,
+// inherited through posix_spawn(), system() or vfork(), makes this process a
+// descendant.
+void read_image() {
+    const char* value = std::getenv(image_variable().c_str());
+    if (!value) return;
+    char* end = nullptr;
+    const long pid = std::strtol(value, &end, 10);
+    if (pid != ::getpid()) {
+        child = true;
+        return;
+    }
+    unsigned long n = 0, descendant = 0;
+    if (*end == ':') n = std::strtoul(end + 1, &end, 10);
+    if (*end == ':') descendant = std::strtoul(end + 1, &end, 10);
+    image = static_cast<unsigned>(n);
+    child = descendant != 0;
+}
+
 // Once a process, at its first event: the configuration and the hooks.
 void setup() {
     const std::string prefix = tracer.env_prefix;
+    read_image();
     output = std::getenv((prefix + "OUTPUT").c_str());
     fork_traced = !option("NO_FORK");
     replace = option("REPLACE");
@@ -299,6 +326,8 @@ void after_fork_parent() {
 void after_fork_child() {
     ::pthread_mutex_init(&mutex, nullptr);
     child = true;
+    image = 0;
+    owner = ::getpid();
     if (sink && sink_fd >= 0) {
         // /dev/null over the descriptor: the parent's writer, left alone (never
         // destroyed here), may still flush a stale buffer at the child's exit;
@@ -329,32 +358,67 @@ void after_fork_child() {
     inside = false;
 }
 
-// ---- process exit -------------------------------------------------------------------------
+// ---- process exit and exec ----------------------------------------------------------------
+
+// With `mutex` held: the end of the trace, made now when no event made it
+// (a process without events still gets its trace), renamed into place.
+void end_trace() {
+    try {
+        if (open_sink()) tracer.close(sink);
+    } catch (const std::exception& e) {
+        say(e.what());
+    }
+    if (sink) tracer.destroy(sink);
+    sink = nullptr;
+    sink_fd = -1;
+}
 
 // Runs at exit() (and the end of main): every thread's events, then the end
 // of the trace. Later events (other libraries' destructors, threads still
 // running) are not recorded.
 [[gnu::destructor]] void finish() {
     inside = true;  // for good: this thread records nothing more
-    ::pthread_once(&setup_once, setup);  // a process without events still gets its trace
+    ::pthread_once(&setup_once, setup);
     ::pthread_mutex_lock(&mutex);
     // Off before the logs are drained: an event is then either in a log
     // this loop drains or refused by record().
     if (tracing.exchange(false)) {
         for (ThreadLog* log = logs; log; log = log->next) drain(*log);
-        try {
-            if (open_sink()) tracer.close(sink);
-        } catch (const std::exception& e) {
-            say(e.what());
-        }
+        end_trace();
     }
     may_open = false;
-    if (sink) tracer.destroy(sink);
-    sink = nullptr;
     ::pthread_mutex_unlock(&mutex);
 }
 
+// Before main, so that a vfork child, which runs in this memory without
+// fork's handlers, is told apart (exec_owner()).
+[[gnu::constructor]] void claim() { owner = ::getpid(); }
+
+// Moves a log's events to the writer and starts it again with the thread's
+// first event, for the trace a failed exec goes on with; with `mutex` held.
+void drain_and_restart(ThreadLog& log) {
+    log.lock();
+    write_events(log.tid, log.event(0), log.count);
+    log.count = tracer.thread_event(true, log.event(0)) ? 1 : 0;
+    log.unlock();
+}
+
 }  // namespace
+
+bool exec_owner() { return owner == ::getpid(); }
+
+std::string exec_begin() {
+    ::pthread_once(&setup_once, setup);
+    ::pthread_mutex_lock(&mutex);
+    if (tracing.load()) {
+        for (ThreadLog* log = logs; log; log = log->next) drain_and_restart(*log);
+        end_trace();
+    }
+    ++image;
+    return image_variable() + "=" + std::to_string(::getpid()) + ":" + std::to_string(image) + ":" + (child ? "1" : "0");
+}
+
+void exec_failed() { ::pthread_mutex_unlock(&mutex); }
 
 void start_thread() { own_log(); }
 

@@ -1,7 +1,7 @@
 // The machinery a preloaded tracer needs, whatever it records
 // (docs/tracers.md): per-thread logs of fixed-size events drained to one
 // writer under a mutex, a per-thread guard against tracing the tracer's own
-// work, fork and exit handling, and the output path.
+// work, fork, exec and exit handling, and the output path.
 //
 // A tracer (libmetatf_heaptrace.so, libmetatf_iotrace.so) links this static
 // library and defines `metatf::tracing::tracer`, which says how big its
@@ -61,6 +61,22 @@ void start_thread();
 // Appends an event (tracer.event_size bytes) to this thread's log; call with
 // the guard set. False when it was dropped (tracer.discard has run on it).
 bool record(const void* event);
+
+// exec (exec.cpp). False in a vfork child, which shares this process's
+// memory: the trace there is its parent's, to be left alone.
+bool exec_owner();
+
+// Before an exec, with the guard set: writes every thread's events and ends
+// the trace, renamed into place as at exit, so that it is complete whether
+// or not the exec succeeds. Returns the environment entry that tells the
+// new image which trace it starts (PREFIX + "IMAGE=PID:N:CHILD"). Holds the
+// writer's mutex until exec_failed(): no thread starts a trace meanwhile.
+std::string exec_begin();
+
+// After an exec that failed: the process goes on, its later events (and
+// those other threads made meanwhile) in a new trace named as the next
+// image's would be.
+void exec_failed();
 
 // The value of the environment variable env_prefix + suffix is "1".
 bool option(const char* suffix);
