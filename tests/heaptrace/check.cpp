@@ -1,6 +1,7 @@
 // Compares heap traces with what heaptrace_workload says it did (docs/tracers.md).
 //
 // Usage: heaptrace_check NOTES PATTERN [--threads] [--time] [--no-fork] [--live]
+//        heaptrace_check --marks TRACE
 //   NOTES    the workload's standard output
 //   PATTERN  the trace path given to metatf-heaptrace (%p the pid; a child's
 //            trace without %p is PATTERN.PID)
@@ -11,6 +12,8 @@
 //   --no-fork  the child wrote no trace
 //   --live     (one thread) every free and realloc names a block allocated before
 // Without --threads, all of a process's notes appear in order in its trace.
+// --marks prints, for each size from 40000 to 40099 (exec_workload's marks),
+// "SIZE: N allocs, M frees" (the frees of those blocks).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -192,9 +195,35 @@ void check_process(const Notes& notes, long pid, const std::string& pattern, con
     std::cout << path << ": " << notes.processes.at(pid).size() << " threads, " << records << " noted records found\n";
 }
 
+void print_marks(const std::string& path) {
+    std::map<std::uint64_t, std::pair<int, int>> counts;  // by size
+    std::map<std::uint64_t, std::uint64_t> live;          // address -> size
+    for (const auto& [thread, items] : read_trace(path)) {
+        for (const Item& i : items) {
+            if (i.record == "alloc" && i.size >= 40000 && i.size < 40100) {
+                ++counts[i.size].first;
+                live[i.address] = i.size;
+            } else if (i.record == "free" && live.count(i.address)) {
+                ++counts[live[i.address]].second;
+                live.erase(i.address);
+            }
+        }
+    }
+    for (const auto& [size, n] : counts) std::cout << size << ": " << n.first << " allocs, " << n.second << " frees\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--marks") {
+        try {
+            print_marks(argv[2]);
+            return 0;
+        } catch (const std::exception& e) {
+            std::cerr << "heaptrace_check: " << e.what() << "\n";
+            return 1;
+        }
+    }
     if (argc < 3) {
         std::cerr << "usage: heaptrace_check NOTES PATTERN [--threads] [--time] [--no-fork] [--live]\n";
         return 2;

@@ -4,6 +4,9 @@
 // records start with clientJoin.
 //
 // Usage: iotrace_check NOTES PATTERN   (PATTERN: the trace path, %p the pid)
+//        iotrace_check --marks TRACE
+// --marks prints, for each file named "stage*" that the trace opens
+// (exec_workload's marks), "NAME: N opens, N writes of B bytes, N closes".
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -107,9 +110,55 @@ Lines read_trace(const std::string& path) {
     return lines;
 }
 
+struct Marks {
+    int opens = 0, writes = 0, closes = 0;
+    std::uint64_t bytes = 0;
+};
+
+void print_marks(const std::string& path) {
+    using charisma::RecordType;
+    charisma::Reader r(path);
+    std::map<std::string, Marks> marks;
+    std::map<std::uint64_t, std::string> open_fds;  // descriptor -> a stage file's name
+    while (r.next()) {
+        if (r.type() == RecordType::ClientOpen) {
+            const auto& o = r.get<charisma::ClientOpen>();
+            const std::string name = text(o.name);
+            open_fds.erase(o.fileDesc);
+            if (!name.starts_with("stage")) continue;
+            open_fds[o.fileDesc] = name;
+            ++marks[name].opens;
+        } else if (r.type() == RecordType::ReadWrite) {
+            const auto& w = r.get<charisma::ReadWrite>();
+            const auto it = open_fds.find(w.fileDesc);
+            if (it == open_fds.end() || (w.operationType & 0x02) == 0) continue;
+            ++marks[it->second].writes;
+            for (const auto& q : w.numClients_items) marks[it->second].bytes += q.ioRequest_ioSize;
+        } else if (r.type() == RecordType::ClientClose) {
+            const auto it = open_fds.find(r.get<charisma::ClientClose>().fileDesc);
+            if (it == open_fds.end()) continue;
+            ++marks[it->second].closes;
+            open_fds.erase(it);
+        }
+    }
+    for (const auto& [name, m] : marks) {
+        std::cout << name << ": " << m.opens << " opens, " << m.writes << " writes of " << m.bytes << " bytes, " << m.closes
+                  << " closes\n";
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--marks") {
+        try {
+            print_marks(argv[2]);
+            return 0;
+        } catch (const std::exception& e) {
+            std::cerr << "iotrace_check: " << e.what() << "\n";
+            return 1;
+        }
+    }
     if (argc != 3) {
         std::cerr << "usage: iotrace_check NOTES PATTERN\n";
         return 2;
