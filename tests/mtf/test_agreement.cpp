@@ -216,7 +216,7 @@ std::vector<json> expected_lines(const rt::DtdDesc& dtd, const std::string& path
 std::vector<json> mtf_lines(const std::string& path) {
     const std::string out = path + ".jsonl";
     fs::remove(out);
-    const std::string command = std::string("\"") + MTF_PATH + "\" dump --format jsonl -o \"" + out + "\" \"" + path + "\"";
+    const std::string command = std::string("\"") + MTF_PATH + "\" dump --meta --format jsonl -o \"" + out + "\" \"" + path + "\"";
     REQUIRE(std::system(command.c_str()) == 0);
     std::ifstream in(out);
     std::vector<json> lines;
