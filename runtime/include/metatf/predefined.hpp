@@ -26,7 +26,10 @@ class TraceReader;
 // 'comment.length.width = 2;' (HATF 1.0's comments): the width of field 1
 // (the prelude's vfield.length) of the DTD's comment record.
 inline unsigned comment_length_width(const RecordDesc& comment) { return comment.fields[1].initial.width; }
-constexpr std::size_t max_comment_bytes(unsigned length_width) { return (std::size_t(1) << (8 * length_width)) - 1; }
+constexpr std::size_t max_comment_bytes(unsigned length_width) {
+    return length_width >= sizeof(std::size_t) ? SIZE_MAX : (std::size_t(1) << (8 * length_width)) - 1;
+}
+static_assert(max_comment_bytes(1) == 255 && max_comment_bytes(2) == 65535 && max_comment_bytes(8) == SIZE_MAX);
 
 // The number of values a metadata record carries for `op`.
 constexpr unsigned metadata_value_count(MetaOp op) {
