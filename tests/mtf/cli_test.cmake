@@ -168,7 +168,10 @@ fails(2 "mtf: dump: --fields: no record type shown has a field 'bogus' (see 'mtf
 fails(2 "mtf: dump: no trace's DTD has a record type 'nosuch' (see 'mtf dump --help')" dump --record spc --record nosuch "${WORK_DIR}/example.mtf" ${trace})
 fails(2 "mtf: dump: several traces go to one CSV table on standard output, not to files in -o ${WORK_DIR}/csv (see 'mtf dump --help')" dump --format csv -o "${WORK_DIR}/csv" ${trace} ${trace})
 # A header that borrows a shipped DTD's name for another layout: a warning from info and check.
-execute_process(COMMAND perl -0777 -pe "s/spc/ptf/" "${WORK_DIR}/example.mtf" OUTPUT_FILE "${WORK_DIR}/relabelled.mtf")
+# (The DTD's name is its file's; a header edited in place would fail its checksum.)
+file(MAKE_DIRECTORY "${WORK_DIR}/named")
+configure_file("${SOURCE_DIR}/dtds/spc.dtd" "${WORK_DIR}/named/ptf.dtd" COPYONLY)
+run(0 convert --dtd "${WORK_DIR}/named/ptf.dtd" ${spc} "${WORK_DIR}/relabelled.mtf")
 run(0 check "${WORK_DIR}/relabelled.mtf")
 expect_equal("check of an SPC trace relabelled 'ptf'" "${err}"
   "mtf: check: ${WORK_DIR}/relabelled.mtf: warning: the header names the DTD 'ptf', but the trace is laid out as the shipped spc.dtd, not ptf.dtd\n")
@@ -684,3 +687,59 @@ expect_equal("the input behind /dev/stdout left alone" "${same}" "${example_text
 # recover reads its output back, by name: a descriptor's name is refused even with a file behind it.
 shell(2 "'${MTF}' recover '${out_dir}/cut.mtf' /dev/stdout >> '${out_dir}/log.txt'")
 expect_equal("recover to /dev/stdout" "${err}" "mtf: recover: the recovered trace is read back once written, so OUTPUT must be a regular file (see 'mtf recover --help')\n")
+
+# ---- container version 4: every byte checksummed (docs/trace-format.md, section 1.3)
+# Flips bit 0 of the byte at `offset` of `file` in place.
+function(flip_bit file offset)
+  execute_process(COMMAND perl -e "open(F, '+<', \$ARGV[0]) or die; seek(F, \$ARGV[1], 0); read(F, \$b, 1); seek(F, \$ARGV[1], 0); print F chr(ord(\$b) ^ 1)"
+                          "${file}" "${offset}" RESULT_VARIABLE code)
+  expect_equal("flipping byte ${offset} of ${file}" "${code}" "0")
+endfunction()
+# 100,000 records in 5 segments; a bit flipped in the last segment's chunk, 100 bytes before its
+# end frame (36 bytes and 16 per segment), is found by check, which names the segment.
+run(0 convert --encoding initial --chunk-size 400000 --dtd dtds/spc.dtd "${out_dir}/many.spc" "${out_dir}/sum.mtf")
+run(0 info "${out_dir}/sum.mtf")
+if(NOT out MATCHES "container    version 4, 5 segments \\(each decodes alone and is checksummed\\)\n")
+  message(FATAL_ERROR "mtf info of a version-4 trace:\n${out}")
+endif()
+file(SIZE "${out_dir}/sum.mtf" size)
+math(EXPR at "${size} - (36 + 5 * 16) - 100")
+flip_bit("${out_dir}/sum.mtf" ${at})
+run(1 check "${out_dir}/sum.mtf")
+if(NOT err MATCHES "^mtf: check: [^\n]*sum.mtf: byte ([0-9]+), section 0, record ([0-9]+): segment 4 at byte [0-9]+: its chunk of section 0 does not match its checksum\n$")
+  message(FATAL_ERROR "check of a damaged chunk: ${err}")
+endif()
+set(first_damaged "${CMAKE_MATCH_2}")
+# recover keeps the four segments before it: the records before the one check names.
+run(0 recover "${out_dir}/sum.mtf" "${out_dir}/sum-saved.mtf")
+if(NOT err MATCHES "^mtf: recover: [^\n]*sum.mtf: saved ${first_damaged} records in 4 segments to [^\n]*sum-saved.mtf; stopped before the damaged segment 4 at byte [0-9]+: its chunk of section 0 does not match its checksum\n$")
+  message(FATAL_ERROR "recover of a damaged chunk: ${err}")
+endif()
+run(0 check "${out_dir}/sum-saved.mtf")
+if(NOT out MATCHES "^[^\n]*sum-saved.mtf: ok: ${first_damaged} records, 1 section with data, [0-9]+ bytes\n$")
+  message(FATAL_ERROR "check of the saved segments: ${out}")
+endif()
+# A complete trace whose fingerprint is damaged: recover names its input and gives the reason
+# check gives (version 3: the embedded DTD no longer matches it; version 4: the header's checksum).
+foreach(version 3 4)
+  set(damaged "${out_dir}/fingerprint-v${version}.mtf")
+  run(0 convert --container-version ${version} --dtd dtds/spc.dtd ${example} "${damaged}")
+  flip_bit("${damaged}" 8)
+  run(1 check "${damaged}")
+  string(REPLACE "mtf: check: " "mtf: recover: " expected "${err}")
+  run(1 recover "${damaged}" "${out_dir}/fingerprint-saved.mtf")
+  expect_equal("recover of a damaged fingerprint, version ${version}" "${err}" "${expected}")
+  if(EXISTS "${out_dir}/fingerprint-saved.mtf")
+    message(FATAL_ERROR "recover left a copy of a trace it refused")
+  endif()
+endforeach()
+expect_equal("a damaged fingerprint, version 4" "${err}" "mtf: recover: ${damaged}: byte 24, record 0: the header and the embedded DTD do not match their checksum\n")
+# A DTD text that no reader takes is refused before anything is written, naming the readers' limit.
+file(READ "${SOURCE_DIR}/dtds/spc.dtd" spc_dtd)
+string(REPEAT "x" 16777216 filler)
+file(WRITE "${out_dir}/huge.dtd" "${spc_dtd}// ${filler}\n")
+file(SIZE "${out_dir}/huge.dtd" huge)
+fails(1 "mtf: convert: ${out_dir}/huge.mtf: the DTD text is ${huge} bytes long, more than the 16777216 (16 MiB) a reader takes"
+      convert --dtd "${out_dir}/huge.dtd" ${example} "${out_dir}/huge.mtf")
+file(GLOB left "${out_dir}/huge.mtf*")
+expect_equal("files left by a refused DTD" "${left}" "")

@@ -73,6 +73,7 @@ TEST_CASE("a big-endian trace's 2-byte tag is not read in the machine's order") 
     const std::string path = metatf::test::fresh_path("metatf-roundtrip", "variants-big.mtf");
     rt::WriterOptions options;
     options.order = rt::ByteOrder::big;
+    options.version = 3;  // no checksum to mend after the change
     {
         variants::Writer w(path, options);
         for (int i = 0; i < 100; ++i) w.write(variants::R2{.a = 0x11223344, .b = 0x55667788});

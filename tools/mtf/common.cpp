@@ -357,10 +357,12 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input, con
     const std::string cls = o.get("--class", "64"), order = o.get("--byte-order", "little");
     if (cls != "32" && cls != "64") throw UsageError("--class takes 32 or 64, not '" + cls + "'");
     if (order != "little" && order != "big") throw UsageError("--byte-order takes little or big, not '" + order + "'");
-    const std::string version = o.get("--container-version", "3");
-    if (version != "1" && version != "2" && version != "3") throw UsageError("--container-version takes 1, 2 or 3, not '" + version + "'");
+    const std::string version = o.get("--container-version", std::to_string(rt::container_version));
+    if (version.size() != 1 || version[0] < '1' || version[0] > '0' + rt::container_version) {
+        throw UsageError("--container-version takes 1 to " + std::to_string(rt::container_version) + ", not '" + version + "'");
+    }
     w.version = static_cast<std::uint8_t>(version[0] - '0');
-    if (w.version == 1 && o.has("--compress")) throw UsageError("--compress needs container version 2 or 3");
+    if (w.version == 1 && o.has("--compress")) throw UsageError("--compress needs container version 2 or later");
     w.cls = cls == "32" ? rt::Class::bits32 : rt::Class::bits64;
     w.order = order == "big" ? rt::ByteOrder::big : rt::ByteOrder::little;
     w.strict = o.has("--strict");

@@ -5,12 +5,12 @@ namespace mtf {
 
 namespace {
 
-// The layout version, and for versions 2 and 3 in a file its segments.
+// The layout version, and for versions 2 and later in a file its segments.
 std::string container(const rt::Header& h) {
     std::string out = "version " + std::to_string(h.version);
     if (h.version >= 2 && !h.segments.empty()) {
         out += ", " + std::to_string(h.segments.size()) + (h.segments.size() == 1 ? " segment" : " segments");
-        if (h.version >= 3) out += " (each decodes alone)";
+        if (h.version >= 3) out += h.version >= 4 ? " (each decodes alone and is checksummed)" : " (each decodes alone)";
     }
     return out;
 }

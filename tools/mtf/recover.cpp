@@ -16,14 +16,24 @@ struct Saved {
     std::size_t segments = 0;
     std::vector<std::uint64_t> ends;  // per segment kept: the index just past its last record
     bool complete = false;  // the input had its end frame
+    std::string damage;     // why the copy stopped before a segment whose bytes do not match their checksum
 };
+
+// Version 4: the first chunk of `s`, whose stored bytes follow one another in `data`, that is damaged.
+std::optional<std::string> damaged_chunk(const rt::Header& h, const rt::Segment& s, std::span<const std::byte> data) {
+    for (const rt::Chunk& c : s.chunks) {
+        if (auto damage = rt::chunk_damage(h, c, data.first(c.size))) return damage;
+        data = data.subspan(c.size);
+    }
+    return std::nullopt;
+}
 
 // Copies the prologue and then whole segments, at most `limit`, from `input`
 // to `out`, and ends the copy with a fresh end frame.
 Saved copy_segments(const std::string& input, rt::OutputFile& out, std::size_t limit) {
     rt::InputFile in(input);
     rt::Header h = rt::read_prologue(in);
-    if (h.version < 2) throw InputError(in.name() + ": only traces of container version 2 or 3 are written in segments that can be recovered");
+    if (h.version < 2) throw InputError(in.name() + ": only traces of container version 2 or later are written in segments that can be recovered");
     const auto prologue = rt::encode_prologue(h);
     out.write(prologue.data(), prologue.size());
     std::vector<rt::Segment> kept;
@@ -32,7 +42,7 @@ Saved copy_segments(const std::string& input, rt::OutputFile& out, std::size_t l
         const std::uint64_t at = in.position();
         rt::Segment s;
         try {
-            if (!rt::read_segment(in, h, at, s, true)) {
+            if (!rt::read_segment(in, h, at, static_cast<std::uint32_t>(kept.size()), s, true)) {
                 saved.complete = true;
                 break;
             }
@@ -41,12 +51,20 @@ Saved copy_segments(const std::string& input, rt::OutputFile& out, std::size_t l
             if (payload > (std::uint64_t(1) << 30)) throw InputError(in.name() + ": a segment of more than 1 GiB at byte " + std::to_string(at));
             std::vector<std::byte> data(payload);
             in.read(data.data(), data.size(), "a chunk");
+            if (auto damage = damaged_chunk(h, s, data)) {
+                saved.damage = *damage;
+                break;
+            }
             s.offset = out.position();
             s.first_record = saved.records;
             const auto frame = rt::encode_segment(h, s);
             out.write(frame.data(), frame.size());
             out.write(data.data(), data.size());
         } catch (const rt::TraceError& e) {
+            if (e.kind == rt::ErrorKind::checksum) {
+                saved.damage = e.message;
+                break;
+            }
             if (e.kind != rt::ErrorKind::truncated) throw;
             saved.lost_records = s.records;  // the cut segment's count, when its frame was whole
             break;
@@ -63,8 +81,9 @@ Saved copy_segments(const std::string& input, rt::OutputFile& out, std::size_t l
     return saved;
 }
 
-// Reads the copy as `mtf check` does; returns the first error, if any (a DTD
-// that does not compile as one with no position, at record 0).
+// Reads the copy as `mtf check` does; returns the first error, if any (an
+// embedded DTD that does not compile or lays out records otherwise as one
+// with no position, its message without the copy's name).
 std::optional<rt::TraceError> read_back(const std::string& path) {
     try {
         Trace trace(path, std::nullopt);
@@ -72,7 +91,8 @@ std::optional<rt::TraceError> read_back(const std::string& path) {
     } catch (const rt::TraceError& e) {
         return e;
     } catch (const InputError& e) {
-        return rt::TraceError(rt::ErrorKind::wrong_dtd, e.what());
+        const std::string message = e.what(), named = path + ": ";
+        return rt::TraceError(rt::ErrorKind::wrong_dtd, message.starts_with(named) ? message.substr(named.size()) : message);
     }
     return std::nullopt;
 }
@@ -88,21 +108,22 @@ int run(const std::vector<std::string>& args) {
         throw UsageError("the recovered trace is read back once written, so OUTPUT must be a regular file");
     }
     std::size_t limit = SIZE_MAX;
+    const std::string name = input == "-" ? "stdin" : input;
     for (int attempt = 0;; ++attempt) {
         rt::OutputFile out(output, output_options(o, {input}));
         const Saved saved = [&] {
             try {
-                return copy_segments(input, out, limit);
+                return naming_file(name, [&] { return copy_segments(input, out, limit); });
             } catch (const rt::OutputError& e) {
                 throw InputError(e.what());
             }
         }();
         out.commit();
         const auto bad = read_back(output);
-        const std::string name = input == "-" ? "stdin" : input;
-        if (bad && saved.complete && bad->has_position) {
+        if (bad && (saved.complete || !bad->has_position)) {
             // A finished trace is not cut: records that do not read make it malformed, and it is
-            // refused as check refuses it. Its copy is the input byte for byte, so the position is the input's.
+            // refused as check refuses it. Its copy is the input byte for byte, so the position is the
+            // input's; and an error with no position is about the header or DTD, which the copy took as they were.
             std::remove(output.c_str());
             throw InputError(name + ": " + bad->what());
         }
@@ -115,12 +136,14 @@ int run(const std::vector<std::string>& args) {
         }
         if (bad) {
             std::remove(output.c_str());  // it would look complete
-            throw InputError(output + ": the recovered segments do not read back (record " + std::to_string(bad->record) + ")");
+            throw InputError(name + ": the recovered segments do not read back: " + bad->what());
         }
         std::cerr << "mtf: recover: " << name << ": "
                   << (saved.complete ? "the trace was complete; " : "") << "saved " << saved.records << " records in "
                   << saved.segments << " segment" << (saved.segments == 1 ? "" : "s") << " to " << output;
-        if (!saved.complete) {
+        if (!saved.damage.empty()) {
+            std::cerr << "; stopped before the damaged " << saved.damage;
+        } else if (!saved.complete) {
             std::cerr << "; lost everything after byte " << saved.bytes_read;
             if (saved.lost_records) std::cerr << ", including a cut segment of " << saved.lost_records << " records";
             std::cerr << ", and whatever its writer had not yet flushed";
@@ -145,22 +168,27 @@ arrived whole to OUTPUT, gives the copy an end frame, checks that it reads
 back, and reports on standard error how many records were saved and where
 the input was cut. Records the writer still held in memory are lost. A
 complete trace (one with its end frame) whose records do not read is not cut
-but malformed: recover refuses it with the error mtf check gives.
+but malformed: recover refuses it with the error mtf check gives, as it
+refuses a trace whose header or embedded DTD does not read. In a trace of
+container version 4, a segment whose bytes do not match their checksum was
+damaged after it was written: recover stops before it, keeps the segments
+before it, and says which segment it was.
 
 A killed writer's output is the temporary file it left beside its target:
 NAME.XXXXXX.partial.
 
 INPUT may be '-' for standard input; OUTPUT must be a regular file (new, or
 replaced with -f), as the copy is read back. Only traces of
-container version 2 or 3 are written in segments.
+container version 2 or later are written in segments.
 
 Options:
   -f, --force   replace OUTPUT if it exists
   --help        show this help
 
-Exit status: 0 when the segments were saved, 1 for an input that is not a
-version-2 or version-3 trace, a complete trace whose records do not read or an output
-that cannot be written, 2 for a command-line mistake.
+Exit status: 0 when the segments were saved (those before a damaged one
+included), 1 for an input that is not a trace of container version 2 or
+later, a complete trace whose records do not read or an output that cannot
+be written, 2 for a command-line mistake.
 )",
                       run};
 
