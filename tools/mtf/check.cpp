@@ -121,7 +121,8 @@ const Command check{"check", "read a whole trace, checking everything",
 Reads every record of TRACE ('-' for standard input) with all the checks of
 the Meta-TF runtime: the header, section index and chunks, every tag, every
 field against its chunk, every metadata change, every repeat count and the
-record count. Then checks the rules the DTD states about values (ranges,
+record count, and in container version 4 every byte against its checksum.
+Then checks the rules the DTD states about values (ranges,
 enumerations, flag sets and orders; docs/dtd-language.md, section 17).
 
 On success prints one line,
