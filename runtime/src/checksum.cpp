@@ -73,4 +73,8 @@ std::uint32_t crc32c(std::span<const std::byte> bytes, std::uint32_t crc) {
     return ~crc_portable(bytes.data(), bytes.size(), c);
 }
 
+std::uint32_t detail::crc32c_portable(std::span<const std::byte> bytes, std::uint32_t crc) {
+    return ~crc_portable(bytes.data(), bytes.size(), ~crc);
+}
+
 }  // namespace metatf::rt
