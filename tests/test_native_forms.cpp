@@ -190,6 +190,57 @@ r : (tag, n, m, n*(m*x)) { tag.value = 4; }
     CHECK(round_trip(empty) == empty);
 }
 
+// ---- records without a type code ------------------------------------------------------
+
+namespace {
+
+// A big-endian file of one record type, aligned, with a record the form leaves out.
+const char* const uncoded_dtd_text = R"(tag.width = 1;
+native { order = big; code = 0; align = natural; }
+a.width = 4;
+len.width = 2;
+b.type = bytes;
+b.width = len.value;
+r : (tag, a, len, b) { tag.value = 4; }
+other : (tag, a) { tag.value = 5; tag.code = none; }
+)";
+
+const lower::LoweredDtd& uncoded_dtd() {
+    static const lower::LoweredDtd lowered = lower::lower(test::schema_of(uncoded_dtd_text));
+    return lowered;
+}
+
+}  // namespace
+
+TEST_CASE("native form without type codes: every record is the form's one record, byte for byte") {
+    const rt::DtdDesc& desc = uncoded_dtd().desc();
+    const std::string ab = "ab";
+    std::ostringstream out;
+    rt::NativeWriter writer(out, desc);
+    writer.write({3, {integer(1, 0x01020304), integer(2, 2), bytes(3, ab)}});
+    writer.write({3, {integer(1, 7), integer(2, 0), bytes(3, empty)}});
+    writer.close();
+    // No code: a at 0, len at 4, b's bytes, padding to the record's alignment of 4.
+    const std::string file = std::string("\x01\x02\x03\x04\x00\x02" "ab", 8) + std::string("\x00\x00\x00\x07\x00\x00\x00\x00", 8);
+    CHECK(out.str() == file);
+    std::istringstream in(file);
+    rt::NativeReader reader(in, desc);
+    rt::GenericRecord got;
+    REQUIRE(reader.next(got));
+    CHECK(got.slot == 3);
+    CHECK(got.values[0].integer == 0x01020304);
+    CHECK(got.values[2].bytes.size() == 2);
+    REQUIRE(reader.next(got));
+    CHECK(got.values[0].integer == 7);
+    CHECK_FALSE(reader.next(got));
+    std::istringstream cut(file.substr(0, 15));
+    rt::NativeReader cut_reader(cut, desc);
+    REQUIRE(cut_reader.next(got));
+    CHECK_THROWS_WITH_AS(cut_reader.next(got), "byte 15, record 1: the file ends inside record 1", rt::TraceError);
+    CHECK_THROWS_WITH_AS(rt::NativeWriter(out, desc).write({4, {integer(1, 1)}}),
+                         "record 'other' has no type code in the native form of 'test' ('tag.code = none')", rt::TraceError);
+}
+
 // ---- C structs: the layout gcc gives the same structs, byte for byte ----------------
 
 namespace {

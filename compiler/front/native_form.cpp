@@ -44,6 +44,7 @@ public:
         for (std::size_t i = 0; i < schema_.records.size(); ++i) {
             if (schema_.records[i].predefined == rt::Predefined::none) ok = code_fits(i) && lay_out(i) && ok;
         }
+        if (ok && form_.code_width == 0) ok = one_record();
         if (ok) {
             for (std::size_t i = 0; i < schema_.records.size(); ++i) schema_.records[i].native.push_back(std::move(fields_[i]));
         }
@@ -72,7 +73,7 @@ private:
         for (const char* required : {"order", "code"}) {
             if (seen.count(required)) continue;
             diags_.error(block_.where, std::string("the native block needs '") + required +
-                                           (required == std::string("order") ? " = big;' or 'order = little;'" : " = N;', the bytes of the type code (1, 2, 4 or 8)"));
+                                           (required == std::string("order") ? " = big;' or 'order = little;'" : " = N;', the bytes of the type code (1, 2, 4 or 8, or 0 for none)"));
             ok = false;
         }
         if (ok && magic_) ok = magic_bytes(*magic_);
@@ -101,8 +102,11 @@ private:
             return true;
         }
         if (n == "code") {
-            if (!number || number->negative || !power_of_two_upto8(number->magnitude)) return wrong(s, "'code' is the bytes of a record's type code: 1, 2, 4 or 8");
+            if (!number || number->negative || (number->magnitude != 0 && !power_of_two_upto8(number->magnitude))) {
+                return wrong(s, "'code' is the bytes of a record's type code: 1, 2, 4 or 8, or 0 when records carry none");
+            }
             form_.code_width = static_cast<std::uint32_t>(number->magnitude);
+            code_at_ = number->where;
             return true;
         }
         if (n == "header") {
@@ -170,11 +174,32 @@ private:
 
     bool code_fits(std::size_t i) {
         const ir::Record& r = schema_.records[i];
-        if (!r.code || form_.code_width >= 8 || *r.code >> (8 * form_.code_width) == 0) return true;
+        if (!r.code || form_.code_width == 0 || form_.code_width >= 8 || *r.code >> (8 * form_.code_width) == 0) return true;
         return error(sites_[i].code ? *sites_[i].code : sites_[i].record,
                      "the type code " + std::to_string(*r.code) + " of record " + quote(r.name) + " does not fit in " +
                          std::to_string(form_.code_width) + " byte(s) ('code' in the native block" +
                          (form_.name.empty() ? "" : " " + quote(form_.name)) + ")");
+    }
+
+    // Without type codes, every record of the file is of one type, and a
+    // record that took no bytes would repeat forever.
+    bool one_record() {
+        std::vector<std::string> held;
+        std::size_t last = 0;
+        for (std::size_t i = 0; i < schema_.records.size(); ++i) {
+            if (schema_.records[i].predefined != rt::Predefined::none || sites_[i].uncoded) continue;
+            held.push_back(quote(schema_.records[i].name));
+            last = i;
+        }
+        if (held.size() != 1) {
+            std::string names;
+            for (std::size_t k = 0; k < held.size(); ++k) names += (k == 0 ? "" : k + 1 == held.size() ? " and " : ", ") + held[k];
+            return error(code_at_, "with 'code = 0' records carry no type code, so " + form_title(form_) + " holds one record type, not " +
+                                       std::to_string(held.size()) + (held.empty() ? "" : " (" + names + "); leave the others out with 'tag.code = none'"));
+        }
+        if (schema_.records[last].fields.size() > 1) return true;
+        return error(sites_[last].record, "record " + quote(schema_.records[last].name) + " has no fields, and without a type code (" +
+                                              form_title(form_) + " has 'code = 0') it would take no bytes");
     }
 
     // Each field's width and kind in this form; false when one cannot be laid out.
@@ -279,6 +304,7 @@ private:
     ir::NativeForm form_;
     std::vector<std::vector<ir::NativeField>> fields_;  // per record, per field
     const ast::NativeSetting* magic_ = nullptr;
+    Location code_at_;
     bool bitfields_set_ = false;
     std::map<std::string, Location> size_at_;
     std::set<std::string> used_;

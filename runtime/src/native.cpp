@@ -203,7 +203,7 @@ NativeLayout::Plan NativeLayout::plan(std::uint32_t slot) const {
     const NativeRecordDesc& n = form_.records[slot];
     Plan p;
     p.step_align.assign(r.layout_count, 1);
-    p.align = static_cast<std::uint8_t>(std::min<unsigned>(form_.code_width, form_.align));  // the type code has no layout step
+    p.align = static_cast<std::uint8_t>(std::clamp<unsigned>(form_.code_width, 1, form_.align));  // the type code has no layout step
     std::vector<std::uint32_t> open;  // the repeat steps around the current step
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
         const LayoutStep& s = r.layout[i];
@@ -261,7 +261,9 @@ void NativeReader::start() {
     std::uint64_t largest = 0;
     for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
         if (dtd_.records[slot].predefined == Predefined::comment) comment_slot_ = slot;
-        if (dtd_.records[slot].predefined == Predefined::none && form_->records[slot].held) largest = std::max(largest, form_->records[slot].code);
+        if (dtd_.records[slot].predefined != Predefined::none || !form_->records[slot].held) continue;
+        largest = std::max(largest, form_->records[slot].code);
+        only_slot_ = slot;  // the record of a form without type codes, which holds one
     }
     // A table from code to slot when the codes are small, as they are in real formats.
     if (largest < (1 << 16)) {
@@ -367,13 +369,7 @@ bool NativeReader::next(GenericRecord& out) {
     }
     const std::uint64_t start = offset_;
     if (pos_ == buffer_.size() && !refill()) return false;
-    const unsigned code_width = form_->code_width;
-    if (buffer_.size() - pos_ < code_width && !refill() && buffer_.size() - pos_ < code_width) {
-        fail(ErrorKind::truncated, "the file ends inside a record's type code", offset_ + (buffer_.size() - pos_));
-    }
-    const std::uint64_t code = load_uint(reinterpret_cast<const std::byte*>(take(code_width)), code_width, form_->order);
-    out.slot = slot_of(code);
-    if (out.slot == dtd_.record_count) fail(ErrorKind::unknown_tag, "no record has the type code " + std::to_string(code), start);
+    out.slot = form_->code_width == 0 ? only_slot_ : read_code(start);
     const RecordDesc& r = dtd_.records[out.slot];
     bytes_.clear();
     struct Take {
@@ -408,6 +404,18 @@ bool NativeReader::next(GenericRecord& out) {
     }
     ++record_;
     return true;
+}
+
+// The slot of the record whose type code comes next.
+std::uint32_t NativeReader::read_code(std::uint64_t start) {
+    const unsigned code_width = form_->code_width;
+    if (buffer_.size() - pos_ < code_width && !refill() && buffer_.size() - pos_ < code_width) {
+        fail(ErrorKind::truncated, "the file ends inside a record's type code", offset_ + (buffer_.size() - pos_));
+    }
+    const std::uint64_t code = load_uint(reinterpret_cast<const std::byte*>(take(code_width)), code_width, form_->order);
+    const std::uint32_t slot = slot_of(code);
+    if (slot == dtd_.record_count) fail(ErrorKind::unknown_tag, "no record has the type code " + std::to_string(code), start);
+    return slot;
 }
 
 // The slot of the record with type code `code`, or record_count.

@@ -1,8 +1,8 @@
 // The native binary forms of a DTD (docs/dtd-language.md, "Native binary
 // forms"): a format's own binary files, such as PTF's or CHARISMA's, read
 // into and written from generic records. Magic bytes and an ASCII header,
-// each optional, then records: a type code and the fields' values in the
-// form's byte order, packed or with C's alignment padding, with no framing.
+// each optional, then records: a type code (unless the form has none) and
+// the fields' values in the form's byte order, packed or with C's alignment padding, with no framing.
 // Both the DTD-driven tool and generated code use this one implementation.
 #pragma once
 
@@ -88,6 +88,7 @@ private:
     }
     const char* take_more(std::size_t n);
     void read_exactly(std::uint64_t n, std::string& into);
+    std::uint32_t read_code(std::uint64_t start);
     std::uint32_t slot_of(std::uint64_t code) const;
     [[noreturn]] void fail(ErrorKind kind, const std::string& message, std::uint64_t at) const;
 
@@ -104,6 +105,7 @@ private:
     bool header_pending_ = false;
     std::string bytes_;  // the current record's bytes values
     std::uint32_t comment_slot_ = 0;
+    std::uint32_t only_slot_ = 0;  // the form's one record, when records carry no type code
     std::vector<std::uint32_t> by_code_;  // slot per type code, when the codes are small
     std::vector<std::uint64_t> last_;     // scratch of the record being read, kept to save allocations
     std::vector<std::pair<std::size_t, std::size_t>> spans_;
