@@ -395,7 +395,12 @@ const std::vector<Case> malformed = {
     {"native { order = big; code = 0; } a : (tag) { tag.value = 4; }",
      {"1:35: error: record 'a' has no fields, and without a type code (the native form has 'code = 0') it would take no bytes"}},
     {"x.width = 1; native { order = big; code = 1; header = \"\"; } a : x { tag.value = 4; }",
-     {"1:55: error: 'header' is the line that ends the file's ASCII header: a string on one line, as in 'header = \"$\";'"}},
+     {"1:55: error: 'header' is the line that ends the file's ASCII header: a string on one line, as in 'header = \"$\";', or the record "
+      "the file starts with, as in 'header = fileHeader;'"}},
+    {"x.width = 1; native { order = big; code = 1; header = h; } a : x { tag.value = 4; }",
+     {"1:55: error: 'header = h;' names no record of the DTD (a predefined one cannot be a file's header)"}},
+    {"x.width = 1; native { order = big; code = 1; header = comment; } a : x { tag.value = 4; }",
+     {"1:55: error: 'header = comment;' names no record of the DTD (a predefined one cannot be a file's header)"}},
     {"x.width = 1; native { order = big; code = 1; trailer = \"x\"; } a : x { tag.value = 4; }",
      {"1:46: error: unknown native setting 'trailer' (the settings are order, code, header, align, magic, bitfields and sizeof(ctype))"}},
     {"x.width = 1; native { order = big; code = 1; } a : x { tag.value = 4; tag.code = 300; }",

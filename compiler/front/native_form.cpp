@@ -110,8 +110,10 @@ private:
             return true;
         }
         if (n == "header") {
+            if (word) return header_record(*word);
             if (!text || text->value.empty() || contains_any(text->value, "\r\n")) {
-                return wrong(s, "'header' is the line that ends the file's ASCII header: a string on one line, as in 'header = \"$\";'");
+                return wrong(s, "'header' is the line that ends the file's ASCII header: a string on one line, as in 'header = \"$\";', or the record "
+                                "the file starts with, as in 'header = fileHeader;'");
             }
             form_.header_end = text->value;
             return true;
@@ -134,6 +136,17 @@ private:
         }
         diags_.error(s.name.where, "unknown native setting " + quote(n) + " (the settings are order, code, header, align, magic, bitfields and sizeof(ctype))");
         return false;
+    }
+
+    // `header = fileHeader;`: the file starts with that record, without a type code.
+    bool header_record(const ast::Name& name) {
+        for (std::size_t i = 0; i < schema_.records.size(); ++i) {
+            if (schema_.records[i].name != name.text) continue;
+            if (schema_.records[i].predefined != rt::Predefined::none) break;
+            form_.header_record = static_cast<std::uint32_t>(i);
+            return true;
+        }
+        return error(name.where, "'header = " + name.text + ";' names no record of the DTD (a predefined one cannot be a file's header)");
     }
 
     bool size_of(const ast::Name& ctype, const ast::Integer* number, const ast::NativeSetting& s) {
@@ -174,7 +187,7 @@ private:
 
     bool code_fits(std::size_t i) {
         const ir::Record& r = schema_.records[i];
-        if (!r.code || form_.code_width == 0 || form_.code_width >= 8 || *r.code >> (8 * form_.code_width) == 0) return true;
+        if (!r.code || i == form_.header_record || form_.code_width == 0 || form_.code_width >= 8 || *r.code >> (8 * form_.code_width) == 0) return true;
         return error(sites_[i].code ? *sites_[i].code : sites_[i].record,
                      "the type code " + std::to_string(*r.code) + " of record " + quote(r.name) + " does not fit in " +
                          std::to_string(form_.code_width) + " byte(s) ('code' in the native block" +
@@ -187,7 +200,7 @@ private:
         std::vector<std::string> held;
         std::size_t last = 0;
         for (std::size_t i = 0; i < schema_.records.size(); ++i) {
-            if (schema_.records[i].predefined != rt::Predefined::none || sites_[i].uncoded) continue;
+            if (schema_.records[i].predefined != rt::Predefined::none || sites_[i].uncoded || i == form_.header_record) continue;
             held.push_back(quote(schema_.records[i].name));
             last = i;
         }
@@ -208,7 +221,7 @@ private:
         std::vector<ir::NativeField>& out = fields_[i];
         out.assign(r.fields.size(), {});
         out[0].width = form_.code_width;
-        if (sites_[i].uncoded) return true;  // no form holds it
+        if (sites_[i].uncoded && i != form_.header_record) return true;  // no form holds it
         bool ok = true;
         for (const ir::Field& f : r.fields) {
             if (f.index != 0) ok = field(r, f, i, out) && parts_fit(r, f, i, out) && ok;

@@ -57,7 +57,7 @@ expect_equal("check --native --form" "${out}" "${ipsc}: ok: 17 records, 1 sectio
 fails(1 "mtf: check: ${lp64}: the file does not start with the magic bytes 01 23 45 67 00 00 00 01 of the native form 'ipsc860' of 'charisma' (it starts 67 45 23 01 01 00 00 00)"
       check --native --dtd ${dtd} --form ipsc860 ${lp64})
 file(WRITE "${WORK_DIR}/other.bin" "not a CHARISMA file")
-fails(1 "mtf: check: ${WORK_DIR}/other.bin: the file starts with the magic bytes of none of the native forms of 'charisma' (ipsc860, lp64)"
+fails(1 "mtf: check: ${WORK_DIR}/other.bin: the file starts with the magic bytes of none of the native forms of 'charisma' (ipsc860 01 23 45 67 00 00 00 01, lp64 67 45 23 01 01 00 00 00); it starts 6e 6f 74 20 61 20 43 48"
       check --native --dtd ${dtd} "${WORK_DIR}/other.bin")
 fails(1 "mtf: check: ${dtd}: the DTD 'charisma' describes no native binary form 'sparc' (it has ipsc860, lp64)"
       check --native --dtd ${dtd} --form sparc ${lp64})
