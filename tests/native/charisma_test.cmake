@@ -75,9 +75,12 @@ expect_equal("dump --where by flags" "${out}" "readWrite operationType=asynchron
 run_in_source(0 ${MTF} dump --format jsonl --native --dtd ${dtd} "${WORK_DIR}/type9.lp64" --fields systemType --limit 1)
 expect_equal("an unnamed enum value in JSON" "${out}" "{\"record\":\"header\",\"index\":0,\"section\":0,\"fields\":{\"systemType\":\"9\"}}\n")
 
-# Writing needs a form, and a value must fit the layout's C type.
-fails(2 "mtf: convert: the DTD 'charisma' describes several native binary forms: name one with --form (ipsc860, lp64) (see 'mtf convert --help')"
-      convert --native "${WORK_DIR}/lp64.mtf" "${WORK_DIR}/no-form.bin")
+# A converted trace starts with a comment naming its form, which writing takes without --form.
+run_in_source(0 ${MTF} dump --meta --record comment "${WORK_DIR}/lp64.mtf")
+expect_equal("the form's comment" "${out}" "comment length=17 data=\"native form: lp64\"\n")
+run_in_source(0 ${MTF} convert --native "${WORK_DIR}/lp64.mtf" "${WORK_DIR}/remembered.lp64")
+same_bytes("LP64 -> Meta-TF -> the form remembered" "${WORK_DIR}/remembered.lp64" "${SOURCE_DIR}/${lp64}")
+# --form is for native files only.
 fails(2 "mtf: convert: --form names a native form: it goes with --native (see 'mtf convert --help')"
       convert --form lp64 "${WORK_DIR}/lp64.mtf" "${WORK_DIR}/text.txt")
 
@@ -87,6 +90,6 @@ math(EXPR cut "${size} - 2")
 execute_process(COMMAND head -c ${cut} ${lp64} OUTPUT_FILE "${WORK_DIR}/cut.lp64" WORKING_DIRECTORY "${SOURCE_DIR}")
 fails(1 "mtf: convert: ${WORK_DIR}/cut.lp64: byte ${cut}, record 16: the file ends inside record 16"
       convert --native --dtd ${dtd} "${WORK_DIR}/cut.lp64" "${WORK_DIR}/cut.mtf")
-if(EXISTS "${WORK_DIR}/cut.mtf" OR EXISTS "${WORK_DIR}/no-form.bin" OR EXISTS "${WORK_DIR}/text.txt")
+if(EXISTS "${WORK_DIR}/cut.mtf" OR EXISTS "${WORK_DIR}/text.txt")
   message(FATAL_ERROR "a failed conversion left its output")
 endif()

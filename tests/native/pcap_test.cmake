@@ -26,9 +26,12 @@ foreach(order le be)
     # The writer, a C program that knows nothing of Meta-TF, makes the checked-in bytes.
     run_in_source(0 ${WRITER} ${order} ${unit} "${WORK_DIR}/written.pcap")
     same_bytes("the C writer's ${order} ${unit} file" "${WORK_DIR}/written.pcap" "${SOURCE_DIR}/${file}")
-    # pcap -> Meta-TF -> pcap, byte for byte; the form is found by the magic.
+    # pcap -> Meta-TF -> pcap, byte for byte; the form is found by the magic
+    # and remembered by the trace's first comment.
     run_in_source(0 ${MTF} convert --native --dtd ${dtd} ${file} "${WORK_DIR}/${order}-${unit}.mtf")
-    run_in_source(0 ${MTF} convert --native --form ${order}_${unit} "${WORK_DIR}/${order}-${unit}.mtf" "${WORK_DIR}/${order}-${unit}.back")
+    run_in_source(0 ${MTF} dump --meta --record comment "${WORK_DIR}/${order}-${unit}.mtf")
+    expect_equal("${order} ${unit}: the form's comment" "${out}" "comment length=20 data=\"native form: ${order}_${unit}\"\n")
+    run_in_source(0 ${MTF} convert --native "${WORK_DIR}/${order}-${unit}.mtf" "${WORK_DIR}/${order}-${unit}.back")
     same_bytes("${order} ${unit}: pcap -> Meta-TF -> pcap" "${WORK_DIR}/${order}-${unit}.back" "${SOURCE_DIR}/${file}")
     # The header's and the packets' fields as numbers, whatever the byte order.
     file(READ "${here}/pcap-${unit}.dump" want)
@@ -42,6 +45,20 @@ endforeach()
 # A little-endian capture written as a big-endian one is the big-endian writer's file.
 run_in_source(0 ${MTF} convert --native --form be_usec "${WORK_DIR}/le-usec.mtf" "${WORK_DIR}/le-as-be.pcap")
 same_bytes("little-endian -> Meta-TF -> big-endian" "${WORK_DIR}/le-as-be.pcap" "${SOURCE_DIR}/${fixtures}/pcap-be-usec.pcap")
+
+# A trace that names no form (read with a DTD of one form, which needs no
+# comment) is written with the four-form DTD only given --form.
+file(READ "${SOURCE_DIR}/${dtd}" text)
+string(REGEX REPLACE "native (be_usec|le_nsec|be_nsec) [^\n]*\n" "" text "${text}")
+file(WRITE "${WORK_DIR}/one/pcap.dtd" "${text}")
+run_in_source(0 ${MTF} convert --native --dtd "${WORK_DIR}/one/pcap.dtd" ${fixtures}/pcap-le-usec.pcap "${WORK_DIR}/unnamed.mtf")
+run_in_source(0 ${MTF} dump --meta --record comment "${WORK_DIR}/unnamed.mtf")
+expect_equal("no form's comment with one form" "${out}" "")
+run_in_source(2 ${MTF} convert --native --dtd ${dtd} "${WORK_DIR}/unnamed.mtf" "${WORK_DIR}/unnamed.pcap")
+expect_equal("writing without a form" "${err}"
+  "mtf: convert: the DTD 'pcap' describes several native binary forms: name one with --form (le_usec, be_usec, le_nsec, be_nsec) (see 'mtf convert --help')\n")
+run_in_source(0 ${MTF} convert --native --dtd ${dtd} --form le_usec "${WORK_DIR}/unnamed.mtf" "${WORK_DIR}/unnamed.pcap")
+same_bytes("a trace without the form's comment, --form le_usec" "${WORK_DIR}/unnamed.pcap" "${SOURCE_DIR}/${fixtures}/pcap-le-usec.pcap")
 
 # The packet fields as CSV numbers.
 run_in_source(0 ${MTF} dump --native --dtd ${dtd} --record packet --fields ts_sec,ts_usec,incl_len,orig_len --format csv ${fixtures}/pcap-be-nsec.pcap)
