@@ -1474,8 +1474,8 @@ inline constexpr rt::NativeRecordDesc native1_records[] = {
 };
 inline constexpr std::uint8_t native1_magic[] = {103, 69, 35, 1, 1, 0, 0, 0};
 inline constexpr rt::NativeFormDesc native_forms[] = {
-    {"ipsc860", rt::ByteOrder::big, 2, 8, true, nullptr, native0_magic, 8, native0_records},
-    {"lp64", rt::ByteOrder::little, 2, 8, false, nullptr, native1_magic, 8, native1_records},
+    {"ipsc860", rt::ByteOrder::big, 2, 8, true, nullptr, native0_magic, 8, native0_records, rt::no_slot},
+    {"lp64", rt::ByteOrder::little, 2, 8, false, nullptr, native1_magic, 8, native1_records, rt::no_slot},
 };
 
 }  // namespace detail

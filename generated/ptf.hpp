@@ -966,7 +966,7 @@ inline constexpr rt::NativeRecordDesc native0_records[] = {
     {true, 17, native0_fields16},  // te
 };
 inline constexpr rt::NativeFormDesc native_forms[] = {
-    {"", rt::ByteOrder::big, 1, 0, true, "$", nullptr, 0, native0_records},
+    {"", rt::ByteOrder::big, 1, 0, true, "$", nullptr, 0, native0_records, rt::no_slot},
 };
 
 }  // namespace detail

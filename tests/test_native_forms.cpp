@@ -190,6 +190,156 @@ r : (tag, n, m, n*(m*x)) { tag.value = 4; }
     CHECK(round_trip(empty) == empty);
 }
 
+// ---- records without a type code ------------------------------------------------------
+
+namespace {
+
+// A big-endian file of one record type, aligned, with a record the form leaves out.
+const char* const uncoded_dtd_text = R"(tag.width = 1;
+native { order = big; code = 0; align = natural; }
+a.width = 4;
+len.width = 2;
+b.type = bytes;
+b.width = len.value;
+r : (tag, a, len, b) { tag.value = 4; }
+other : (tag, a) { tag.value = 5; tag.code = none; }
+)";
+
+const lower::LoweredDtd& uncoded_dtd() {
+    static const lower::LoweredDtd lowered = lower::lower(test::schema_of(uncoded_dtd_text));
+    return lowered;
+}
+
+}  // namespace
+
+TEST_CASE("native form without type codes: every record is the form's one record, byte for byte") {
+    const rt::DtdDesc& desc = uncoded_dtd().desc();
+    const std::string ab = "ab";
+    std::ostringstream out;
+    rt::NativeWriter writer(out, desc);
+    writer.write({3, {integer(1, 0x01020304), integer(2, 2), bytes(3, ab)}});
+    writer.write({3, {integer(1, 7), integer(2, 0), bytes(3, empty)}});
+    writer.close();
+    // No code: a at 0, len at 4, b's bytes, padding to the record's alignment of 4.
+    const std::string file = std::string("\x01\x02\x03\x04\x00\x02" "ab", 8) + std::string("\x00\x00\x00\x07\x00\x00\x00\x00", 8);
+    CHECK(out.str() == file);
+    std::istringstream in(file);
+    rt::NativeReader reader(in, desc);
+    rt::GenericRecord got;
+    REQUIRE(reader.next(got));
+    CHECK(got.slot == 3);
+    CHECK(got.values[0].integer == 0x01020304);
+    CHECK(got.values[2].bytes.size() == 2);
+    REQUIRE(reader.next(got));
+    CHECK(got.values[0].integer == 7);
+    CHECK_FALSE(reader.next(got));
+    std::istringstream cut(file.substr(0, 15));
+    rt::NativeReader cut_reader(cut, desc);
+    REQUIRE(cut_reader.next(got));
+    CHECK_THROWS_WITH_AS(cut_reader.next(got), "byte 15, record 1: the file ends inside record 1", rt::TraceError);
+    CHECK_THROWS_WITH_AS(rt::NativeWriter(out, desc).write({4, {integer(1, 1)}}),
+                         "record 'other' has no type code in the native form of 'test' ('tag.code = none')", rt::TraceError);
+}
+
+// ---- a file header with variable fields, and the byte order from the magic --------
+
+namespace {
+
+// A capture file's shape: magic, a header record, then records without a code.
+const char* const headed_dtd_text = R"(tag.width = 1;
+native le { order = little; code = 0; magic = 0xa1b2c3d4; header = head; }
+native be { order = big; code = 0; magic = 0xa1b2c3d4; header = head; }
+version.width = 2;
+snaplen.width = 4;
+len.width = 2;
+data.type = bytes;
+data.width = len.value;
+head : (tag, version, snaplen) { tag.value = 4; }
+packet : (tag, len, data) { tag.value = 5; }
+)";
+
+const lower::LoweredDtd& headed_dtd() {
+    static const lower::LoweredDtd lowered = lower::lower(test::schema_of(headed_dtd_text));
+    return lowered;
+}
+
+constexpr std::uint32_t head_slot = 3, packet_slot = 4;
+
+const std::string big_file = std::string("\xa1\xb2\xc3\xd4\x00\x02\x00\x00\xff\xff\x00\x03" "abc\x00\x00", 17);
+
+std::string headed_written(const char* form, const std::vector<rt::GenericRecord>& records) {
+    std::ostringstream out;
+    rt::NativeWriter writer(out, headed_dtd().desc(), rt::native_form(headed_dtd().desc(), form));
+    for (const rt::GenericRecord& r : records) writer.write(r);
+    writer.close();
+    return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("native form with a header record: the magic picks the byte order, the header's fields are free, byte for byte") {
+    const std::string abc = "abc";
+    const std::vector<rt::GenericRecord> records = {{head_slot, {integer(1, 2), integer(2, 65535)}},
+                                                    {packet_slot, {integer(1, 3), bytes(2, abc)}},
+                                                    {packet_slot, {integer(1, 0), bytes(2, empty)}}};
+    CHECK(headed_written("be", records) == big_file);
+    const std::string little = std::string("\xd4\xc3\xb2\xa1\x02\x00\xff\xff\x00\x00\x03\x00" "abc\x00\x00", 17);
+    CHECK(headed_written("le", records) == little);
+    for (const std::string& file : {big_file, little}) {
+        std::istringstream in(file);
+        rt::NativeReader reader(in, headed_dtd().desc());
+        CHECK(std::string(reader.form().name) == (file == little ? "le" : "be"));
+        rt::GenericRecord got;
+        REQUIRE(reader.next(got));
+        CHECK(got.slot == head_slot);
+        CHECK(got.values[0].integer == 2);
+        CHECK(got.values[1].integer == 65535);
+        REQUIRE(reader.next(got));
+        CHECK(got.slot == packet_slot);
+        CHECK(std::string(reinterpret_cast<const char*>(got.values[1].bytes.data()), got.values[1].bytes.size()) == "abc");
+        REQUIRE(reader.next(got));
+        CHECK(got.values[0].integer == 0);
+        CHECK_FALSE(reader.next(got));
+    }
+}
+
+TEST_CASE("native form with a header record: errors say what was expected, at their byte") {
+    const auto read_error = [](const std::string& bytes) -> std::string {
+        try {
+            std::istringstream in(bytes);
+            rt::NativeReader reader(in, headed_dtd().desc());
+            rt::GenericRecord r;
+            while (reader.next(r)) {
+            }
+        } catch (const rt::TraceError& e) {
+            return e.what();
+        }
+        return "read";
+    };
+    CHECK(read_error(std::string("\x0a\x0d\x0d\x0a\x00\x00", 6)) ==
+          "the file starts with the magic bytes of none of the native forms of 'test' (le d4 c3 b2 a1, be a1 b2 c3 d4); it starts 0a 0d 0d 0a");
+    CHECK(read_error("\xa1\xb2") == "the file starts with the magic bytes of none of the native forms of 'test' (le d4 c3 b2 a1, be a1 b2 c3 d4); it starts a1 b2");
+    CHECK(read_error(big_file.substr(0, 4)) == "byte 4, record 0: the file ends inside record 0");
+    CHECK(read_error(big_file.substr(0, 8)) == "byte 8, record 0: the file ends inside record 0");
+    CHECK(read_error(big_file.substr(0, 10)) == "read");
+    CHECK(read_error(big_file.substr(0, 13)) == "byte 13, record 1: the file ends inside record 1");
+    CHECK(read_error(big_file) == "read");
+    const rt::GenericRecord head{head_slot, {integer(1, 2), integer(2, 0)}};
+    const rt::GenericRecord packet{packet_slot, {integer(1, 0), bytes(2, empty)}};
+    const auto refusal = [](const std::vector<rt::GenericRecord>& records) -> std::string {
+        try {
+            headed_written("be", records);
+        } catch (const rt::TraceError& e) {
+            return e.what();
+        }
+        return "written";
+    };
+    CHECK(refusal({packet}) == "byte 4, record 0: the native form 'be' of 'test' starts with a 'head' record, its header, and this record is a 'packet'");
+    CHECK(refusal({head, packet, head}) == "byte 12, record 2: a second 'head' record, which the native form 'be' of 'test' holds once, as the file's header");
+    CHECK(refusal({}) == "byte 4, record 0: no 'head' record to write as the header of the native form 'be' of 'test'");
+    CHECK(refusal({head}) == "written");
+}
+
 // ---- C structs: the layout gcc gives the same structs, byte for byte ----------------
 
 namespace {

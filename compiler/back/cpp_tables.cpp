@@ -232,7 +232,8 @@ void emit_native_forms(std::ostream& o, const rt::DtdDesc& dtd) {
         const std::string base = "native" + std::to_string(k);
         o << "    {" << literal(form.name) << ", " << (form.order == rt::ByteOrder::big ? "rt::ByteOrder::big" : "rt::ByteOrder::little") << ", "
           << unsigned(form.code_width) << ", " << unsigned(form.align) << ", " << bool_literal(form.high_bits_first) << ", " << (form.header_end ? literal(form.header_end) : "nullptr") << ", "
-          << (form.magic_size ? base + "_magic" : "nullptr") << ", " << form.magic_size << ", " << base << "_records},\n";
+          << (form.magic_size ? base + "_magic" : "nullptr") << ", " << form.magic_size << ", " << base << "_records, "
+          << (form.header_slot == rt::no_slot ? std::string("rt::no_slot") : std::to_string(form.header_slot)) << "},\n";
     }
     o << "};\n";
 }

@@ -44,6 +44,7 @@ public:
         for (std::size_t i = 0; i < schema_.records.size(); ++i) {
             if (schema_.records[i].predefined == rt::Predefined::none) ok = code_fits(i) && lay_out(i) && ok;
         }
+        if (ok && form_.code_width == 0) ok = one_record();
         if (ok) {
             for (std::size_t i = 0; i < schema_.records.size(); ++i) schema_.records[i].native.push_back(std::move(fields_[i]));
         }
@@ -72,7 +73,7 @@ private:
         for (const char* required : {"order", "code"}) {
             if (seen.count(required)) continue;
             diags_.error(block_.where, std::string("the native block needs '") + required +
-                                           (required == std::string("order") ? " = big;' or 'order = little;'" : " = N;', the bytes of the type code (1, 2, 4 or 8)"));
+                                           (required == std::string("order") ? " = big;' or 'order = little;'" : " = N;', the bytes of the type code (1, 2, 4 or 8, or 0 for none)"));
             ok = false;
         }
         if (ok && magic_) ok = magic_bytes(*magic_);
@@ -101,13 +102,18 @@ private:
             return true;
         }
         if (n == "code") {
-            if (!number || number->negative || !power_of_two_upto8(number->magnitude)) return wrong(s, "'code' is the bytes of a record's type code: 1, 2, 4 or 8");
+            if (!number || number->negative || (number->magnitude != 0 && !power_of_two_upto8(number->magnitude))) {
+                return wrong(s, "'code' is the bytes of a record's type code: 1, 2, 4 or 8, or 0 when records carry none");
+            }
             form_.code_width = static_cast<std::uint32_t>(number->magnitude);
+            code_at_ = number->where;
             return true;
         }
         if (n == "header") {
+            if (word) return header_record(*word);
             if (!text || text->value.empty() || contains_any(text->value, "\r\n")) {
-                return wrong(s, "'header' is the line that ends the file's ASCII header: a string on one line, as in 'header = \"$\";'");
+                return wrong(s, "'header' is the line that ends the file's ASCII header: a string on one line, as in 'header = \"$\";', or the record "
+                                "the file starts with, as in 'header = fileHeader;'");
             }
             form_.header_end = text->value;
             return true;
@@ -130,6 +136,17 @@ private:
         }
         diags_.error(s.name.where, "unknown native setting " + quote(n) + " (the settings are order, code, header, align, magic, bitfields and sizeof(ctype))");
         return false;
+    }
+
+    // `header = fileHeader;`: the file starts with that record, without a type code.
+    bool header_record(const ast::Name& name) {
+        for (std::size_t i = 0; i < schema_.records.size(); ++i) {
+            if (schema_.records[i].name != name.text) continue;
+            if (schema_.records[i].predefined != rt::Predefined::none) break;
+            form_.header_record = static_cast<std::uint32_t>(i);
+            return true;
+        }
+        return error(name.where, "'header = " + name.text + ";' names no record of the DTD (a predefined one cannot be a file's header)");
     }
 
     bool size_of(const ast::Name& ctype, const ast::Integer* number, const ast::NativeSetting& s) {
@@ -170,11 +187,32 @@ private:
 
     bool code_fits(std::size_t i) {
         const ir::Record& r = schema_.records[i];
-        if (!r.code || form_.code_width >= 8 || *r.code >> (8 * form_.code_width) == 0) return true;
+        if (!r.code || i == form_.header_record || form_.code_width == 0 || form_.code_width >= 8 || *r.code >> (8 * form_.code_width) == 0) return true;
         return error(sites_[i].code ? *sites_[i].code : sites_[i].record,
                      "the type code " + std::to_string(*r.code) + " of record " + quote(r.name) + " does not fit in " +
                          std::to_string(form_.code_width) + " byte(s) ('code' in the native block" +
                          (form_.name.empty() ? "" : " " + quote(form_.name)) + ")");
+    }
+
+    // Without type codes, every record of the file is of one type, and a
+    // record that took no bytes would repeat forever.
+    bool one_record() {
+        std::vector<std::string> held;
+        std::size_t last = 0;
+        for (std::size_t i = 0; i < schema_.records.size(); ++i) {
+            if (schema_.records[i].predefined != rt::Predefined::none || sites_[i].uncoded || i == form_.header_record) continue;
+            held.push_back(quote(schema_.records[i].name));
+            last = i;
+        }
+        if (held.size() != 1) {
+            std::string names;
+            for (std::size_t k = 0; k < held.size(); ++k) names += (k == 0 ? "" : k + 1 == held.size() ? " and " : ", ") + held[k];
+            return error(code_at_, "with 'code = 0' records carry no type code, so " + form_title(form_) + " holds one record type, not " +
+                                       std::to_string(held.size()) + (held.empty() ? "" : " (" + names + "); leave the others out with 'tag.code = none'"));
+        }
+        if (schema_.records[last].fields.size() > 1) return true;
+        return error(sites_[last].record, "record " + quote(schema_.records[last].name) + " has no fields, and without a type code (" +
+                                              form_title(form_) + " has 'code = 0') it would take no bytes");
     }
 
     // Each field's width and kind in this form; false when one cannot be laid out.
@@ -183,7 +221,7 @@ private:
         std::vector<ir::NativeField>& out = fields_[i];
         out.assign(r.fields.size(), {});
         out[0].width = form_.code_width;
-        if (sites_[i].uncoded) return true;  // no form holds it
+        if (sites_[i].uncoded && i != form_.header_record) return true;  // no form holds it
         bool ok = true;
         for (const ir::Field& f : r.fields) {
             if (f.index != 0) ok = field(r, f, i, out) && parts_fit(r, f, i, out) && ok;
@@ -279,6 +317,7 @@ private:
     ir::NativeForm form_;
     std::vector<std::vector<ir::NativeField>> fields_;  // per record, per field
     const ast::NativeSetting* magic_ = nullptr;
+    Location code_at_;
     bool bitfields_set_ = false;
     std::map<std::string, Location> size_at_;
     std::set<std::string> used_;

@@ -85,9 +85,10 @@ json field(const Record& r, const Field& f) {
     return out;
 }
 
-json native_form(const NativeForm& n) {
+json native_form(const Schema& schema, const NativeForm& n) {
     json out = {{"name", n.name}, {"order", n.order == rt::ByteOrder::big ? "big" : "little"}, {"code", n.code_width}};
     if (n.header_end) out["header"] = *n.header_end;
+    if (n.header_record) out["header_record"] = schema.records[*n.header_record].name;
     if (n.align != 0) out["align"] = n.align;
     out["bitfields"] = n.high_bits_first ? "msb" : "lsb";
     if (!n.magic.empty()) {
@@ -155,7 +156,7 @@ nlohmann::ordered_json to_json(const Schema& schema) {
     }
     if (!schema.native.empty()) {
         json forms = json::array();
-        for (const NativeForm& n : schema.native) forms.push_back(native_form(n));
+        for (const NativeForm& n : schema.native) forms.push_back(native_form(schema, n));
         out["native"] = std::move(forms);
     }
     out["source"] = schema.source;

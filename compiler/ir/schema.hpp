@@ -163,6 +163,7 @@ struct NativeForm {
     rt::ByteOrder order = rt::ByteOrder::big;
     std::uint32_t code_width = 1;           // bytes of the type code
     std::optional<std::string> header_end;  // the line that ends an ASCII header
+    std::optional<std::uint32_t> header_record;  // the record (index) the file starts with, without a type code
     std::uint32_t align = 0;                // 0: packed; N: numbers aligned at their size, up to N
     bool high_bits_first = false;           // parts ('bits') allocated from a field's most significant bit
     std::vector<std::uint8_t> magic;        // the bytes that start a file, in the form's order

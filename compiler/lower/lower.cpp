@@ -104,7 +104,8 @@ void LoweredDtd::Storage::add_native_forms(const ir::Schema& schema) {
             t.records.push_back({code.has_value(), code.value_or(0), fields.data()});
         }
         native_forms.push_back({keep(n.name), n.order, static_cast<std::uint8_t>(n.code_width), static_cast<std::uint8_t>(n.align),
-                                n.high_bits_first, n.header_end ? keep(*n.header_end) : nullptr, t.magic.data(), count(t.magic.size()), t.records.data()});
+                                n.high_bits_first, n.header_end ? keep(*n.header_end) : nullptr, t.magic.data(), count(t.magic.size()), t.records.data(),
+                                n.header_record.value_or(rt::no_slot)});
     }
     desc.native_forms = native_forms.data();
     desc.native_form_count = count(native_forms.size());

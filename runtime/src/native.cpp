@@ -188,7 +188,8 @@ NativeLayout::NativeLayout(const DtdDesc& dtd, const NativeFormDesc& form) : dtd
     if (form.align == 0) return;
     plans_.reserve(dtd.record_count);
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
-        plans_.push_back(dtd.records[slot].predefined == Predefined::none && form.records[slot].held ? plan(slot) : Plan{});
+        const bool laid_out = dtd.records[slot].predefined == Predefined::none && (form.records[slot].held || slot == form.header_slot);
+        plans_.push_back(laid_out ? plan(slot) : Plan{});
     }
 }
 
@@ -203,7 +204,8 @@ NativeLayout::Plan NativeLayout::plan(std::uint32_t slot) const {
     const NativeRecordDesc& n = form_.records[slot];
     Plan p;
     p.step_align.assign(r.layout_count, 1);
-    p.align = static_cast<std::uint8_t>(std::min<unsigned>(form_.code_width, form_.align));  // the type code has no layout step
+    const unsigned code_width = slot == form_.header_slot ? 0 : form_.code_width;
+    p.align = static_cast<std::uint8_t>(std::clamp<unsigned>(code_width, 1, form_.align));  // the type code has no layout step
     std::vector<std::uint32_t> open;  // the repeat steps around the current step
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
         const LayoutStep& s = r.layout[i];
@@ -247,33 +249,46 @@ const NativeFormDesc& NativeReader::detect() {
     if (dtd_.native_form_count == 1) return dtd_.native_forms[0];
     if (dtd_.native_form_count == 0) native_form(dtd_);  // throws
     std::string names;
+    std::size_t longest = 0;
     for (std::uint32_t k = 0; k < dtd_.native_form_count; ++k) {
         const NativeFormDesc& form = dtd_.native_forms[k];
-        names += (k ? ", " : "") + std::string(form.name);
+        names += (k ? ", " : "") + std::string(form.name) + (form.magic_size ? " " + hex_bytes(form.magic, form.magic_size) : "");
+        longest = std::max<std::size_t>(longest, form.magic_size);
         while (buffer_.size() < form.magic_size && refill()) {
         }
         if (form.magic_size > 0 && buffer_.size() >= form.magic_size && std::memcmp(buffer_.data(), form.magic, form.magic_size) == 0) return form;
     }
-    fail(ErrorKind::bad_header, "the file starts with the magic bytes of none of the native forms of " + quote(dtd_.name) + " (" + names + ")", 0);
+    const std::size_t have = std::min(longest, buffer_.size());
+    const std::string starts = have ? hex_bytes(reinterpret_cast<const std::uint8_t*>(buffer_.data()), have) : "with nothing";
+    fail(ErrorKind::bad_header, "the file starts with the magic bytes of none of the native forms of " + quote(dtd_.name) + " (" + names + ")" +
+                                    (longest ? "; it starts " + starts : ""), 0);
 }
 
 void NativeReader::start() {
     std::uint64_t largest = 0;
     for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
         if (dtd_.records[slot].predefined == Predefined::comment) comment_slot_ = slot;
-        if (dtd_.records[slot].predefined == Predefined::none && form_->records[slot].held) largest = std::max(largest, form_->records[slot].code);
+        if (!in_body(slot)) continue;
+        largest = std::max(largest, form_->records[slot].code);
+        only_slot_ = slot;  // the record of a form without type codes, which holds one
     }
     // A table from code to slot when the codes are small, as they are in real formats.
     if (largest < (1 << 16)) {
         by_code_.assign(static_cast<std::size_t>(largest) + 1, dtd_.record_count);
         for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
-            if (dtd_.records[slot].predefined == Predefined::none && form_->records[slot].held) {
+            if (in_body(slot)) {
                 by_code_[static_cast<std::size_t>(form_->records[slot].code)] = slot;
             }
         }
     }
     if (form_->magic_size) read_magic();
     if (form_->header_end) read_header();
+    header_record_pending_ = form_->header_slot != no_slot;
+}
+
+// Whether records after the file's header may be of the record in `slot`.
+bool NativeReader::in_body(std::uint32_t slot) const {
+    return dtd_.records[slot].predefined == Predefined::none && form_->records[slot].held && slot != form_->header_slot;
 }
 
 // Every error has its place, a record at byte 0 too, but a file whose magic
@@ -366,14 +381,13 @@ bool NativeReader::next(GenericRecord& out) {
         return true;
     }
     const std::uint64_t start = offset_;
-    if (pos_ == buffer_.size() && !refill()) return false;
-    const unsigned code_width = form_->code_width;
-    if (buffer_.size() - pos_ < code_width && !refill() && buffer_.size() - pos_ < code_width) {
-        fail(ErrorKind::truncated, "the file ends inside a record's type code", offset_ + (buffer_.size() - pos_));
+    if (header_record_pending_) {
+        header_record_pending_ = false;
+        out.slot = form_->header_slot;
+    } else {
+        if (pos_ == buffer_.size() && !refill()) return false;
+        out.slot = form_->code_width == 0 ? only_slot_ : read_code(start);
     }
-    const std::uint64_t code = load_uint(reinterpret_cast<const std::byte*>(take(code_width)), code_width, form_->order);
-    out.slot = slot_of(code);
-    if (out.slot == dtd_.record_count) fail(ErrorKind::unknown_tag, "no record has the type code " + std::to_string(code), start);
     const RecordDesc& r = dtd_.records[out.slot];
     bytes_.clear();
     struct Take {
@@ -410,11 +424,23 @@ bool NativeReader::next(GenericRecord& out) {
     return true;
 }
 
+// The slot of the record whose type code comes next.
+std::uint32_t NativeReader::read_code(std::uint64_t start) {
+    const unsigned code_width = form_->code_width;
+    if (buffer_.size() - pos_ < code_width && !refill() && buffer_.size() - pos_ < code_width) {
+        fail(ErrorKind::truncated, "the file ends inside a record's type code", offset_ + (buffer_.size() - pos_));
+    }
+    const std::uint64_t code = load_uint(reinterpret_cast<const std::byte*>(take(code_width)), code_width, form_->order);
+    const std::uint32_t slot = slot_of(code);
+    if (slot == dtd_.record_count) fail(ErrorKind::unknown_tag, "no record has the type code " + std::to_string(code), start);
+    return slot;
+}
+
 // The slot of the record with type code `code`, or record_count.
 std::uint32_t NativeReader::slot_of(std::uint64_t code) const {
     if (!by_code_.empty()) return code < by_code_.size() ? by_code_[static_cast<std::size_t>(code)] : dtd_.record_count;
     for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
-        if (dtd_.records[slot].predefined == Predefined::none && form_->records[slot].held && form_->records[slot].code == code) return slot;
+        if (in_body(slot) && form_->records[slot].code == code) return slot;
     }
     return dtd_.record_count;
 }
@@ -550,16 +576,20 @@ void NativeWriter::write(const GenericRecord& record) {
                          flushed_ + buffer_.size(), -1, records_);
     }
     const NativeRecordDesc& n = form_.records[record.slot];
-    if (!n.held) {
+    const bool is_header = record.slot == form_.header_slot;
+    if (form_.header_slot != no_slot && is_header == header_written_) refuse_header(r, is_header);
+    if (!n.held && !is_header) {
         throw TraceError(ErrorKind::usage, "record " + quote(r.name) + " has no type code in " + form_name(dtd_, form_) + " ('tag.code = none')",
                          flushed_ + buffer_.size(), -1, records_);
     }
     if (form_.header_end && !header_written_) write_header("");
     // The record goes to the buffer whole or not at all.
     const std::size_t start = buffer_.size();
-    std::byte code[8];
-    store_uint(code, n.code, form_.code_width, form_.order);
-    buffer_.append(reinterpret_cast<const char*>(code), form_.code_width);
+    if (!is_header) {
+        std::byte code[8];
+        store_uint(code, n.code, form_.code_width, form_.order);
+        buffer_.append(reinterpret_cast<const char*>(code), form_.code_width);
+    }
     try {
         FieldWriter fields(r, n, layout_, record.slot, form_, record.values, buffer_, start, flushed_ + start, records_, last_);
         walk_layout(r, fields);
@@ -570,7 +600,17 @@ void NativeWriter::write(const GenericRecord& record) {
         throw;
     }
     if (buffer_.size() >= (std::size_t(1) << 16)) flush();
+    header_written_ = header_written_ || is_header;
     ++records_;
+}
+
+// A form whose file starts with a record takes it first, and once.
+void NativeWriter::refuse_header(const RecordDesc& r, bool again) const {
+    const std::string header = quote(dtd_.records[form_.header_slot].name);
+    throw TraceError(ErrorKind::usage,
+                     again ? "a second " + header + " record, which " + form_name(dtd_, form_) + " holds once, as the file's header"
+                           : form_name(dtd_, form_) + " starts with a " + header + " record, its header, and this record is a " + quote(r.name),
+                     flushed_ + buffer_.size(), -1, records_);
 }
 
 void NativeWriter::write_magic() {
@@ -609,6 +649,10 @@ void NativeWriter::header(std::string_view text) {
 
 void NativeWriter::close() {
     write_magic();
+    if (form_.header_slot != no_slot && !header_written_) {
+        throw TraceError(ErrorKind::usage, "no " + quote(dtd_.records[form_.header_slot].name) + " record to write as the header of " + form_name(dtd_, form_),
+                         flushed_ + buffer_.size(), -1, records_);
+    }
     if (form_.header_end && !header_written_) write_header("");
     flush();
     out_.flush();

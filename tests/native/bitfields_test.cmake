@@ -33,8 +33,9 @@ same_bytes("msb -> Meta-TF -> lsb" "${WORK_DIR}/msb-as-lsb" "${SOURCE_DIR}/tests
 run_in_source(0 ${MTF} dump --no-meta --where "modeBits=mode:3,level:21,zone:15,0x3000" --fields clientId,modeBits "${WORK_DIR}/msb.mtf")
 expect_equal("dump --where by parts" "${out}" "compressed clientId=3 modeBits=mode:3,level:21,zone:15,0x3000\n")
 
-# The four spare bits are in no part: check reports each record that sets them.
+# The four spare bits are in no part: check reports each record that sets them
+# (record 6 of the trace, whose record 0 is the comment naming its form).
 run_in_source(1 ${MTF} check "${WORK_DIR}/msb.mtf")
-string(REGEX MATCH "[^\n]*record 5 \\(compressed\\)[^\n]*" first "${out}")
+string(REGEX MATCH "[^\n]*record 6 \\(compressed\\)[^\n]*" first "${out}")
 expect_equal("check: bits in no part" "${first}"
-  "${WORK_DIR}/msb.mtf: record 5 (compressed), field 'modeBits' is 0x3fab, whose bits 0x3000 are in none of its parts")
+  "${WORK_DIR}/msb.mtf: record 6 (compressed), field 'modeBits' is 0x3fab, whose bits 0x3000 are in none of its parts")

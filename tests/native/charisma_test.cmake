@@ -57,7 +57,7 @@ expect_equal("check --native --form" "${out}" "${ipsc}: ok: 17 records, 1 sectio
 fails(1 "mtf: check: ${lp64}: the file does not start with the magic bytes 01 23 45 67 00 00 00 01 of the native form 'ipsc860' of 'charisma' (it starts 67 45 23 01 01 00 00 00)"
       check --native --dtd ${dtd} --form ipsc860 ${lp64})
 file(WRITE "${WORK_DIR}/other.bin" "not a CHARISMA file")
-fails(1 "mtf: check: ${WORK_DIR}/other.bin: the file starts with the magic bytes of none of the native forms of 'charisma' (ipsc860, lp64)"
+fails(1 "mtf: check: ${WORK_DIR}/other.bin: the file starts with the magic bytes of none of the native forms of 'charisma' (ipsc860 01 23 45 67 00 00 00 01, lp64 67 45 23 01 01 00 00 00); it starts 6e 6f 74 20 61 20 43 48"
       check --native --dtd ${dtd} "${WORK_DIR}/other.bin")
 fails(1 "mtf: check: ${dtd}: the DTD 'charisma' describes no native binary form 'sparc' (it has ipsc860, lp64)"
       check --native --dtd ${dtd} --form sparc ${lp64})
@@ -75,9 +75,12 @@ expect_equal("dump --where by flags" "${out}" "readWrite operationType=asynchron
 run_in_source(0 ${MTF} dump --format jsonl --native --dtd ${dtd} "${WORK_DIR}/type9.lp64" --fields systemType --limit 1)
 expect_equal("an unnamed enum value in JSON" "${out}" "{\"record\":\"header\",\"index\":0,\"section\":0,\"fields\":{\"systemType\":\"9\"}}\n")
 
-# Writing needs a form, and a value must fit the layout's C type.
-fails(2 "mtf: convert: the DTD 'charisma' describes several native binary forms: name one with --form (ipsc860, lp64) (see 'mtf convert --help')"
-      convert --native "${WORK_DIR}/lp64.mtf" "${WORK_DIR}/no-form.bin")
+# A converted trace starts with a comment naming its form, which writing takes without --form.
+run_in_source(0 ${MTF} dump --meta --record comment "${WORK_DIR}/lp64.mtf")
+expect_equal("the form's comment" "${out}" "comment length=17 data=\"native form: lp64\"\n")
+run_in_source(0 ${MTF} convert --native "${WORK_DIR}/lp64.mtf" "${WORK_DIR}/remembered.lp64")
+same_bytes("LP64 -> Meta-TF -> the form remembered" "${WORK_DIR}/remembered.lp64" "${SOURCE_DIR}/${lp64}")
+# --form is for native files only.
 fails(2 "mtf: convert: --form names a native form: it goes with --native (see 'mtf convert --help')"
       convert --form lp64 "${WORK_DIR}/lp64.mtf" "${WORK_DIR}/text.txt")
 
@@ -87,6 +90,6 @@ math(EXPR cut "${size} - 2")
 execute_process(COMMAND head -c ${cut} ${lp64} OUTPUT_FILE "${WORK_DIR}/cut.lp64" WORKING_DIRECTORY "${SOURCE_DIR}")
 fails(1 "mtf: convert: ${WORK_DIR}/cut.lp64: byte ${cut}, record 16: the file ends inside record 16"
       convert --native --dtd ${dtd} "${WORK_DIR}/cut.lp64" "${WORK_DIR}/cut.mtf")
-if(EXISTS "${WORK_DIR}/cut.mtf" OR EXISTS "${WORK_DIR}/no-form.bin" OR EXISTS "${WORK_DIR}/text.txt")
+if(EXISTS "${WORK_DIR}/cut.mtf" OR EXISTS "${WORK_DIR}/text.txt")
   message(FATAL_ERROR "a failed conversion left its output")
 endif()

@@ -5,8 +5,8 @@
 // a record the reader gave, or a different record, is a finding. So is a
 // crash, a sanitizer report, a hang or any other exception (libFuzzer reports
 // an uncaught one). Each input is read with and without skip_bad. The same
-// bytes are read as PTF's native binary form too, and the records read must
-// be written back as the very bytes they came from.
+// bytes are read as each native binary form too (PTF's, CHARISMA's, pcap's),
+// and the records read must be written back as the very bytes they came from.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -33,7 +33,7 @@ namespace {
 // The DTDs, compiled once as mtf compiles a --dtd file (tools/mtf/common.cpp, load_dtd).
 std::vector<metatf::lower::LoweredDtd> compile_dtds() {
     std::vector<metatf::lower::LoweredDtd> out;
-    for (const char* name : {"spc", "ptf", "laplace", "lackey", "charisma"}) {
+    for (const char* name : {"spc", "ptf", "laplace", "lackey", "charisma", "pcap"}) {
         const std::string path = std::string(METATF_SOURCE_DIR) + "/dtds/" + name + ".dtd";
         const metatf::Compilation c = metatf::compile_file(path);
         if (!c.schema) {
@@ -162,6 +162,7 @@ std::string rewrite_native(const rt::DtdDesc& dtd, const rt::NativeFormDesc& for
     rt::NativeWriter writer(out, dtd, form);
     read = reader->offset();  // past the last whole record
     rt::GenericRecord record;
+    std::uint64_t written = 0;
     while (true) {
         try {
             if (!reader->next(record)) break;
@@ -174,6 +175,11 @@ std::string rewrite_native(const rt::DtdDesc& dtd, const rt::NativeFormDesc& for
             finding(dtd, 0, std::string("the native writer refuses a record read: ") + e.what());
         }
         read = reader->offset();
+        ++written;
+    }
+    if (written == 0 && form.header_slot != rt::no_slot) {
+        read = 0;  // not even the header record: nothing to write back
+        return {};
     }
     writer.close();
     return out.str();

@@ -7,10 +7,12 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <metatf/auto_encoder.hpp>
 #include <metatf/native.hpp>
+#include <metatf/predefined.hpp>
 #include <metatf/text.hpp>
 #include <metatf/writer.hpp>
 
@@ -168,6 +170,7 @@ public:
         return more;
     }
     std::string place() const override { return "record " + std::to_string(records_ - 1); }
+    const rt::NativeFormDesc& form() const { return reader_.form(); }
     std::uint64_t progress(bool) const override { return reader_.offset(); }
     const char* progress_unit(bool) const override { return "bytes"; }
 
@@ -175,6 +178,25 @@ private:
     rt::NativeReader reader_;
     std::uint64_t records_ = 0;
 };
+
+// The comment that starts a trace read from one of a DTD's several native
+// forms, so that it is written back in that form with no --form.
+constexpr std::string_view form_comment_start = "native form: ";
+
+std::string form_comment(const rt::NativeFormDesc& form) { return std::string(form_comment_start) + form.name; }
+
+bool is_form_comment(const rt::DtdDesc& dtd, const rt::GenericRecord& comment) {
+    return dtd.native_form_count > 1 && rt::comment_text(comment).starts_with(form_comment_start);
+}
+
+// The form a form comment names, or nullptr when the DTD has no such form.
+const rt::NativeFormDesc* remembered_form(const rt::DtdDesc& dtd, const rt::GenericRecord& comment) {
+    const std::string_view name = rt::comment_text(comment).substr(form_comment_start.size());
+    for (std::uint32_t k = 0; k < dtd.native_form_count; ++k) {
+        if (name == dtd.native_forms[k].name) return &dtd.native_forms[k];
+    }
+    return nullptr;
+}
 
 // A format's own file (text, or with --native binary) to a trace. The writer
 // widens fields (with metadata) rather than refuse a value, unless --strict:
@@ -214,6 +236,10 @@ int to_binary(const std::string& input, const std::string& output, const Options
             if (encoding == Encoding::automatic) chosen.emplace(writer, rt::AutoEncoder::default_window, live);
             std::uint8_t current = 0;
             rt::GenericRecord record;
+            if (native && desc.native_form_count > 1) {
+                const std::string text = form_comment(static_cast<const NativeSource&>(*source).form());
+                chosen ? chosen->comment(text) : writer.comment(text);
+            }
             {
                 // By bytes when the input's size is known, else by lines; erased before any report.
                 Progress progress("convert", size, source->progress_unit(size != 0));
@@ -302,33 +328,45 @@ int to_text(const std::string& input, const std::string& output, const Options& 
 }
 
 // A trace to its format's native binary file. Metadata and section records
-// only shape the trace; a first comment is the file's ASCII header; the
-// blank lines that ended a text are left out, with a warning.
+// only shape the trace; a first comment "native form: NAME" (as a
+// conversion from one of several forms starts) chooses that form when
+// --form does not, and is not written; the next comment is the file's
+// ASCII header; the blank lines that ended a text are left out, with a warning.
 int to_native(const std::string& input, const std::string& output, const Options& o) {
     return on_trace(input, [&] {
         Trace trace(input, o.find("--dtd"));
         const rt::DtdDesc& desc = trace.dtd();
-        const rt::NativeFormDesc& form = *chosen_native_form(desc, o, trace.name(), true);
+        const rt::NativeFormDesc* named = o.has("--form") ? chosen_native_form(desc, o, trace.name(), true) : nullptr;
         Output out(output, output_options(o, {input}));
         std::ostringstream bytes;
-        rt::NativeWriter native(bytes, desc, form);
+        std::optional<rt::NativeWriter> native;
+        const auto writer = [&](const rt::NativeFormDesc* remembered) -> rt::NativeWriter& {
+            if (!native) native.emplace(bytes, desc, named ? *named : remembered ? *remembered : *chosen_native_form(desc, o, trace.name(), true));
+            return *native;
+        };
         std::uint64_t blank_lines = 0;
+        std::uint64_t first = 0;  // the index of the record that may be the header
         for_each_record("convert", trace, [&](const ReadRecord& r) {
             const rt::Predefined kind = desc.records[r.record.slot].predefined;
             if (kind == rt::Predefined::metadata || kind == rt::Predefined::section) return;
+            if (!native && kind == rt::Predefined::comment && is_form_comment(desc, r.record)) {
+                writer(remembered_form(desc, r.record));
+                first = r.index + 1;
+                return;
+            }
             // A first comment is the header, even of line breaks alone.
-            if (const std::uint64_t n = r.index == 0 ? 0 : rt::TextWriter::blank_lines_in(desc, r.record)) {
+            if (const std::uint64_t n = r.index == first ? 0 : rt::TextWriter::blank_lines_in(desc, r.record)) {
                 blank_lines += n;
                 return;
             }
             try {
-                native.write(r.record);
+                writer(nullptr).write(r.record);
             } catch (const rt::TraceError& e) {
                 throw InputError(trace.name() + ": record " + std::to_string(r.index) + ": " + e.message);
             }
             if (bytes.tellp() >= 1 << 16) move_lines(bytes, out);
         });
-        native.close();
+        writer(nullptr).close();
         move_lines(bytes, out);
         out.close();
         if (blank_lines != 0) {
@@ -393,7 +431,8 @@ it; records are read and written in the native form's byte order, widths
 and padding, and a value too wide for its native field is an error naming
 its record. A DTD with several native forms (one per machine layout) reads
 a file in the form whose magic bytes start it, or the one --form names,
-and writes the one --form names.
+and starts the trace with a comment "native form: NAME"; writing takes the
+form --form names, else the one that comment names.
 
 On a terminal, text to trace shows progress on stderr by bytes read of INPUT
 (by lines when INPUT's size is not known, as for a pipe).

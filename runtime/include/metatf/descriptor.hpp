@@ -153,6 +153,9 @@ struct NativeRecordDesc {
     const NativeFieldDesc* fields;  // per field, the tag's entry first
 };
 
+// A native form's header_slot when the file does not start with a record.
+inline constexpr std::uint32_t no_slot = 0xffffffff;
+
 struct NativeFormDesc {
     const char* name;              // "" for a DTD's one unnamed form
     ByteOrder order;
@@ -163,6 +166,7 @@ struct NativeFormDesc {
     const std::uint8_t* magic;     // the bytes the file starts with (before any header)
     std::uint32_t magic_size;
     const NativeRecordDesc* records;  // per slot (unused for the predefined records)
+    std::uint32_t header_slot;     // the record the file starts with, without a type code, or no_slot
 };
 
 struct DtdDesc {

@@ -1,8 +1,8 @@
 // The native binary forms of a DTD (docs/dtd-language.md, "Native binary
 // forms"): a format's own binary files, such as PTF's or CHARISMA's, read
 // into and written from generic records. Magic bytes and an ASCII header,
-// each optional, then records: a type code and the fields' values in the
-// form's byte order, packed or with C's alignment padding, with no framing.
+// each optional, then records: a type code (unless the form has none) and
+// the fields' values in the form's byte order, packed or with C's alignment padding, with no framing.
 // Both the DTD-driven tool and generated code use this one implementation.
 #pragma once
 
@@ -61,9 +61,10 @@ public:
     // bytes start the input (TraceError bad_header when none does).
     NativeReader(std::istream& in, const DtdDesc& dtd);
 
-    // Reads the next record; false at the end of the input. With a header,
-    // the first record is a comment holding it: its lines, each with its line
-    // break, without the end line. Bytes values view this reader's buffer
+    // Reads the next record; false at the end of the input. With an ASCII
+    // header, the first record is a comment holding it: its lines, each with
+    // its line break, without the end line. With a header record, the first
+    // record is that one (the file must hold it). Bytes values view this reader's buffer
     // until the next call. Malformed input is a TraceError at its byte offset.
     bool next(GenericRecord& out);
 
@@ -88,6 +89,8 @@ private:
     }
     const char* take_more(std::size_t n);
     void read_exactly(std::uint64_t n, std::string& into);
+    bool in_body(std::uint32_t slot) const;
+    std::uint32_t read_code(std::uint64_t start);
     std::uint32_t slot_of(std::uint64_t code) const;
     [[noreturn]] void fail(ErrorKind kind, const std::string& message, std::uint64_t at) const;
 
@@ -102,8 +105,10 @@ private:
     NativeLayout layout_;
     std::string header_;
     bool header_pending_ = false;
+    bool header_record_pending_ = false;  // the form's header record is still to read
     std::string bytes_;  // the current record's bytes values
     std::uint32_t comment_slot_ = 0;
+    std::uint32_t only_slot_ = 0;  // the form's one record, when records carry no type code
     std::vector<std::uint32_t> by_code_;  // slot per type code, when the codes are small
     std::vector<std::uint64_t> last_;     // scratch of the record being read, kept to save allocations
     std::vector<std::pair<std::size_t, std::size_t>> spans_;
@@ -117,7 +122,9 @@ public:
 
     // Writes one record (to a buffer that close() flushes). With a header, a comment as the first record is the
     // header (its text must be whole lines, none of them the end line); a
-    // trace that starts otherwise gets an empty header. Other comments, and
+    // trace that starts otherwise gets an empty header. With a header record,
+    // the first record must be that one, and no other may be (TraceError
+    // usage; close() too when none was written). Other comments, and
     // metadata and section records, and records the form does not hold
     // ('tag.code = none'), have no native form: TraceError (usage).
     // A value the native form cannot hold (wider than its field, a float
@@ -134,6 +141,7 @@ public:
 private:
     void write_magic();
     void write_header(std::string_view text);
+    [[noreturn]] void refuse_header(const RecordDesc& r, bool again) const;
     void flush();
 
     std::ostream& out_;
@@ -145,7 +153,7 @@ private:
     std::vector<std::uint64_t> last_;  // scratch of the record being written, kept to save allocations
     std::uint64_t records_ = 0;
     bool magic_written_ = false;
-    bool header_written_ = false;
+    bool header_written_ = false;  // the ASCII header or the header record
 };
 
 }  // namespace metatf::rt
