@@ -32,7 +32,7 @@ Saved copy_segments(const std::string& input, rt::OutputFile& out, std::size_t l
         const std::uint64_t at = in.position();
         rt::Segment s;
         try {
-            if (!rt::read_segment(in, h, at, s, true)) {
+            if (!rt::read_segment(in, h, at, static_cast<std::uint32_t>(kept.size()), s, true)) {
                 saved.complete = true;
                 break;
             }
