@@ -117,6 +117,7 @@ public:
         const TextFieldDesc& t = text_->fields[index];
         GenericValue v;
         v.field = index;
+        after_ = text_of(t.after);
         std::size_t start = pos_;
         switch (t.format) {
             case TextFormat::omit:
@@ -254,8 +255,11 @@ private:
         }
     }
 
-    // Where the token starting at `from` ends: at the separator, a text the
-    // record sets before or after a field, or the end of the line.
+    // Where the token starting at `from` ends: at the separator or the end of
+    // the line, and before that at the field's own `after` text when it has
+    // one (so a value may hold a piece of another field's text, and "xRS"
+    // is "x" then "RS" even when "S" is a text too), else at the first text
+    // the record sets before or after a field.
     std::size_t token_end(std::size_t from) const {
         std::size_t end = from;
         if (space_) {
@@ -263,8 +267,11 @@ private:
         } else {
             end = std::min(line_.find(form_.separator, from), line_.size());
         }
-        for (const std::string& stop : *stops_) end = std::min(end, line_.substr(0, end).find(stop, from));
-        return end;
+        const std::string_view token = line_.substr(0, end);
+        if (!after_.empty()) return std::min(end, token.find(after_, from));
+        std::size_t first = end;
+        for (const std::string& stop : *stops_) first = std::min(first, token.find(stop, from));
+        return first;
     }
 
     // A number or character must fill its token.
@@ -397,6 +404,7 @@ private:
     const RecordDesc* record_ = nullptr;
     const TextRecordDesc* text_ = nullptr;
     const std::vector<std::string>* stops_ = &no_stops;
+    std::string_view after_;  // the `after` text of the field being read
     std::vector<GenericValue>* out_ = nullptr;
     std::size_t pos_ = 0;
     bool first_ = true;
@@ -746,7 +754,9 @@ private:
             refuse(describe(f) + " holds the separator " + quote(form_.separator) + ": " + excerpt(s));
         }
 
-        if (space_ && !exact_ && (s.empty() || is_blank(s.front()) || is_blank(s.back()))) {
+        // Text of the field's own around an empty value marks where it is (the line is read back: check_reads_back).
+        const bool marked = t.before || !text_of(t.after).empty();
+        if (space_ && !exact_ && ((s.empty() && !marked) || (!s.empty() && (is_blank(s.front()) || is_blank(s.back()))))) {
             refuse(describe(f) + " is empty or starts or ends with a blank, which a blank separator would lose");
         }
         out_ += s;
