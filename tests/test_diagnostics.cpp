@@ -351,6 +351,11 @@ const std::vector<Case> malformed = {
      {"1:49: error: 'omit' applies only to a field the line determines: the length of a bytes field written in the line, or the count of a repeated group that ends the record; field 'n' of record 'a' is neither"}},
     {"n.width = 1; s : (l, d) { d.width = l.value; } l.width = 1; d.text = line; text { separator = \",\"; } a : (s, n) { tag.value = 4; tag.mnemonic = \"a\"; }",
      {"1:70: error: 'line' takes the rest of the line, so only the last field of a record can use it; field 's.d' of record 'a' is not last"}},
+    // A 'line' field's length comes from the line, or the text could read into a trace not written back (issue 40).
+    {"d.type = bytes; d.width = 4; d.text = line; text { separator = \",\"; } a : d { tag.value = 4; tag.mnemonic = \"a\"; }",
+     {"1:39: error: 'line' takes the rest of the line, whatever its length, and field 'd' of record 'a' has a fixed width of 4 bytes; 'string' takes exactly that many"}},
+    {"n.width = 1; d.type = bytes; d.width = n.value; d.text = line; text { separator = \" \"; } a : (n, d) { tag.value = 4; tag.mnemonic = \"a\"; }",
+     {"1:58: error: 'line' takes the rest of the line, whatever its length, and the length of field 'd' of record 'a' is 'n', written before it; omit the length ('n.text = omit;'), or use 'string', which takes as many bytes as the length says"}},
     {"n.width = 1; d.width = 2; d.type = bytes; n.text = omit; text { separator = \",\"; } a : (n, n*d) { tag.value = 4; tag.mnemonic = \"a\"; }",
      {"1:52: error: the count 'n' of record 'a' is omitted, so each repeated element must be whole tokens: no nested group, no 'line' and no bytes field of a fixed or written length"}},
     // Text around values, digits and case (section 15).

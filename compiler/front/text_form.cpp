@@ -85,6 +85,17 @@ private:
         if (!last || *last != f.index) {
             error(f, "'line' takes the rest of the line, so only the last field of a record can use it; " +
                          describe(f) + " is not last");
+            return;
+        }
+        // A length the line does not give could disagree with the rest of the
+        // line: the text would read into a trace that could not be written back.
+        if (!f.width_from) {
+            error(f, "'line' takes the rest of the line, whatever its length, and " + describe(f) + " has a fixed width of " +
+                         std::to_string(f.width) + " bytes; 'string' takes exactly that many");
+        } else if (const ir::Field& length = r_.fields[*f.width_from]; length.text.format != ir::TextFormat::omit) {
+            error(f, "'line' takes the rest of the line, whatever its length, and the length of " + describe(f) + " is " +
+                         quote(length.path) + ", written before it; omit the length ('" + length.path +
+                         ".text = omit;'), or use 'string', which takes as many bytes as the length says");
         }
     }
 

@@ -206,6 +206,17 @@ fails(2 "mtf: convert: --exact is about the spelling of text input; INPUT is a t
 file(WRITE "${WORK_DIR}/framed.ptf" "Trace begin  \nTrace end\r\n")
 run(0 convert --dtd dtds/ptf.dtd "${WORK_DIR}/framed.ptf" "${WORK_DIR}/framed.mtf")
 expect_equal("respelled begin and end lines" "${err}" "mtf: convert: ${WORK_DIR}/framed.ptf: rewrote 2 of 2 lines in the format's canonical spelling (--exact refuses that); the first: line 1, column 12: \"Trace begin  \\n\" is written \"Trace begin\\n\"\n")
+# Issue 40: tokens whose after texts end alike ("S", "RS") convert and come back byte for byte.
+file(WRITE "${WORK_DIR}/suffix.dtd" "lx.width = 1; lx.text = omit; x.type = bytes; x.width = lx.value;\nly.width = 1; ly.text = omit; y.type = bytes; y.width = ly.value;\ntext { separator = \" \"; }\nr : (tag, lx, x, ly, y) { tag.value = 4; tag.mnemonic = \"r\"; x.after = \"S\"; y.after = \"RS\"; }\n")
+file(WRITE "${WORK_DIR}/suffix.txt" "r ATS xRS\nr xRS yRS\nr S RS\n")
+run(0 convert --exact --dtd "${WORK_DIR}/suffix.dtd" "${WORK_DIR}/suffix.txt" "${WORK_DIR}/suffix.mtf")
+run(0 convert "${WORK_DIR}/suffix.mtf" -)
+expect_equal("after texts that end alike" "${out}" "r ATS xRS\nr xRS yRS\nr S RS\n")
+# A DTD whose text could read into a trace not written back is refused before a line is read.
+file(WRITE "${WORK_DIR}/fixed-line.dtd" "s.type = bytes; s.width = 4; s.text = line;\ntext { separator = \",\"; }\nr : (tag, s) { tag.value = 4; tag.mnemonic = \"r\"; }\n")
+file(WRITE "${WORK_DIR}/fixed-line.txt" "r,abcdef\n")
+fails(1 "mtf: convert: the DTD ${WORK_DIR}/fixed-line.dtd has errors: ${WORK_DIR}/fixed-line.dtd:1:39: 'line' takes the rest of the line, whatever its length, and field 's' of record 'r' has a fixed width of 4 bytes; 'string' takes exactly that many"
+      convert --dtd "${WORK_DIR}/fixed-line.dtd" "${WORK_DIR}/fixed-line.txt" "${WORK_DIR}/fixed-line.mtf")
 string(REPEAT "a" 100 long)
 file(WRITE "${WORK_DIR}/long-w.spc" "0,1,512,R,0.500000,${long}\n0,1,512,R,0.500000,${long}b\r\n")
 string(SUBSTRING "${long}" 0 19 nineteen)
