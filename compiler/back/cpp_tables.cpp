@@ -160,7 +160,8 @@ void emit_text_fields(std::ostream& o, const rt::RecordDesc& r, const rt::TextRe
         const rt::TextFieldDesc& f = t.fields[i];
         o << "    {" << cpp_enum(format_enums, f.format) << ", " << (f.ignore_case ? "true" : "false") << ", "
           << literal(f.chars) << ", " << unsigned(f.digits) << ", " << (f.upper ? "true" : "false") << ", "
-          << (f.before ? literal(f.before) : "nullptr") << ", " << literal(f.after) << "},  // " << r.fields[i].path << "\n";
+          << (f.before ? literal(f.before) : "nullptr") << ", " << literal(f.after) << ", " << unsigned(f.column) << ", "
+          << (f.left ? "true" : "false") << "},  // " << r.fields[i].path << "\n";
     }
     o << "};\n";
 }

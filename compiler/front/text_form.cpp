@@ -51,6 +51,10 @@ public:
             if (f.index == 0) continue;
             if (f.text.format == ir::TextFormat::line) check_line(f);
             if (f.text.format == ir::TextFormat::omit) check_omit(f);
+            if (f.text.column != 0 && f.type == ir::Type::bytes && known_length(f)) {
+                error(f, "'column' pads a value whose length the line does not give, and " + describe(f) +
+                             " takes exactly as many bytes as its length says, blanks included");
+            }
             if (f.text.format == ir::TextFormat::chars && contains_any(f.text.chars, form_.separator)) {
                 error(f, "'chars' of " + describe(f) + " contains the separator " + quote(form_.separator));
             }
@@ -78,6 +82,11 @@ private:
                          "the text after " + (f.index == 0 ? "the mnemonic of record " + quote(r_.name) : describe(f)) +
                              " ends in a blank, which a reader drops at the end of a line when the separator is \" \"");
         }
+    }
+
+    // A bytes field read as exactly its length: fixed, or a length field written before it.
+    bool known_length(const ir::Field& f) const {
+        return !f.width_from || r_.fields[*f.width_from].text.format != ir::TextFormat::omit;
     }
 
     void check_line(const ir::Field& f) {
@@ -252,6 +261,10 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
                    std::to_string(field.scale);
         }
     }
+    if (format.column) {
+        const ast::Integer& c = *format.column;
+        if (c.negative || c.magnitude < 1 || c.magnitude > 255) return "'column' takes a width from 1 to 255, not " + c.text;
+    }
     switch (format.kind) {
         case K::decimal:
             if (field.type == ir::Type::bytes) return name + " applies to numbers" + is;
@@ -288,7 +301,9 @@ ir::FieldText field_text(const ast::TextFormat& format) {
         out.ignore_case = format.ignore_case;
     }
     if (format.digits) out.digits = static_cast<std::uint8_t>(format.digits->magnitude);
+    if (format.column) out.column = static_cast<std::uint8_t>(format.column->magnitude);
     out.upper = format.upper;
+    out.left = format.left;
     return out;
 }
 

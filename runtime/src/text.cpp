@@ -118,6 +118,8 @@ public:
         GenericValue v;
         v.field = index;
         after_ = text_of(t.after);
+        column_ = t.column;
+        left_ = t.left;
         std::size_t start = pos_;
         switch (t.format) {
             case TextFormat::omit:
@@ -126,6 +128,7 @@ public:
                 return;
             case TextFormat::decimal:
                 before(index, true);
+                pad_before();
                 start = pos_;
                 if (f.type == Type::floating) {
                     v.real = real(index);
@@ -135,11 +138,13 @@ public:
                 break;
             case TextFormat::hex:
                 before(index, true);
+                pad_before();
                 start = pos_;
                 v.integer = hex(index);
                 break;
             case TextFormat::chars:
                 before(index, true);
+                pad_before();
                 start = pos_;
                 v.integer = character(index, t);
                 break;
@@ -149,6 +154,8 @@ public:
                     break;
                 }
                 before(index, false);
+                pad_before();
+                start = pos_;
                 v.bytes = as_bytes(string(index));
                 break;
             case TextFormat::line:
@@ -162,6 +169,7 @@ public:
                 break;
         }
         if (f.type != Type::bytes) check_fixed(index, v.integer, start);
+        pad_after(start);
         literal(text_of(t.after), "after", index);
         if (f.type == Type::bytes && f.width_from != no_field && pending_[static_cast<std::uint32_t>(f.width_from)] != none) {
             const auto length = static_cast<std::uint32_t>(f.width_from);
@@ -215,6 +223,25 @@ private:
         return s;
     }
 
+    // A right-aligned column: the blanks before the value pad it (at the
+    // start of a line too, where no separator has taken them).
+    void pad_before() {
+        if (column_ == 0 || left_) return;
+        while (pos_ < line_.size() && is_blank(line_[pos_])) ++pos_;
+    }
+
+    // A left-aligned column: the blanks after the value, from `start`, pad it.
+    // Under a blank separator they pad it up to the column's width, and when
+    // they end there they separate it from the next value too.
+    void pad_after(std::size_t start) {
+        padded_ = false;
+        if (column_ == 0 || !left_) return;
+        const std::size_t limit = space_ ? std::min(line_.size(), start + column_) : line_.size();
+        const std::size_t from = pos_;
+        while (pos_ < limit && is_blank(line_[pos_])) ++pos_;
+        padded_ = pos_ != from && pos_ < line_.size() && !is_blank(line_[pos_]);
+    }
+
     // Moves past the text before field `index`: its own `before` text, or the
     // separator. Blanks after either are accepted before a number or a character.
     void before(std::uint32_t index, bool skip_blanks) {
@@ -243,6 +270,7 @@ private:
         const std::string_view sep = form_.separator;
         if (pos_ == line_.size()) fail(pos_, "the line ends before " + describe(index));
         if (space_) {
+            if (padded_) return;  // the padding before was the separator
             if (!is_blank(line_[pos_])) fail(pos_, "expected a blank before " + describe(index));
             while (pos_ < line_.size() && is_blank(line_[pos_])) ++pos_;
             if (pos_ == line_.size()) fail(pos_, "the line ends before " + describe(index));
@@ -268,10 +296,15 @@ private:
             end = std::min(line_.find(form_.separator, from), line_.size());
         }
         const std::string_view token = line_.substr(0, end);
-        if (!after_.empty()) return std::min(end, token.find(after_, from));
-        std::size_t first = end;
-        for (const std::string& stop : *stops_) first = std::min(first, token.find(stop, from));
-        return first;
+        if (!after_.empty()) {
+            end = std::min(end, token.find(after_, from));
+        } else {
+            for (const std::string& stop : *stops_) end = std::min(end, token.find(stop, from));
+        }
+        if (column_ != 0 && left_) {  // the blanks that pad a left-aligned value end it
+            while (end > from && is_blank(line_[end - 1])) --end;
+        }
+        return end;
     }
 
     // A number or character must fill its token.
@@ -405,6 +438,9 @@ private:
     const TextRecordDesc* text_ = nullptr;
     const std::vector<std::string>* stops_ = &no_stops;
     std::string_view after_;  // the `after` text of the field being read
+    std::uint8_t column_ = 0;  // its column's width, or 0
+    bool left_ = false;        // its column is left-aligned
+    bool padded_ = false;      // blanks that padded the value before ran up to the next one
     std::vector<GenericValue>* out_ = nullptr;
     std::size_t pos_ = 0;
     bool first_ = true;
@@ -689,7 +725,9 @@ public:
             out_ += form_.separator;  // an empty exact value ending the line goes without
         }
         first_ = false;
+        const std::size_t at = out_.size();
         value(f, t, v);
+        pad(f, t, at);
         out_ += text_of(t.after);
     }
 
@@ -702,6 +740,18 @@ private:
     // reader takes its bytes exactly (LineParser::exact).
     bool exact_format(const FieldDesc& f, const TextFieldDesc& t) const {
         return t.format == TextFormat::line || (t.format == TextFormat::string && (f.width_from == no_field || length_written(f)));
+    }
+
+    // Blanks up to the column's width, before the value written from `at` or
+    // after it (a wider value widens the column, as printf does). A string's
+    // own blank on that side would be read as padding.
+    void pad(const FieldDesc& f, const TextFieldDesc& t, std::size_t at) {
+        if (t.column == 0) return;
+        const std::size_t n = out_.size() - at;
+        if (f.type == Type::bytes && n != 0 && is_blank(t.left ? out_.back() : out_[at])) {
+            refuse(describe(f) + (t.left ? " ends" : " starts") + " with a blank, which its column's padding would take");
+        }
+        if (n < t.column) out_.insert(t.left ? out_.size() : at, t.column - n, ' ');
     }
 
     void value(const FieldDesc& f, const TextFieldDesc& t, const GenericValue& v) {

@@ -217,6 +217,16 @@ file(WRITE "${WORK_DIR}/fixed-line.dtd" "s.type = bytes; s.width = 4; s.text = l
 file(WRITE "${WORK_DIR}/fixed-line.txt" "r,abcdef\n")
 fails(1 "mtf: convert: the DTD ${WORK_DIR}/fixed-line.dtd has errors: ${WORK_DIR}/fixed-line.dtd:1:39: 'line' takes the rest of the line, whatever its length, and field 's' of record 'r' has a fixed width of 4 bytes; 'string' takes exactly that many"
       convert --dtd "${WORK_DIR}/fixed-line.dtd" "${WORK_DIR}/fixed-line.txt" "${WORK_DIR}/fixed-line.mtf")
+# Columns padded with blanks (blkparse's default line): --exact reads them and they come back byte for byte,
+# a value wider than its column included; --strict refuses a value its field's width cannot hold.
+file(WRITE "${WORK_DIR}/blk.txt" "  8,0    3        1     0.000000000   697  G   W 223490 + 8 [kjournald]\n  8,16  12      300 12345.000001781 123456 UT  WS 223490 + 1024 [kworker/0:1]\n")
+run(0 convert --exact --dtd tests/fixtures/blkparse.dtd "${WORK_DIR}/blk.txt" "${WORK_DIR}/blk.mtf")
+run(0 convert "${WORK_DIR}/blk.mtf" -)
+file(READ "${WORK_DIR}/blk.txt" blk_text)
+expect_equal("blkparse lines" "${out}" "${blk_text}")
+file(WRITE "${WORK_DIR}/blk-wide.txt" "  8,0   70000        1     0.000000000   697  G   W 223490 + 8 [kjournald]\n")
+fails(1 "mtf: convert: ${WORK_DIR}/blk-wide.txt: line 1: value 70000 of field 'cpu' (none) does not fit in 2 bytes"
+      convert --strict --dtd tests/fixtures/blkparse.dtd "${WORK_DIR}/blk-wide.txt" "${WORK_DIR}/blk-wide.mtf")
 string(REPEAT "a" 100 long)
 file(WRITE "${WORK_DIR}/long-w.spc" "0,1,512,R,0.500000,${long}\n0,1,512,R,0.500000,${long}b\r\n")
 string(SUBSTRING "${long}" 0 19 nineteen)
