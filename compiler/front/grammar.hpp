@@ -78,7 +78,8 @@ struct text_chars : seq<TAO_PEGTL_KEYWORD("chars"), sep, must<chars_arg>, opt<se
 struct text_string : seq<TAO_PEGTL_KEYWORD("string"), opt<sep, text_column>> {};
 struct text_line : TAO_PEGTL_KEYWORD("line") {};
 struct text_omit : TAO_PEGTL_KEYWORD("omit") {};
-struct text_format : sor<text_chars, text_decimal, text_hex, text_string, text_line, text_omit> {};
+struct text_enum : seq<TAO_PEGTL_KEYWORD("enum"), opt<sep, text_column>> {};  // the names the field's `enum` gives
+struct text_format : sor<text_chars, text_decimal, text_hex, text_string, text_line, text_omit, text_enum> {};
 
 // Rules: the names of an enumeration's values or a flag set's bits, `{ read = 1, write = 2 }`,
 // and an order, `nondecreasing` or `increasing`, with `global` for one across record types.

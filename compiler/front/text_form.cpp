@@ -17,6 +17,7 @@ const char* format_name(ast::TextFormatKind k) {
         case K::string: return "string";
         case K::line: return "line";
         case K::omit: return "omit";
+        case K::enumeration: return "enum";
     }
     return "decimal";
 }
@@ -55,6 +56,7 @@ public:
                 error(f, "'column' pads a value whose length the line does not give, and " + describe(f) +
                              " takes exactly as many bytes as its length says, blanks included");
             }
+            if (f.text.format == ir::TextFormat::enumeration) check_enum(f);
             if (f.text.format == ir::TextFormat::chars && contains_any(f.text.chars, form_.separator)) {
                 error(f, "'chars' of " + describe(f) + " contains the separator " + quote(form_.separator));
             }
@@ -81,6 +83,24 @@ private:
             diags_.error(f.index == 0 ? *sites_.mnemonic : sites_.field_text[f.index],
                          "the text after " + (f.index == 0 ? "the mnemonic of record " + quote(r_.name) : describe(f)) +
                              " ends in a blank, which a reader drops at the end of a line when the separator is \" \"");
+        }
+    }
+
+    // `text = enum` spells the values by the names of the field's `enum`.
+    void check_enum(const ir::Field& f) {
+        if (f.rules.names.empty() || f.rules.naming != rt::Naming::values) {
+            const std::string has = f.rules.names.empty() ? " has no 'enum'"
+                                    : f.rules.naming == rt::Naming::flags ? " has 'flags', not 'enum'"
+                                                                          : " has 'bits', not 'enum'";
+            error(f, "'enum' writes a value as the name the field's 'enum' gives it, and " + describe(f) + has + " (as in '" +
+                         f.kind + ".enum = { Read = 0, Write = 1 };')");
+            return;
+        }
+        for (const ir::NamedValue& n : f.rules.names) {
+            if (n.name.find(form_.separator) != std::string::npos) {
+                error(f, "the name " + quote(n.name) + " of " + describe(f) + " contains the separator " + quote(form_.separator));
+                return;
+            }
         }
     }
 
@@ -281,6 +301,9 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
         case K::line:
             if (field.type != ir::Type::bytes) return name + " applies to bytes fields" + is;
             return std::nullopt;
+        case K::enumeration:
+            if (!rt::is_integer(field.type)) return name + " applies to integers" + is;
+            return std::nullopt;
     }
     return std::nullopt;
 }
@@ -295,6 +318,7 @@ ir::FieldText field_text(const ast::TextFormat& format) {
         case K::string: out.format = ir::TextFormat::string; break;
         case K::line: out.format = ir::TextFormat::line; break;
         case K::omit: out.format = ir::TextFormat::omit; break;
+        case K::enumeration: out.format = ir::TextFormat::enumeration; break;
     }
     if (format.kind == K::chars) {
         out.chars = format.chars.value;

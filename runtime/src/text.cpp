@@ -148,6 +148,12 @@ public:
                 start = pos_;
                 v.integer = character(index, t);
                 break;
+            case TextFormat::enumeration:
+                before(index, true);
+                pad_before();
+                start = pos_;
+                v.integer = word(index);
+                break;
             case TextFormat::string:
                 if (const auto n = known_length(f); n && exact(index)) {
                     v.bytes = as_bytes(exact_value(index, *n));
@@ -405,6 +411,28 @@ private:
         }
         fail(pos_, "expected one of the characters \"" + std::string(chars) + "\"" + (t.ignore_case ? " (either case)" : "") +
                        " for " + describe(index));
+    }
+
+    // A name of the field's enum: the whole token.
+    std::uint64_t word(std::uint32_t index) {
+        const FieldRules& rules = *record_->fields[index].rules;
+        const std::size_t end = token_end(pos_);
+        const std::string_view token = line_.substr(pos_, end - pos_);
+        const auto names = std::span(rules.names, rules.name_count);
+        const auto it = std::find_if(names.begin(), names.end(), [&](const NamedValue& n) { return token == n.name; });
+        if (it == names.end()) {
+            fail(pos_, "expected one of the names " + listed(names) + " for " + describe(index) +
+                           (token.empty() ? std::string() : ", not " + excerpt(token)));
+        }
+        pos_ = end;
+        return it->value;
+    }
+
+    // The first few names of an enum, for a message.
+    static std::string listed(std::span<const NamedValue> names) {
+        std::string out;
+        for (std::size_t i = 0; i < names.size() && i < 8; ++i) out += (i ? ", " : "") + std::string(names[i].name);
+        return "(" + out + (names.size() > 8 ? ", ... " + std::to_string(names.size()) + " in all" : "") + ")";
     }
 
     // A bytes field: exactly its width when the line gives it, else the token.
@@ -777,7 +805,19 @@ private:
             case TextFormat::string:
             case TextFormat::line: bytes(f, t, v.bytes); return;
             case TextFormat::omit: return;
+            case TextFormat::enumeration: out_ += name_of(f, v.integer); return;
         }
+    }
+
+    // The name the field's enum gives `value` (its names sorted by value).
+    std::string_view name_of(const FieldDesc& f, std::uint64_t value) const {
+        const auto names = std::span(f.rules->names, f.rules->name_count);
+        const auto it = std::ranges::lower_bound(names, value, {}, &NamedValue::value);
+        if (it == names.end() || it->value != value) {
+            refuse(describe(f) + " has value " + (f.type == Type::signed_int ? std::to_string(static_cast<std::int64_t>(value)) : std::to_string(value)) +
+                   ", which its enum names none of");
+        }
+        return it->name;
     }
 
     // The shortest form that reads back to the same double.
