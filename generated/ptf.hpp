@@ -826,89 +826,89 @@ inline constexpr char text[] =
 
 // The native text form: how each field is written in a line.
 inline constexpr rt::TextFieldDesc fo_3_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // superFormatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // numberOfPointers
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // numberOfDataMembers
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // numberOfArrayMembers
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // lengthOfClassName
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // dataMemberFormatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // arrayDataMemberFormatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // numberOfElements
-    {rt::TextFormat::string, false, "", 0, false, nullptr, ""},  // className
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // superFormatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // numberOfPointers
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // numberOfDataMembers
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // numberOfArrayMembers
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // lengthOfClassName
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // dataMemberFormatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // arrayDataMemberFormatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // numberOfElements
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 0, false},  // className
 };
 inline constexpr rt::TextFieldDesc co_4_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
 };
 inline constexpr rt::TextFieldDesc cao_5_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // containerOid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // numberOfElements
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // containerOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // numberOfElements
 };
 inline constexpr rt::TextFieldDesc do__6_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
 };
 inline constexpr rt::TextFieldDesc sr_7_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
 };
 inline constexpr rt::TextFieldDesc gr_8_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
 };
 inline constexpr rt::TextFieldDesc dr_9_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // offset
 };
 inline constexpr rt::TextFieldDesc dw_10_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // offset
 };
 inline constexpr rt::TextFieldDesc adr_11_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // offset
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // index
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // length
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // index
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // length
 };
 inline constexpr rt::TextFieldDesc adw_12_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // oid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // offset
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // index
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // length
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // index
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // length
 };
 inline constexpr rt::TextFieldDesc er_13_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // fromOid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // edge
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // fromOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // edge
 };
 inline constexpr rt::TextFieldDesc ew_14_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // fromOid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // edge
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // toOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // fromOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // edge
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // toOid
 };
 inline constexpr rt::TextFieldDesc ts_15_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
 };
 inline constexpr rt::TextFieldDesc te_16_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
 };
 inline constexpr rt::TextRecordDesc text_records[] = {
     {nullptr, nullptr},  // comment: no text form

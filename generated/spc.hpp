@@ -230,15 +230,15 @@ inline constexpr char text[] =
 
 // The native text form: how each field is written in a line.
 inline constexpr rt::TextFieldDesc spc_3_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // asu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // lba
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, ""},  // size
-    {rt::TextFormat::chars, true, "RW", 0, false, nullptr, ""},  // opcode
-    {rt::TextFormat::decimal, false, "", 6, false, nullptr, ""},  // timestamp
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, ""},  // optionalCount
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, ""},  // optional.optionalLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, ""},  // optional.optionalText
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // asu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // lba
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // size
+    {rt::TextFormat::chars, true, "RW", 0, false, nullptr, "", 0, false},  // opcode
+    {rt::TextFormat::decimal, false, "", 6, false, nullptr, "", 0, false},  // timestamp
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // optionalCount
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // optional.optionalLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 0, false},  // optional.optionalText
 };
 inline constexpr rt::TextRecordDesc text_records[] = {
     {nullptr, nullptr},  // comment: no text form

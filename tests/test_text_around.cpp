@@ -14,7 +14,8 @@ namespace {
 using namespace metatf;
 namespace rt = metatf::rt;
 
-// A call line: "<call>@00FF(007) -005"; a name line: "name foo=1A2B".
+// A call line: "<call>@00FF(007) -005"; a name line: "name foo=1A2B"; two
+// tokens whose `after` texts end alike: "r ATS xRS", "q ab, "cd",".
 const char* const dtd_text = R"dtd(tag.width = 1;
 a.width = 8;
 a.text = hex digits 4 upper;
@@ -36,6 +37,10 @@ named : (tag, len, name, a) { tag.value = 5; tag.mnemonic = "name"; a.before = "
 hexed : (tag, n, a) { tag.value = 6; tag.mnemonic = "h"; a.before = "0x"; }
 version : (tag, v, n) { tag.value = 7; tag.mnemonic = "v"; v.width = 1; v.value = 2; v.text = hex digits 2; }
 pair : (tag, k, k*(n)) { tag.value = 8; tag.mnemonic = "p"; k.width = 1; k.value = 2; k.text = omit; }
+lx.width = 1; lx.text = omit; x.type = bytes; x.width = lx.value;
+ly.width = 1; ly.text = omit; y.type = bytes; y.width = ly.value;
+suffix : (tag, lx, x, ly, y) { tag.value = 9; tag.mnemonic = "r"; x.after = "S"; y.after = "RS"; }
+quoted : (tag, lx, x, ly, y) { tag.value = 10; tag.mnemonic = "q"; x.after = ","; y.after = "\",";  }
 )dtd";
 
 const lower::LoweredDtd& dtd() {
@@ -53,6 +58,21 @@ std::string normalized(const std::string& text) {
     while (reader.next(record)) writer.write(record);
     writer.close();
     return out.str();
+}
+
+// The bytes values of the one record `line` holds.
+std::vector<std::string> strings_of(const std::string& line) {
+    std::istringstream in(line);
+    rt::TextReader reader(in, dtd().desc());
+    rt::GenericRecord record;
+    REQUIRE(reader.next(record));
+    std::vector<std::string> out;
+    for (const rt::GenericValue& v : record.values) {
+        if (!v.bytes.empty() || dtd().desc().records[record.slot].fields[v.field].type == rt::Type::bytes) {
+            out.emplace_back(reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size());
+        }
+    }
+    return out;
 }
 
 std::string read_error(const std::string& text) {
@@ -138,4 +158,26 @@ TEST_CASE("text around values: a token holding a record's text is refused by the
         CHECK(std::string(e.what()) == "line 1: record 'named' would not read back the same from its line 'name x=y=0001': a value runs into the text around the "
               "values");
     }
+}
+
+TEST_CASE("text around values: a token ends at its own after text, though another field's text ends it") {
+    CHECK(strings_of("r ATS xRS\n") == std::vector<std::string>{"AT", "x"});
+    CHECK(strings_of("r xRS yRS\n") == std::vector<std::string>{"xR", "y"});
+    CHECK(strings_of("q ab, \"cd\",\n") == std::vector<std::string>{"ab", "\"cd"});
+    for (const std::string line : {"r ATS xRS\n", "r xRS yRS\n", "r S RS\n", "q ab, \"cd\",\n", "q , \",\n"}) {
+        CHECK(normalized(line) == line);  // an empty token is marked by its after text
+    }
+    CHECK(read_error("r ATS xR\n") == "line 1, column 9: expected 'RS' after field 'y' of record 'suffix'");
+    CHECK(read_error("q a,b, c\",\n") == "line 1, column 5: expected a blank before field 'y' of record 'quoted'");
+}
+
+TEST_CASE("text around values: a token holding its own after text is refused by the writer") {
+    rt::GenericRecord r;
+    r.slot = 8;
+    const std::string x = "AT", y = "xRS";
+    r.values = {{1, 2, 0, {}}, {2, 0, 0, rt::as_bytes(x)}, {3, 3, 0, {}}, {4, 0, 0, rt::as_bytes(y)}};
+    REQUIRE(std::string(dtd().desc().records[8].name) == "suffix");
+    CHECK_THROWS_WITH_AS(written(r), "line 1: record 'suffix' would not read back the same from its line 'r ATS xRSRS': a value runs into the text "
+                                     "around the values",
+                         rt::TextError);
 }

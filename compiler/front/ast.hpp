@@ -60,7 +60,7 @@ struct String {
 };
 
 // A field's text format: `decimal`, `hex`, `chars "RW" ignoreCase`, `string`, `line` or `omit`,
-// with `digits N` (decimal, hex) and `upper` (hex).
+// with `digits N` (decimal, hex), `upper` (hex) and `column N [left]` (all but line and omit).
 using TextFormatKind = rt::TextFormat;
 struct TextFormat {
     TextFormatKind kind = TextFormatKind::decimal;
@@ -69,6 +69,8 @@ struct TextFormat {
     bool ignore_case = false;
     std::optional<Integer> digits;
     bool upper = false;
+    std::optional<Integer> column;  // `column N`: the width blanks pad the value to
+    bool left = false;              // `column N left`: the blanks after the value
 };
 
 // `{ read = 1, write = 2 }`: an enumeration's values or a flag set's bits, named.

@@ -65,16 +65,21 @@ struct type_name : sor<TAO_PEGTL_KEYWORD("unsigned"), TAO_PEGTL_KEYWORD("signed"
 // How a field is written in the text form: `decimal`, `hex`, `chars "RW" ignoreCase`, ...
 struct ignore_case : TAO_PEGTL_KEYWORD("ignoreCase") {};
 struct chars_arg : string_literal {};
-struct text_chars : seq<TAO_PEGTL_KEYWORD("chars"), sep, must<chars_arg>, opt<sep, ignore_case>> {};
 struct digits_arg : integer {};
 struct text_digits : seq<TAO_PEGTL_KEYWORD("digits"), sep, must<digits_arg>> {};
 struct text_upper : TAO_PEGTL_KEYWORD("upper") {};
-struct text_decimal : seq<TAO_PEGTL_KEYWORD("decimal"), opt<sep, text_digits>> {};
-struct text_hex : seq<TAO_PEGTL_KEYWORD("hex"), opt<sep, text_digits>, opt<sep, text_upper>> {};
-struct text_string : TAO_PEGTL_KEYWORD("string") {};
+// `column 5` (printf's `%5d`), `column 3 left` (`%-3d`): blanks pad the value to a width.
+struct column_arg : integer {};
+struct text_left : TAO_PEGTL_KEYWORD("left") {};
+struct text_column : seq<TAO_PEGTL_KEYWORD("column"), sep, must<column_arg>, opt<sep, text_left>> {};
+struct text_decimal : seq<TAO_PEGTL_KEYWORD("decimal"), opt<sep, text_digits>, opt<sep, text_column>> {};
+struct text_hex : seq<TAO_PEGTL_KEYWORD("hex"), opt<sep, text_digits>, opt<sep, text_upper>, opt<sep, text_column>> {};
+struct text_chars : seq<TAO_PEGTL_KEYWORD("chars"), sep, must<chars_arg>, opt<sep, ignore_case>, opt<sep, text_column>> {};
+struct text_string : seq<TAO_PEGTL_KEYWORD("string"), opt<sep, text_column>> {};
 struct text_line : TAO_PEGTL_KEYWORD("line") {};
 struct text_omit : TAO_PEGTL_KEYWORD("omit") {};
-struct text_format : sor<text_chars, text_decimal, text_hex, text_string, text_line, text_omit> {};
+struct text_enum : seq<TAO_PEGTL_KEYWORD("enum"), opt<sep, text_column>> {};  // the names the field's `enum` gives
+struct text_format : sor<text_chars, text_decimal, text_hex, text_string, text_line, text_omit, text_enum> {};
 
 // Rules: the names of an enumeration's values or a flag set's bits, `{ read = 1, write = 2 }`,
 // and an order, `nondecreasing` or `increasing`, with `global` for one across record types.
@@ -202,6 +207,7 @@ template <> inline constexpr const char* errors::message<escape_code> =
     "unknown escape in a string: the escapes are \\\", \\\\, \\n, \\t and \\xHH";
 template <> inline constexpr const char* errors::message<string_close> = "unterminated string: expected '\"' before the end of the line";
 template <> inline constexpr const char* errors::message<digits_arg> = "expected the number of digits after 'digits', as in 'hex digits 8'";
+template <> inline constexpr const char* errors::message<column_arg> = "expected the column's width after 'column', as in 'decimal column 5'";
 template <> inline constexpr const char* errors::message<chars_arg> = "expected the characters as a string after 'chars', as in 'chars \"RW\"'";
 template <> inline constexpr const char* errors::message<value> =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation "

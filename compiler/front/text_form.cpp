@@ -17,6 +17,7 @@ const char* format_name(ast::TextFormatKind k) {
         case K::string: return "string";
         case K::line: return "line";
         case K::omit: return "omit";
+        case K::enumeration: return "enum";
     }
     return "decimal";
 }
@@ -51,6 +52,11 @@ public:
             if (f.index == 0) continue;
             if (f.text.format == ir::TextFormat::line) check_line(f);
             if (f.text.format == ir::TextFormat::omit) check_omit(f);
+            if (f.text.column != 0 && f.type == ir::Type::bytes && known_length(f)) {
+                error(f, "'column' pads a value whose length the line does not give, and " + describe(f) +
+                             " takes exactly as many bytes as its length says, blanks included");
+            }
+            if (f.text.format == ir::TextFormat::enumeration) check_enum(f);
             if (f.text.format == ir::TextFormat::chars && contains_any(f.text.chars, form_.separator)) {
                 error(f, "'chars' of " + describe(f) + " contains the separator " + quote(form_.separator));
             }
@@ -80,11 +86,45 @@ private:
         }
     }
 
+    // `text = enum` spells the values by the names of the field's `enum`.
+    void check_enum(const ir::Field& f) {
+        if (f.rules.names.empty() || f.rules.naming != rt::Naming::values) {
+            const std::string has = f.rules.names.empty() ? " has no 'enum'"
+                                    : f.rules.naming == rt::Naming::flags ? " has 'flags', not 'enum'"
+                                                                          : " has 'bits', not 'enum'";
+            error(f, "'enum' writes a value as the name the field's 'enum' gives it, and " + describe(f) + has + " (as in '" +
+                         f.kind + ".enum = { Read = 0, Write = 1 };')");
+            return;
+        }
+        for (const ir::NamedValue& n : f.rules.names) {
+            if (n.name.find(form_.separator) != std::string::npos) {
+                error(f, "the name " + quote(n.name) + " of " + describe(f) + " contains the separator " + quote(form_.separator));
+                return;
+            }
+        }
+    }
+
+    // A bytes field read as exactly its length: fixed, or a length field written before it.
+    bool known_length(const ir::Field& f) const {
+        return !f.width_from || r_.fields[*f.width_from].text.format != ir::TextFormat::omit;
+    }
+
     void check_line(const ir::Field& f) {
         const auto* last = r_.layout.empty() ? nullptr : std::get_if<std::uint32_t>(&r_.layout.back());
         if (!last || *last != f.index) {
             error(f, "'line' takes the rest of the line, so only the last field of a record can use it; " +
                          describe(f) + " is not last");
+            return;
+        }
+        // A length the line does not give could disagree with the rest of the
+        // line: the text would read into a trace that could not be written back.
+        if (!f.width_from) {
+            error(f, "'line' takes the rest of the line, whatever its length, and " + describe(f) + " has a fixed width of " +
+                         std::to_string(f.width) + " bytes; 'string' takes exactly that many");
+        } else if (const ir::Field& length = r_.fields[*f.width_from]; length.text.format != ir::TextFormat::omit) {
+            error(f, "'line' takes the rest of the line, whatever its length, and the length of " + describe(f) + " is " +
+                         quote(length.path) + ", written before it; omit the length ('" + length.path +
+                         ".text = omit;'), or use 'string', which takes as many bytes as the length says");
         }
     }
 
@@ -241,6 +281,10 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
                    std::to_string(field.scale);
         }
     }
+    if (format.column) {
+        const ast::Integer& c = *format.column;
+        if (c.negative || c.magnitude < 1 || c.magnitude > 255) return "'column' takes a width from 1 to 255, not " + c.text;
+    }
     switch (format.kind) {
         case K::decimal:
             if (field.type == ir::Type::bytes) return name + " applies to numbers" + is;
@@ -257,6 +301,9 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
         case K::line:
             if (field.type != ir::Type::bytes) return name + " applies to bytes fields" + is;
             return std::nullopt;
+        case K::enumeration:
+            if (!rt::is_integer(field.type)) return name + " applies to integers" + is;
+            return std::nullopt;
     }
     return std::nullopt;
 }
@@ -271,13 +318,16 @@ ir::FieldText field_text(const ast::TextFormat& format) {
         case K::string: out.format = ir::TextFormat::string; break;
         case K::line: out.format = ir::TextFormat::line; break;
         case K::omit: out.format = ir::TextFormat::omit; break;
+        case K::enumeration: out.format = ir::TextFormat::enumeration; break;
     }
     if (format.kind == K::chars) {
         out.chars = format.chars.value;
         out.ignore_case = format.ignore_case;
     }
     if (format.digits) out.digits = static_cast<std::uint8_t>(format.digits->magnitude);
+    if (format.column) out.column = static_cast<std::uint8_t>(format.column->magnitude);
     out.upper = format.upper;
+    out.left = format.left;
     return out;
 }
 

@@ -46,6 +46,8 @@ json field_text(const FieldText& t) {
     }
     if (t.digits != 0) out["digits"] = t.digits;
     if (t.upper) out["upper"] = true;
+    if (t.column != 0) out["column"] = t.column;
+    if (t.left) out["left"] = true;
     return surround(t, std::move(out));
 }
 

@@ -45,6 +45,8 @@ struct FieldText {
     bool ignore_case = false;  // chars: either case accepted on input
     std::uint8_t digits = 0;   // decimal, hex: the fewest digits written, zeros in front (0: no padding)
     bool upper = false;        // hex: upper-case digits
+    std::uint8_t column = 0;   // the width blanks pad the value to (0: none)
+    bool left = false;         // with a column: the value first, the blanks after it
     std::optional<std::string> before;  // written before the value instead of the separator
     std::string after;                  // written after the value
 

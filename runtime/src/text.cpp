@@ -117,6 +117,9 @@ public:
         const TextFieldDesc& t = text_->fields[index];
         GenericValue v;
         v.field = index;
+        after_ = text_of(t.after);
+        column_ = t.column;
+        left_ = t.left;
         std::size_t start = pos_;
         switch (t.format) {
             case TextFormat::omit:
@@ -125,6 +128,7 @@ public:
                 return;
             case TextFormat::decimal:
                 before(index, true);
+                pad_before();
                 start = pos_;
                 if (f.type == Type::floating) {
                     v.real = real(index);
@@ -134,13 +138,21 @@ public:
                 break;
             case TextFormat::hex:
                 before(index, true);
+                pad_before();
                 start = pos_;
                 v.integer = hex(index);
                 break;
             case TextFormat::chars:
                 before(index, true);
+                pad_before();
                 start = pos_;
                 v.integer = character(index, t);
+                break;
+            case TextFormat::enumeration:
+                before(index, true);
+                pad_before();
+                start = pos_;
+                v.integer = word(index);
                 break;
             case TextFormat::string:
                 if (const auto n = known_length(f); n && exact(index)) {
@@ -148,6 +160,8 @@ public:
                     break;
                 }
                 before(index, false);
+                pad_before();
+                start = pos_;
                 v.bytes = as_bytes(string(index));
                 break;
             case TextFormat::line:
@@ -161,6 +175,7 @@ public:
                 break;
         }
         if (f.type != Type::bytes) check_fixed(index, v.integer, start);
+        pad_after(start);
         literal(text_of(t.after), "after", index);
         if (f.type == Type::bytes && f.width_from != no_field && pending_[static_cast<std::uint32_t>(f.width_from)] != none) {
             const auto length = static_cast<std::uint32_t>(f.width_from);
@@ -214,6 +229,25 @@ private:
         return s;
     }
 
+    // A right-aligned column: the blanks before the value pad it (at the
+    // start of a line too, where no separator has taken them).
+    void pad_before() {
+        if (column_ == 0 || left_) return;
+        while (pos_ < line_.size() && is_blank(line_[pos_])) ++pos_;
+    }
+
+    // A left-aligned column: the blanks after the value, from `start`, pad it.
+    // Under a blank separator they pad it up to the column's width, and when
+    // they end there they separate it from the next value too.
+    void pad_after(std::size_t start) {
+        padded_ = false;
+        if (column_ == 0 || !left_) return;
+        const std::size_t limit = space_ ? std::min(line_.size(), start + column_) : line_.size();
+        const std::size_t from = pos_;
+        while (pos_ < limit && is_blank(line_[pos_])) ++pos_;
+        padded_ = pos_ != from && pos_ < line_.size() && !is_blank(line_[pos_]);
+    }
+
     // Moves past the text before field `index`: its own `before` text, or the
     // separator. Blanks after either are accepted before a number or a character.
     void before(std::uint32_t index, bool skip_blanks) {
@@ -242,6 +276,7 @@ private:
         const std::string_view sep = form_.separator;
         if (pos_ == line_.size()) fail(pos_, "the line ends before " + describe(index));
         if (space_) {
+            if (padded_) return;  // the padding before was the separator
             if (!is_blank(line_[pos_])) fail(pos_, "expected a blank before " + describe(index));
             while (pos_ < line_.size() && is_blank(line_[pos_])) ++pos_;
             if (pos_ == line_.size()) fail(pos_, "the line ends before " + describe(index));
@@ -254,8 +289,11 @@ private:
         }
     }
 
-    // Where the token starting at `from` ends: at the separator, a text the
-    // record sets before or after a field, or the end of the line.
+    // Where the token starting at `from` ends: at the separator or the end of
+    // the line, and before that at the field's own `after` text when it has
+    // one (so a value may hold a piece of another field's text, and "xRS"
+    // is "x" then "RS" even when "S" is a text too), else at the first text
+    // the record sets before or after a field.
     std::size_t token_end(std::size_t from) const {
         std::size_t end = from;
         if (space_) {
@@ -263,7 +301,15 @@ private:
         } else {
             end = std::min(line_.find(form_.separator, from), line_.size());
         }
-        for (const std::string& stop : *stops_) end = std::min(end, line_.substr(0, end).find(stop, from));
+        const std::string_view token = line_.substr(0, end);
+        if (!after_.empty()) {
+            end = std::min(end, token.find(after_, from));
+        } else {
+            for (const std::string& stop : *stops_) end = std::min(end, token.find(stop, from));
+        }
+        if (column_ != 0 && left_) {  // the blanks that pad a left-aligned value end it
+            while (end > from && is_blank(line_[end - 1])) --end;
+        }
         return end;
     }
 
@@ -367,6 +413,28 @@ private:
                        " for " + describe(index));
     }
 
+    // A name of the field's enum: the whole token.
+    std::uint64_t word(std::uint32_t index) {
+        const FieldRules& rules = *record_->fields[index].rules;
+        const std::size_t end = token_end(pos_);
+        const std::string_view token = line_.substr(pos_, end - pos_);
+        const auto names = std::span(rules.names, rules.name_count);
+        const auto it = std::find_if(names.begin(), names.end(), [&](const NamedValue& n) { return token == n.name; });
+        if (it == names.end()) {
+            fail(pos_, "expected one of the names " + listed(names) + " for " + describe(index) +
+                           (token.empty() ? std::string() : ", not " + excerpt(token)));
+        }
+        pos_ = end;
+        return it->value;
+    }
+
+    // The first few names of an enum, for a message.
+    static std::string listed(std::span<const NamedValue> names) {
+        std::string out;
+        for (std::size_t i = 0; i < names.size() && i < 8; ++i) out += (i ? ", " : "") + std::string(names[i].name);
+        return "(" + out + (names.size() > 8 ? ", ... " + std::to_string(names.size()) + " in all" : "") + ")";
+    }
+
     // A bytes field: exactly its width when the line gives it, else the token.
     std::string_view string(std::uint32_t index) {
         const FieldDesc& f = record_->fields[index];
@@ -397,6 +465,10 @@ private:
     const RecordDesc* record_ = nullptr;
     const TextRecordDesc* text_ = nullptr;
     const std::vector<std::string>* stops_ = &no_stops;
+    std::string_view after_;  // the `after` text of the field being read
+    std::uint8_t column_ = 0;  // its column's width, or 0
+    bool left_ = false;        // its column is left-aligned
+    bool padded_ = false;      // blanks that padded the value before ran up to the next one
     std::vector<GenericValue>* out_ = nullptr;
     std::size_t pos_ = 0;
     bool first_ = true;
@@ -681,7 +753,9 @@ public:
             out_ += form_.separator;  // an empty exact value ending the line goes without
         }
         first_ = false;
+        const std::size_t at = out_.size();
         value(f, t, v);
+        pad(f, t, at);
         out_ += text_of(t.after);
     }
 
@@ -694,6 +768,18 @@ private:
     // reader takes its bytes exactly (LineParser::exact).
     bool exact_format(const FieldDesc& f, const TextFieldDesc& t) const {
         return t.format == TextFormat::line || (t.format == TextFormat::string && (f.width_from == no_field || length_written(f)));
+    }
+
+    // Blanks up to the column's width, before the value written from `at` or
+    // after it (a wider value widens the column, as printf does). A string's
+    // own blank on that side would be read as padding.
+    void pad(const FieldDesc& f, const TextFieldDesc& t, std::size_t at) {
+        if (t.column == 0) return;
+        const std::size_t n = out_.size() - at;
+        if (f.type == Type::bytes && n != 0 && is_blank(t.left ? out_.back() : out_[at])) {
+            refuse(describe(f) + (t.left ? " ends" : " starts") + " with a blank, which its column's padding would take");
+        }
+        if (n < t.column) out_.insert(t.left ? out_.size() : at, t.column - n, ' ');
     }
 
     void value(const FieldDesc& f, const TextFieldDesc& t, const GenericValue& v) {
@@ -719,7 +805,19 @@ private:
             case TextFormat::string:
             case TextFormat::line: bytes(f, t, v.bytes); return;
             case TextFormat::omit: return;
+            case TextFormat::enumeration: out_ += name_of(f, v.integer); return;
         }
+    }
+
+    // The name the field's enum gives `value` (its names sorted by value).
+    std::string_view name_of(const FieldDesc& f, std::uint64_t value) const {
+        const auto names = std::span(f.rules->names, f.rules->name_count);
+        const auto it = std::ranges::lower_bound(names, value, {}, &NamedValue::value);
+        if (it == names.end() || it->value != value) {
+            refuse(describe(f) + " has value " + (f.type == Type::signed_int ? std::to_string(static_cast<std::int64_t>(value)) : std::to_string(value)) +
+                   ", which its enum names none of");
+        }
+        return it->name;
     }
 
     // The shortest form that reads back to the same double.
@@ -746,7 +844,9 @@ private:
             refuse(describe(f) + " holds the separator " + quote(form_.separator) + ": " + excerpt(s));
         }
 
-        if (space_ && !exact_ && (s.empty() || is_blank(s.front()) || is_blank(s.back()))) {
+        // Text of the field's own around an empty value marks where it is (the line is read back: check_reads_back).
+        const bool marked = t.before || !text_of(t.after).empty();
+        if (space_ && !exact_ && ((s.empty() && !marked) || (!s.empty() && (is_blank(s.front()) || is_blank(s.back()))))) {
             refuse(describe(f) + " is empty or starts or ends with a blank, which a blank separator would lose");
         }
         out_ += s;

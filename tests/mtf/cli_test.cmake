@@ -209,6 +209,38 @@ fails(2 "mtf: convert: --exact is about the spelling of text input; INPUT is a t
 file(WRITE "${WORK_DIR}/framed.ptf" "Trace begin  \nTrace end\r\n")
 run(0 convert --dtd dtds/ptf.dtd "${WORK_DIR}/framed.ptf" "${WORK_DIR}/framed.mtf")
 expect_equal("respelled begin and end lines" "${err}" "mtf: convert: ${WORK_DIR}/framed.ptf: rewrote 2 of 2 lines in the format's canonical spelling (--exact refuses that); the first: line 1, column 12: \"Trace begin  \\n\" is written \"Trace begin\\n\"\n")
+# Issue 40: tokens whose after texts end alike ("S", "RS") convert and come back byte for byte.
+file(WRITE "${WORK_DIR}/suffix.dtd" "lx.width = 1; lx.text = omit; x.type = bytes; x.width = lx.value;\nly.width = 1; ly.text = omit; y.type = bytes; y.width = ly.value;\ntext { separator = \" \"; }\nr : (tag, lx, x, ly, y) { tag.value = 4; tag.mnemonic = \"r\"; x.after = \"S\"; y.after = \"RS\"; }\n")
+file(WRITE "${WORK_DIR}/suffix.txt" "r ATS xRS\nr xRS yRS\nr S RS\n")
+run(0 convert --exact --dtd "${WORK_DIR}/suffix.dtd" "${WORK_DIR}/suffix.txt" "${WORK_DIR}/suffix.mtf")
+run(0 convert "${WORK_DIR}/suffix.mtf" -)
+expect_equal("after texts that end alike" "${out}" "r ATS xRS\nr xRS yRS\nr S RS\n")
+# A DTD whose text could read into a trace not written back is refused before a line is read.
+file(WRITE "${WORK_DIR}/fixed-line.dtd" "s.type = bytes; s.width = 4; s.text = line;\ntext { separator = \",\"; }\nr : (tag, s) { tag.value = 4; tag.mnemonic = \"r\"; }\n")
+file(WRITE "${WORK_DIR}/fixed-line.txt" "r,abcdef\n")
+fails(1 "mtf: convert: the DTD ${WORK_DIR}/fixed-line.dtd has errors: ${WORK_DIR}/fixed-line.dtd:1:39: 'line' takes the rest of the line, whatever its length, and field 's' of record 'r' has a fixed width of 4 bytes; 'string' takes exactly that many"
+      convert --dtd "${WORK_DIR}/fixed-line.dtd" "${WORK_DIR}/fixed-line.txt" "${WORK_DIR}/fixed-line.mtf")
+# Columns padded with blanks (blkparse's default line): --exact reads them and they come back byte for byte,
+# a value wider than its column included; --strict refuses a value its field's width cannot hold.
+file(WRITE "${WORK_DIR}/blk.txt" "  8,0    3        1     0.000000000   697  G   W 223490 + 8 [kjournald]\n  8,16  12      300 12345.000001781 123456 UT  WS 223490 + 1024 [kworker/0:1]\n")
+run(0 convert --exact --dtd tests/fixtures/blkparse.dtd "${WORK_DIR}/blk.txt" "${WORK_DIR}/blk.mtf")
+run(0 convert "${WORK_DIR}/blk.mtf" -)
+file(READ "${WORK_DIR}/blk.txt" blk_text)
+expect_equal("blkparse lines" "${out}" "${blk_text}")
+file(WRITE "${WORK_DIR}/blk-wide.txt" "  8,0   70000        1     0.000000000   697  G   W 223490 + 8 [kjournald]\n")
+fails(1 "mtf: convert: ${WORK_DIR}/blk-wide.txt: line 1: value 70000 of field 'cpu' (none) does not fit in 2 bytes"
+      convert --strict --dtd tests/fixtures/blkparse.dtd "${WORK_DIR}/blk-wide.txt" "${WORK_DIR}/blk-wide.mtf")
+# Words an enum names (MSR Cambridge's Read and Write): stored as numbers, written back as the words.
+file(WRITE "${WORK_DIR}/msr.csv" "128166372003061629,hm,1,Read,3649060864,4096,41395\n128166372002993263,hm,1,Write,3633869824,4096,40012\n")
+run(0 convert --exact --dtd tests/fixtures/msr-cambridge.dtd "${WORK_DIR}/msr.csv" "${WORK_DIR}/msr.mtf")
+run(0 convert "${WORK_DIR}/msr.mtf" -)
+file(READ "${WORK_DIR}/msr.csv" msr_text)
+expect_equal("MSR Cambridge lines" "${out}" "${msr_text}")
+run(0 dump --format csv "${WORK_DIR}/msr.mtf")
+expect_equal("MSR Cambridge dump" "${out}" "index,record,timestamp,hostnameLength,hostname,disk,type,offset,size,responseTime\n0,request,128166372003061629,2,hm,1,Read,3649060864,4096,41395\n1,request,128166372002993263,2,hm,1,Write,3633869824,4096,40012\n")
+file(WRITE "${WORK_DIR}/msr-flush.csv" "128166372003061629,hm,1,Flush,0,0,41395\n")
+fails(1 "mtf: convert: ${WORK_DIR}/msr-flush.csv: line 1, column 25: expected one of the names (Read, Write) for field 'type' of record 'request', not 'Flush'"
+      convert --dtd tests/fixtures/msr-cambridge.dtd "${WORK_DIR}/msr-flush.csv" "${WORK_DIR}/msr-flush.mtf")
 string(REPEAT "a" 100 long)
 file(WRITE "${WORK_DIR}/long-w.spc" "0,1,512,R,0.500000,${long}\n0,1,512,R,0.500000,${long}b\r\n")
 string(SUBSTRING "${long}" 0 19 nineteen)

@@ -118,6 +118,8 @@ struct TextFieldDesc {
     bool upper;           // hex: upper-case digits
     const char* before;   // the text before the value instead of the separator; nullptr: the separator
     const char* after;    // the text after the value, or ""
+    std::uint8_t column;  // the width blanks pad the value to, or 0
+    bool left;            // column: the value first, then the blanks
 };
 
 struct TextRecordDesc {

@@ -26,6 +26,7 @@ enum class TextFormat : std::uint8_t {
     string,   // bytes: as many bytes as the length field says, or the token up to the next separator
     line,     // bytes, last field only: the rest of the line
     omit,     // not written: a length or count derived from the line
+    enumeration,  // integers: the name the field's `enum` gives the value (`enum` in a DTD)
 };
 
 enum class Predefined : std::uint8_t { none, comment, section, metadata };
@@ -84,7 +85,7 @@ namespace detail {
 inline constexpr std::array<std::string_view, 4> type_names = {"unsigned", "signed", "float", "bytes"};
 inline constexpr std::array<std::string_view, 8> interp_names = {"none",   "default",       "baseOffset",    "delta",
                                                                  "stride", "sectionOffset", "sectionStride", "live"};
-inline constexpr std::array<std::string_view, 6> text_format_names = {"decimal", "hex", "chars", "string", "line", "omit"};
+inline constexpr std::array<std::string_view, 7> text_format_names = {"decimal", "hex", "chars", "string", "line", "omit", "enum"};
 inline constexpr std::array<std::string_view, 4> predefined_names = {"", "comment", "section", "metadata"};
 inline constexpr std::array<std::string_view, 3> order_names = {"", "nondecreasing", "increasing"};
 
