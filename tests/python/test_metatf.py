@@ -50,31 +50,58 @@ r : (tag, a, b, c, d) { tag.value = 4; tag.mnemonic = "r"; }
 """
 
 
+def crc32c(data):
+    """CRC32C (Castagnoli), bit by bit from its definition."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
 def decode_fixed(data):
     """The (a, b, c, d) of each record of a FIXED_DTD trace, read from the
-    container's bytes as docs/trace-format.md lays them out: no Meta-TF code."""
-    assert data[:4] == b"\x7fMTF" and data[7] in (2, 3)
+    container's bytes as docs/trace-format.md lays them out: no Meta-TF code.
+    In version 4 it also checks every checksum (section 1.3)."""
+    assert data[:4] == b"\x7fMTF" and data[7] in (2, 3, 4)
+    v4 = data[7] == 4
     word = 4 if data[4] == 1 else 8
     order = "<" if data[5] == 1 else ">"
     w = order + ("I" if word == 4 else "Q")
     name_length = data[6]
     (text_length,) = struct.unpack_from(w, data, 16)
-    at = 16 + word + name_length + text_length
+    at = 16 + word + (4 if v4 else 0) + name_length + text_length
+    if v4:
+        header = bytearray(data[:at])
+        (want,) = struct.unpack_from(order + "I", header, 16 + word)
+        header[16 + word:20 + word] = bytes(4)
+        assert crc32c(header) == want
     rows = []
     while data[at:at + 1] == b"S":
         chunks = struct.unpack_from(order + "H", data, at + 2)[0]
         records, state = struct.unpack_from(order + ("II" if word == 4 else "QQ"), data, at + 8)
         assert state == 0
+        frame_at = at
         at += 8 + 2 * word
-        sizes = []
+        sizes, sums = [], []
         for _ in range(chunks):
             section, codec = data[at], data[at + 1]
-            stored, decoded = struct.unpack_from(order + ("II" if word == 4 else "QQ"), data, at + 4)
+            if v4:
+                sums.append(struct.unpack_from(order + "I", data, at + 4)[0])
+            stored, decoded = struct.unpack_from(order + ("II" if word == 4 else "QQ"), data, at + (8 if v4 else 4))
             assert (section, codec, stored) == (0, 0, decoded)
             sizes.append(stored)
-            at += 4 + 2 * word
-        for size in sizes:
+            at += (8 if v4 else 4) + 2 * word
+        if v4:
+            frame = bytearray(data[frame_at:at])
+            (want,) = struct.unpack_from(order + "I", frame, 4)
+            frame[4:8] = bytes(4)
+            assert crc32c(frame) == want
+        for k, size in enumerate(sizes):
             end = at + size
+            if v4:
+                assert crc32c(data[at:end]) == sums[k]
             while at < end:
                 assert data[at] == 4
                 rows.append(struct.unpack_from(order + "BhQd", data, at + 1))
@@ -91,6 +118,7 @@ def test_values_match_an_independent_decoder_of_the_bytes(tmp_path):
              for _ in range(3000)]
     text.write_text("\n".join(lines) + "\n")
     run(MTF, "convert", "--encoding", "initial", "--chunk-size", "4096", "--dtd", dtd, text, trace)
+    assert trace.read_bytes()[7] == 4  # the writers' default, whose checksums decode_fixed checks
     want = decode_fixed(trace.read_bytes())
     assert len(want) == 3000
     got = metatf.read_numpy(trace, "r")
@@ -453,7 +481,8 @@ def test_a_last_frame_that_counts_too_few_records_is_refused_by_every_thread_cou
     dtd, text, trace = tmp_path / "fixed.dtd", tmp_path / "fixed.txt", tmp_path / "fixed.mtf"
     dtd.write_text(FIXED_DTD)
     text.write_text("".join(f"r {k % 256} {k} {k * 3} 0.5\n" for k in range(3000)))
-    run(MTF, "convert", "--encoding", "initial", "--chunk-size", "4096", "--dtd", dtd, text, trace)
+    # Version 3: in version 4 the frame's checksum would refuse the edited counts first.
+    run(MTF, "convert", "--encoding", "initial", "--chunk-size", "4096", "--container-version", "3", "--dtd", dtd, text, trace)
     data = bytearray(trace.read_bytes())
     # The last segment frame and the end frame's total each count one record less.
     (text_length,) = struct.unpack_from("<Q", data, 16)
