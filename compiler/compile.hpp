@@ -36,7 +36,7 @@ Compilation compile_stdin(std::optional<std::string> name = std::nullopt);
 Compilation compile_embedded(const rt::Header& header);
 
 // The DTD file a command line's NAME stands for: NAME itself when something
-// exists there; otherwise, for a NAME without '/', the first NAME or
+// other than a directory exists there; otherwise, for a NAME without '/', the first NAME or
 // NAME.dtd in dtd_search_dirs(). Nothing when neither is found.
 std::optional<std::string> find_dtd(const std::string& name);
 

@@ -62,7 +62,7 @@ std::vector<std::string> dtd_search_dirs() {
 
 std::optional<std::string> find_dtd(const std::string& name) {
     std::error_code ec;
-    if (fs::exists(name, ec)) return name;
+    if (fs::exists(name, ec) && !fs::is_directory(name, ec)) return name;
     if (name.empty() || name.find('/') != std::string::npos) return std::nullopt;
     for (const std::string& dir : dtd_search_dirs()) {
         for (const std::string& file : {name, name + ".dtd"}) {

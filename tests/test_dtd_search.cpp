@@ -69,6 +69,8 @@ TEST_CASE("find_dtd: what exists wins, a path is never searched, nothing found i
     const fs::path here = fs::current_path();
     fs::current_path(d);
     CHECK(metatf::find_dtd("spc.dtd") == "spc.dtd");  // the file in the current directory
+    fs::create_directory(d / "hatf10");
+    CHECK(metatf::find_dtd("hatf10") == source_dtds + "/hatf10.dtd");  // not the directory
     fs::current_path(here);
     CHECK(metatf::find_dtd("./no-such.dtd") == std::nullopt);
     CHECK(metatf::find_dtd("x/spc") == std::nullopt);

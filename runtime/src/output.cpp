@@ -259,6 +259,10 @@ void OutputFile::commit() {
     done_ = true;
 }
 
+void OutputFile::flush() {
+    if (std::fflush(file_) != 0) fail("cannot write: " + error_text());
+}
+
 void OutputFile::discard() {
     if (done_) return;
     done_ = true;

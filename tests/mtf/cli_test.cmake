@@ -766,6 +766,34 @@ foreach(version 3 4)
   endif()
 endforeach()
 expect_equal("a damaged fingerprint, version 4" "${err}" "mtf: recover: ${damaged}: byte 24, record 0: the header and the embedded DTD do not match their checksum\n")
+# With -f, a recovery that is refused leaves the file it would have replaced as it was.
+file(WRITE "${out_dir}/kept.mtf" "earlier\n")
+run(1 recover -f "${damaged}" "${out_dir}/kept.mtf")
+file(READ "${out_dir}/kept.mtf" kept)
+expect_equal("recover -f of a trace it refuses" "${kept}" "earlier\n")
+# A frame field the reader checks before the frame's checksum is damage too: the high bit of
+# segment 2's chunk count. recover keeps the two segments before it.
+run(0 convert --encoding initial --chunk-size 400000 --dtd dtds/spc.dtd "${out_dir}/many.spc" "${out_dir}/count.mtf")
+execute_process(COMMAND perl -e [=[
+  open(F, '<', $ARGV[0]) or die; binmode F; local $/; my $d = <F>;
+  my $at = 16 + 8 + 4 + ord(substr($d, 6, 1)) + unpack('Q<', substr($d, 16, 8));
+  for (1 .. 2) {
+    my $n = unpack('v', substr($d, $at + 2, 2));
+    my $size = unpack('Q<', substr($d, $at + 16, 8));
+    $size += unpack('Q<', substr($d, $at + 24 + 24 * $_ + 8, 8)) for 0 .. $n - 1;
+    $at += 24 + 24 * $n + $size;
+  }
+  print $at;]=] "${out_dir}/count.mtf" OUTPUT_VARIABLE segment2 RESULT_VARIABLE code)
+expect_equal("finding segment 2" "${code}" "0")
+math(EXPR count_high "${segment2} + 3")
+execute_process(COMMAND perl -e "open(F, '+<', \$ARGV[0]) or die; seek(F, \$ARGV[1], 0); read(F, \$b, 1); seek(F, \$ARGV[1], 0); print F chr(ord(\$b) ^ 128)"
+                        "${out_dir}/count.mtf" "${count_high}" RESULT_VARIABLE code)
+expect_equal("flipping the chunk count's high bit" "${code}" "0")
+run(0 recover "${out_dir}/count.mtf" "${out_dir}/count-saved.mtf")
+if(NOT err MATCHES "^mtf: recover: [^\n]*count.mtf: saved [0-9]+ records in 2 segments to [^\n]*count-saved.mtf; stopped before the damaged segment 2 at byte ${segment2}: a segment of 32769 chunks\n$")
+  message(FATAL_ERROR "recover of a damaged chunk count: ${err}")
+endif()
+run(0 check "${out_dir}/count-saved.mtf")
 # A DTD text that no reader takes is refused before anything is written, naming the readers' limit.
 file(READ "${SOURCE_DIR}/dtds/spc.dtd" spc_dtd)
 string(REPEAT "x" 16777216 filler)

@@ -46,9 +46,13 @@ Saved copy_segments(const std::string& input, rt::OutputFile& out, std::size_t l
                 saved.complete = true;
                 break;
             }
+            // Summed against the bound, not past it: sizes from a pipe are not yet checked against a file's size.
+            constexpr std::uint64_t most = std::uint64_t(1) << 30;
             std::uint64_t payload = 0;
-            for (const rt::Chunk& c : s.chunks) payload += c.size;
-            if (payload > (std::uint64_t(1) << 30)) throw InputError(in.name() + ": a segment of more than 1 GiB at byte " + std::to_string(at));
+            for (const rt::Chunk& c : s.chunks) {
+                if (c.size > most - payload) throw InputError(in.name() + ": a segment of more than 1 GiB at byte " + std::to_string(at));
+                payload += c.size;
+            }
             std::vector<std::byte> data(payload);
             in.read(data.data(), data.size(), "a chunk");
             if (auto damage = damaged_chunk(h, s, data)) {
@@ -63,6 +67,12 @@ Saved copy_segments(const std::string& input, rt::OutputFile& out, std::size_t l
         } catch (const rt::TraceError& e) {
             if (e.kind == rt::ErrorKind::checksum) {
                 saved.damage = e.message;
+                break;
+            }
+            if (h.version >= 4 && e.kind == rt::ErrorKind::bad_section) {
+                // A frame field the reader checks before the frame's checksum (its kind, its
+                // chunk count, its state block's length): in a checksummed trace that is damage too.
+                saved.damage = "segment " + std::to_string(kept.size()) + " at byte " + std::to_string(at) + ": " + e.message;
                 break;
             }
             if (e.kind != rt::ErrorKind::truncated) throw;
@@ -118,25 +128,27 @@ int run(const std::vector<std::string>& args) {
                 throw InputError(e.what());
             }
         }();
-        out.commit();
-        const auto bad = read_back(output);
+        // Read back before it is put in place, so that a copy that fails leaves OUTPUT as it was
+        // (an existing file replaced with -f included): `out` removes its temporary file.
+        out.flush();
+        const auto bad = read_back(out.written_to());
         if (bad && (saved.complete || !bad->has_position)) {
             // A finished trace is not cut: records that do not read make it malformed, and it is
             // refused as check refuses it. Its copy is the input byte for byte, so the position is the
             // input's; and an error with no position is about the header or DTD, which the copy took as they were.
-            std::remove(output.c_str());
             throw InputError(name + ": " + bad->what());
         }
         if (bad && attempt == 0 && input != "-") {
             // A segment that arrived whole but holds damaged records: keep those before it.
             limit = 0;
             while (limit < saved.ends.size() && saved.ends[limit] <= bad->record) ++limit;
-            std::remove(output.c_str());
             continue;
         }
-        if (bad) {
-            std::remove(output.c_str());  // it would look complete
-            throw InputError(name + ": the recovered segments do not read back: " + bad->what());
+        if (bad) throw InputError(name + ": the recovered segments do not read back: " + bad->what());
+        try {
+            out.commit();
+        } catch (const rt::OutputError& e) {
+            throw InputError(e.what());
         }
         std::cerr << "mtf: recover: " << name << ": "
                   << (saved.complete ? "the trace was complete; " : "") << "saved " << saved.records << " records in "

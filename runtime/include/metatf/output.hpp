@@ -42,6 +42,8 @@ public:
     void patch(std::uint64_t offset, const void* data, std::size_t n);
     // Flushes, and for a regular file syncs and renames it into place.
     void commit();
+    // Hands what is buffered to the file, so that it can be read before commit().
+    void flush();
     // Removes the temporary file now (a failed output); idempotent.
     void discard();
 
@@ -49,6 +51,8 @@ public:
     // Whether the output is written in place (standard output, a descriptor, a FIFO, a device).
     bool streaming() const { return temporary_.empty(); }
     const std::string& path() const { return path_; }
+    // Where the bytes are until commit(): the temporary file, or the path of a stream.
+    const std::string& written_to() const { return temporary_.empty() ? path_ : temporary_; }
     // The name for messages: the path, or "stdout".
     const std::string& name() const { return name_; }
 
