@@ -500,3 +500,18 @@ def test_a_last_frame_that_counts_too_few_records_is_refused_by_every_thread_cou
     for threads in (1, 2):
         with pytest.raises(ValueError, match="records, but the trace holds"):
             metatf.read_numpy(trace, "r", threads=threads)
+
+
+@pytest.mark.parametrize("capture, fraction", [("pcap-le-usec.pcap", 999999), ("pcap-be-nsec.pcap", 999999999)])
+def test_a_pcap_capture_reads_its_packet_fields_as_numbers(tmp_path, capture, fraction):
+    trace = tmp_path / "capture.mtf"
+    run(MTF, "convert", "--native", "--dtd", SOURCE / "dtds/pcap.dtd", SOURCE / "tests/fixtures/native" / capture, trace)
+    packets = metatf.read_pandas(trace, "packet")
+    for field in ("ts_sec", "ts_usec", "incl_len", "orig_len"):
+        assert packets[field].dtype == np.uint64, field
+    assert packets["ts_sec"].tolist() == [1700000000, 1700000001, 1700000002, 1700000003]
+    assert packets["ts_usec"].tolist() == [fraction - k for k in range(4)]  # nanoseconds in an _nsec file
+    assert packets["incl_len"].tolist() == [0, 1, 60, 96]
+    assert packets["orig_len"].tolist() == [0, 1, 60, 1514]
+    header = metatf.read_pandas(trace, "fileHeader")
+    assert header[["snaplen", "linktype", "thiszone"]].values.tolist() == [[96, 1, -3600]]
