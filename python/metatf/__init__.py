@@ -202,7 +202,8 @@ def _structured(packed, record, described, scaled):
     return out
 
 
-def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", progress=None, threads=None, max_memory=None):
+def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", progress=None, threads=None, max_memory=None,
+                bits="names"):
     """The records of type `record` (every type when None) as one DataFrame.
 
     Columns: `index` (the record's position in the trace, as `mtf dump`
@@ -216,9 +217,15 @@ def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", pro
     nullable UInt64/Int64). `chunks` reads part of the trace, `threads`
     sets how many threads read it, and `max_memory` bounds the memory the
     read may take, as in read_numpy().
+
+    With bits="parts", a field of parts (a DTD's `bits` rule) gives a column
+    per part instead, FIELD.PART, each the part's number (uint64); bits that
+    no part holds are left out (read_numpy gives the whole value).
     """
     import pandas as pd
 
+    if bits not in ("names", "parts"):
+        raise ValueError(f"bits is 'names' or 'parts', not {bits!r}")
     info = path if isinstance(path, TraceInfo) else open(path)
     names = [record] if record is not None else list(info.records)
     if record is not None:
@@ -230,7 +237,11 @@ def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", pro
         frame = {"index": positions, "record": pd.Categorical.from_codes(np.zeros(len(positions), dtype=np.int8), [name])}
         described = {f["name"]: f for f in info._record(name)["fields"]}
         for field, values in columns.items():
-            frame[_column_name(name, field)] = _pandas_column(info, name, described[field], values, scaled)
+            column = _column_name(name, field)
+            if bits == "parts" and described[field]["naming"] == "bits":
+                frame.update(_bit_parts(values, described[field], column))
+            else:
+                frame[column] = _pandas_column(info, name, described[field], values, scaled)
         # copy=False: the arrays are the frame's alone, and pandas would
         # otherwise copy every column to consolidate those of one dtype.
         frames.append(pd.DataFrame(frame, copy=False))
@@ -251,6 +262,17 @@ def _pandas_column(info, record, field, values, scaled):
         unique = pd.unique(values)
         return pd.Categorical(values) if len(unique) * 2 <= len(values) else values
     return _scaled(values, field, scaled)
+
+
+def _bit_parts(values, field, column):
+    """A field of parts as a column per part, COLUMN.PART: the bits its mask
+    selects, shifted down to a number (the runtime packs parts from the least
+    significant bit up, docs/dtd-language.md)."""
+    out = {}
+    for part, mask in field["names"].items():
+        shift = (mask & -mask).bit_length() - 1
+        out[f"{column}.{part}"] = (values & np.uint64(mask)) >> np.uint64(shift)
+    return out
 
 
 def _categorical(values, name_of):

@@ -201,6 +201,19 @@ def test_names_of_enums_flags_and_parts_as_dump_shows_them():
         assert frame["modeBits"][3] == "mode:3,level:21,zone:15,0x3000"
         raw = metatf.read_numpy(converted, "compressed")
         assert raw["modeBits"][3] == 0x3FAB
+        # bits="parts": a number a part; the 0x3000 that no part holds is not in them.
+        parts = metatf.read_pandas(converted, bits="parts")
+        assert "modeBits" not in parts.columns
+        assert [parts[f"modeBits.{p}"][3] for p in ("mode", "level", "zone")] == [3, 21, 15]
+        assert parts["modeBits.mode"].dtype == np.uint64
+        for field in ("fileDescBits", "indexBits", "modeBits"):
+            names = metatf.open(converted).records["compressed"]["fields"]
+            masks = next(f["names"] for f in names if f["name"] == field)
+            rebuilt = sum(parts[f"{field}.{p}"].to_numpy() << np.uint64((m & -m).bit_length() - 1) for p, m in masks.items())
+            covered = np.uint64(sum(masks.values()))
+            assert (rebuilt == (raw[field] & covered)).all(), field
+        with pytest.raises(ValueError, match="bits is 'names' or 'parts', not 'split'"):
+            metatf.read_pandas(converted, bits="split")
     finally:
         converted.unlink(missing_ok=True)
 
