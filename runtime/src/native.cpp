@@ -430,9 +430,14 @@ std::uint32_t NativeReader::read_code(std::uint64_t start) {
     if (buffer_.size() - pos_ < code_width && !refill() && buffer_.size() - pos_ < code_width) {
         fail(ErrorKind::truncated, "the file ends inside a record's type code", offset_ + (buffer_.size() - pos_));
     }
-    const std::uint64_t code = load_uint(reinterpret_cast<const std::byte*>(take(code_width)), code_width, form_->order);
+    const char* bytes = take(code_width);
+    const std::uint64_t code = load_uint(reinterpret_cast<const std::byte*>(bytes), code_width, form_->order);
     const std::uint32_t slot = slot_of(code);
-    if (slot == dtd_.record_count) fail(ErrorKind::unknown_tag, "no record has the type code " + std::to_string(code), start);
+    if (slot == dtd_.record_count) {
+        // The bytes as the file holds them too: a code read in the wrong byte order shows as such.
+        fail(ErrorKind::unknown_tag, "no record has the type code " + std::to_string(code) + " (bytes " +
+                                         hex_bytes(reinterpret_cast<const std::uint8_t*>(bytes), code_width) + ")", start);
+    }
     return slot;
 }
 

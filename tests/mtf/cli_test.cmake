@@ -680,7 +680,7 @@ foreach(command convert dump check stats)
   if(command STREQUAL "convert")
     list(APPEND args "${WORK_DIR}/code255.mtf")
   endif()
-  fails(1 "mtf: ${command}: ${WORK_DIR}/code255.bin: byte 0, record 0: no record has the type code 255" ${args})
+  fails(1 "mtf: ${command}: ${WORK_DIR}/code255.bin: byte 0, record 0: no record has the type code 255 (bytes ff)" ${args})
 endforeach()
 
 # ---- /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are the descriptors they name

@@ -53,7 +53,7 @@ execute_process(COMMAND head -c 259 ${fixture} OUTPUT_FILE "${WORK_DIR}/cut.ptfb
 fails("mtf: convert: ${WORK_DIR}/cut.ptfb: byte 259, record 15: the file ends inside record 15"
       convert --native --dtd dtds/ptf.dtd "${WORK_DIR}/cut.ptfb" "${WORK_DIR}/cut.mtf")
 file(WRITE "${WORK_DIR}/code.ptfb" "PTF 1.0\n$\nc")
-fails("mtf: convert: ${WORK_DIR}/code.ptfb: byte 10, record 1: no record has the type code 99"
+fails("mtf: convert: ${WORK_DIR}/code.ptfb: byte 10, record 1: no record has the type code 99 (bytes 63)"
       convert --native --dtd dtds/ptf.dtd "${WORK_DIR}/code.ptfb" "${WORK_DIR}/code.mtf")
 file(WRITE "${WORK_DIR}/header.ptfb" "PTF 1.0\nnotes\n")
 fails("mtf: convert: ${WORK_DIR}/header.ptfb: byte 14, record 0: the file ends before the header's end line '$'"
