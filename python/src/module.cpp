@@ -271,6 +271,14 @@ py::dict describe_field(const rt::DtdDesc& d, std::uint32_t slot, std::uint32_t 
     return out;
 }
 
+// The slot of the record type `name` that a trace's user holds (not a predefined one).
+std::optional<std::uint32_t> user_record(const rt::DtdDesc& d, const std::string& name) {
+    for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+        if (d.records[slot].name == name && d.records[slot].predefined == rt::Predefined::none) return slot;
+    }
+    return std::nullopt;
+}
+
 // The DTD's record types that a trace's user holds, with their fields:
 // [{"name", "tag", "fields": [{"name", "index", "type", "scale", "text", "names", "naming", "repeated"}]}].
 py::list describe_records(const rt::DtdDesc& d) {
@@ -419,7 +427,7 @@ public:
                   std::size_t first, std::int64_t end, std::size_t threads, std::uint64_t budget) {
         const rt::DtdDesc& d = dtd();
         for (const std::string& n : names) {
-            if (!slot_named(n)) throw py::key_error("the trace's DTD '" + std::string(d.name) + "' has no record type '" + n + "'");
+            if (!user_record(d, n)) throw py::key_error("the trace's DTD '" + std::string(d.name) + "' has no record type '" + n + "'");
         }
         std::vector<std::unique_ptr<Table>> tables(d.record_count);
         for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
@@ -446,10 +454,10 @@ public:
     py::object read_packed(const std::string& name, const std::vector<std::string>& fields, const py::object& progress,
                            std::size_t first, std::int64_t end, std::size_t threads, std::uint64_t budget) {
         const rt::DtdDesc& d = dtd();
-        if (!slot_named(name)) throw py::key_error("the trace's DTD '" + std::string(d.name) + "' has no record type '" + name + "'");
+        const auto found = user_record(d, name);
+        if (!found) throw py::key_error("the trace's DTD '" + std::string(d.name) + "' has no record type '" + name + "'");
         std::vector<std::unique_ptr<Table>> tables(d.record_count);
-        std::uint32_t slot = 0;
-        while (d.records[slot].name != name || d.records[slot].predefined != rt::Predefined::none) ++slot;
+        const std::uint32_t slot = *found;
         tables[slot] = make_table(d.records[slot], fields, true);
         Table& t = *tables[slot];
         if (t.bytes) return py::none();
@@ -461,14 +469,6 @@ public:
     }
 
 private:
-    bool slot_named(const std::string& name) const {
-        const rt::DtdDesc& d = dtd();
-        for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
-            if (d.records[slot].name == name && d.records[slot].predefined == rt::Predefined::none) return true;
-        }
-        return false;
-    }
-
     // The columns of `fields` (all top-level fields when empty); a field the
     // record lacks is an error when the record was asked for by name.
     std::unique_ptr<Table> make_table(const rt::RecordDesc& r, const std::vector<std::string>& fields, bool named) const {
@@ -895,11 +895,8 @@ private:
     };
 
     std::uint32_t slot_of(const std::string& name) const {
-        const rt::DtdDesc& d = dtd();
-        for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
-            if (d.records[slot].name == name && d.records[slot].predefined == rt::Predefined::none) return slot;
-        }
-        throw py::key_error("the DTD '" + std::string(d.name) + "' has no record type '" + name + "'");
+        if (const auto slot = user_record(dtd(), name)) return *slot;
+        throw py::key_error("the DTD '" + std::string(dtd().name) + "' has no record type '" + name + "'");
     }
 
     std::unique_ptr<Plan> plan(const std::string& type, const py::object& given, std::size_t rows) const {
