@@ -8,6 +8,7 @@
 
 #include "lower/lower.hpp"
 #include "support.hpp"
+#include "text_support.hpp"
 
 namespace {
 
@@ -49,16 +50,7 @@ const lower::LoweredDtd& dtd() {
 }
 
 // Reads `text` and writes each record back: the canonical form of the text.
-std::string normalized(const std::string& text) {
-    std::istringstream in(text);
-    std::ostringstream out;
-    rt::TextReader reader(in, dtd().desc());
-    rt::TextWriter writer(out, dtd().desc());
-    rt::GenericRecord record;
-    while (reader.next(record)) writer.write(record);
-    writer.close();
-    return out.str();
-}
+std::string normalized(const std::string& text) { return test::normalized(dtd().desc(), text); }
 
 // The bytes values of the one record `line` holds.
 std::vector<std::string> strings_of(const std::string& line) {
@@ -75,14 +67,7 @@ std::vector<std::string> strings_of(const std::string& line) {
     return out;
 }
 
-std::string read_error(const std::string& text) {
-    try {
-        normalized(text);
-    } catch (const rt::TextError& e) {
-        return e.what();
-    }
-    return "no error";
-}
+std::string read_error(const std::string& text) { return test::text_error(dtd().desc(), text); }
 
 rt::GenericRecord call(std::uint64_t a, std::uint64_t n, std::int64_t s) {
     rt::GenericRecord r;
@@ -94,12 +79,7 @@ rt::GenericRecord call(std::uint64_t a, std::uint64_t n, std::int64_t s) {
     return r;
 }
 
-std::string written(const rt::GenericRecord& r) {
-    std::ostringstream out;
-    rt::TextWriter writer(out, dtd().desc());
-    writer.write(r);
-    return out.str();
-}
+std::string written(const rt::GenericRecord& r) { return test::written(dtd().desc(), r); }
 
 }  // namespace
 

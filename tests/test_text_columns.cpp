@@ -8,6 +8,7 @@
 
 #include "lower/lower.hpp"
 #include "support.hpp"
+#include "text_support.hpp"
 
 namespace {
 
@@ -46,25 +47,8 @@ const lower::LoweredDtd& blk() {
 }
 
 // Reads `text` and writes each record back: the canonical form of the text.
-std::string normalized(const lower::LoweredDtd& dtd, const std::string& text) {
-    std::istringstream in(text);
-    std::ostringstream out;
-    rt::TextReader reader(in, dtd.desc());
-    rt::TextWriter writer(out, dtd.desc());
-    rt::GenericRecord record;
-    while (reader.next(record)) writer.write(record);
-    writer.close();
-    return out.str();
-}
-
-std::string error(const lower::LoweredDtd& dtd, const std::string& text) {
-    try {
-        normalized(dtd, text);
-    } catch (const rt::TextError& e) {
-        return e.what();
-    }
-    return "no error";
-}
+std::string normalized(const lower::LoweredDtd& dtd, const std::string& text) { return test::normalized(dtd.desc(), text); }
+std::string error(const lower::LoweredDtd& dtd, const std::string& text) { return test::text_error(dtd.desc(), text); }
 
 // A csv record of the values given.
 rt::GenericRecord csv_record(std::uint64_t n, std::int64_t m, std::uint64_t h, std::uint64_t c, const std::string& s) {
@@ -75,12 +59,7 @@ rt::GenericRecord csv_record(std::uint64_t n, std::int64_t m, std::uint64_t h, s
     return r;
 }
 
-std::string written(const rt::GenericRecord& r) {
-    std::ostringstream out;
-    rt::TextWriter writer(out, csv().desc());
-    writer.write(r);
-    return out.str();
-}
+std::string written(const rt::GenericRecord& r) { return test::written(csv().desc(), r); }
 
 }  // namespace
 

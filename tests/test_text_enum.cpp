@@ -9,6 +9,7 @@
 
 #include "lower/lower.hpp"
 #include "support.hpp"
+#include "text_support.hpp"
 
 namespace {
 
@@ -37,25 +38,9 @@ const lower::LoweredDtd& dtd() {
 }
 
 // Reads `text` and writes each record back: the canonical form of the text.
-std::string normalized(const std::string& text) {
-    std::istringstream in(text);
-    std::ostringstream out;
-    rt::TextReader reader(in, dtd().desc());
-    rt::TextWriter writer(out, dtd().desc());
-    rt::GenericRecord record;
-    while (reader.next(record)) writer.write(record);
-    writer.close();
-    return out.str();
-}
+std::string normalized(const std::string& text) { return test::normalized(dtd().desc(), text); }
 
-std::string error(const std::string& text) {
-    try {
-        normalized(text);
-    } catch (const rt::TextError& e) {
-        return e.what();
-    }
-    return "no error";
-}
+std::string error(const std::string& text) { return test::text_error(dtd().desc(), text); }
 
 // The integers of the one record `line` holds.
 std::vector<std::uint64_t> integers_of(const std::string& line) {
