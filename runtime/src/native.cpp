@@ -11,6 +11,7 @@
 
 #include "metatf/format.hpp"
 #include "metatf/layout.hpp"
+#include "metatf/predefined.hpp"
 #include "metatf/rules.hpp"
 
 namespace metatf::rt {
@@ -266,8 +267,8 @@ const NativeFormDesc& NativeReader::detect() {
 
 void NativeReader::start() {
     std::uint64_t largest = 0;
+    comment_slot_ = predefined_slot(dtd_, Predefined::comment);
     for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
-        if (dtd_.records[slot].predefined == Predefined::comment) comment_slot_ = slot;
         if (!in_body(slot)) continue;
         largest = std::max(largest, form_->records[slot].code);
         only_slot_ = slot;  // the record of a form without type codes, which holds one

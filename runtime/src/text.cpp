@@ -498,9 +498,7 @@ TextReader::TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions opt
         prefixes_[slot] = line_prefix(t);
         stops_[slot] = stops_of(dtd.records[slot], t);
     }
-    for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
-        if (dtd.records[slot].predefined == Predefined::comment) comment_slot_ = slot;
-    }
+    comment_slot_ = predefined_slot(dtd, Predefined::comment);
     const unsigned width = comment_length_width(dtd.records[comment_slot_]);
     newlines_.assign(width >= 2 ? 4096 : max_comment_bytes(width), '\n');
     if (*form_.begin == '\0') return;

@@ -22,6 +22,13 @@ namespace metatf::rt {
 struct GenericRecord;
 class TraceReader;
 
+// The slot of `dtd`'s predefined record of kind `kind` (every DTD has the prelude's).
+inline std::uint32_t predefined_slot(const DtdDesc& dtd, Predefined kind) {
+    std::uint32_t slot = 0;
+    while (slot + 1 < dtd.record_count && dtd.records[slot].predefined != kind) ++slot;
+    return slot;
+}
+
 // A comment's length takes 1 byte, or 2 where the DTD says
 // 'comment.length.width = 2;' (HATF 1.0's comments): the width of field 1
 // (the prelude's vfield.length) of the DTD's comment record.
