@@ -37,6 +37,12 @@ bool carries(const FieldState& s, MetaOp op, unsigned i, std::uint64_t v, unsign
     return metadata_value_signed(*s.desc, op, i) ? fits_signed(v, word) : fits_unsigned(v, word);
 }
 
+// std::gcd(divisor, v), with a shortcut for the common case of a column
+// whose values all share the divisor found so far (sizes in 512s, times in µs).
+std::uint64_t common_divisor(std::uint64_t divisor, std::uint64_t v) {
+    return divisor != 0 && v % divisor == 0 ? divisor : std::gcd(divisor, v);
+}
+
 class FieldPlanner {
 public:
     FieldPlanner(const FieldState& now, const std::vector<std::uint64_t>& values, const DtdDesc& dtd, unsigned word,
@@ -56,7 +62,7 @@ public:
         add(all, MetaOp::base_offset, lo + (hi - lo) / 2, 0);
         // A base on the values' grid, so that the offsets have their common unit too.
         std::uint64_t grid = 0;
-        for (auto v = values_.begin(); v != values_.end() && grid != 1; ++v) grid = std::gcd(grid, *v - lo);
+        for (auto v = values_.begin(); v != values_.end() && grid != 1; ++v) grid = common_divisor(grid, *v - lo);
         if (grid > 1 && (hi - lo) / 2 % grid != 0) add(all, MetaOp::base_offset, lo + (hi - lo) / 2 / grid * grid, 0);
         if (all.empty()) return {};  // no metadata record can carry a change: keep the encoding
         const Candidate* pick = &all.front();
@@ -139,7 +145,7 @@ private:
         std::uint64_t common = 0, previous = s.previous;
         for (auto v = values_.begin(); v != values_.end() && common != 1; ++v) {
             const std::uint64_t d = *v - s.add - (previous & s.keep);
-            common = std::gcd(common, sign && static_cast<std::int64_t>(d) < 0 ? 0 - d : d);
+            common = common_divisor(common, sign && static_cast<std::int64_t>(d) < 0 ? 0 - d : d);
             previous = *v;
         }
         if (common > 1 && common <= max_unit && common != s.unit) out.push_back(common);
@@ -148,18 +154,20 @@ private:
 
     // The bytes the values take at `width` under `s`, after compression when the trace is compressed.
     double cost(FieldState s, std::uint32_t width) {
-        column_.clear();
+        const auto raw = static_cast<double>(values_.size()) * width;
+        if (!cctx_) return raw;  // the bytes themselves: no need to make them
+        column_.resize(values_.size() * width);
+        std::byte* out = column_.data();
         std::uint64_t previous = s.previous;
         const bool sign = stores_signed(s.desc->type, s.kind);
         for (std::uint64_t v : values_) {
             s.previous = previous;
             std::uint64_t stored = plan_stored(s, v);
             if (s.unit != 1 && unit_applies(s.kind)) stored = divide_by_unit(stored, s.unit, sign).value_or(stored);
-            for (unsigned i = 0; i < width; ++i) column_.push_back(static_cast<std::byte>(stored >> (8 * i)));
+            for (unsigned i = 0; i < width; ++i) *out++ = static_cast<std::byte>(stored >> (8 * i));
             previous = v;
         }
-        const auto raw = static_cast<double>(column_.size());
-        return cctx_ ? std::min(raw, static_cast<double>(compressed_size())) : raw;
+        return std::min(raw, static_cast<double>(compressed_size()));
     }
 
     std::size_t compressed_size() {

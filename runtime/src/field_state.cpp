@@ -118,33 +118,6 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
     return plan;
 }
 
-FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous) {
-    const bool integer = is_integer(s.desc->type);
-    if (!integer || s.kind == Interp::live || s.desc->width_from != no_field) return {};
-    FieldFit fit{.sized = true};
-    Interp kind = s.kind;
-    if (kind == Interp::default_value || kind == Interp::stride) {
-        const std::uint64_t expected = kind == Interp::default_value ? s.value : previous + static_cast<std::uint64_t>(s.stride);
-        fit.to_none = value != expected;
-        kind = Interp::none;  // the width it would need, to_none or not: a repeated field may need it later
-    }
-    const std::uint64_t base = kind == Interp::base_offset ? s.value : kind == Interp::delta ? previous : 0;
-    const std::uint64_t stored = value - base;
-    const bool sign = stores_signed(s.desc->type, kind);
-    const auto width_of = [sign](std::uint64_t v) {
-        std::uint32_t w = 0;
-        while (w < 8 && !(sign ? fits_signed(v, w) : fits_unsigned(v, w))) ++w;
-        return w;
-    };
-    fit.width = fit.width_unit_one = width_of(stored);
-    if (s.unit != 1 && unit_applies(kind)) {
-        const auto units = divide_by_unit(stored, s.unit, sign);
-        fit.to_unit_one = !units && (unit_applies(s.kind) || fit.to_none);  // default and stride store nothing
-        if (units) fit.width = width_of(*units);
-    }
-    return fit;
-}
-
 namespace {
 
 std::optional<std::string> check_width(const FieldState& s, std::uint64_t w) {

@@ -56,24 +56,57 @@ struct Matches {
 };
 
 Matches match_values(const LivePools& pools, const std::vector<WindowRecord>& records, const std::set<FieldKey>& wide) {
-    Matches m;
-    std::unordered_map<std::uint64_t, FieldKey> untaken;  // value -> the field that took it last
+    // The wide fields numbered densely (then the pools, as sources before the
+    // window), so that the pass over every value counts in arrays, not maps.
+    const std::vector<FieldKey> keys(wide.begin(), wide.end());
+    std::unordered_map<FieldKey, std::size_t> number;
+    for (std::size_t i = 0; i < keys.size(); ++i) number.emplace(keys[i], i);
+    const std::size_t sources = keys.size() + max_pool;
+    std::vector<std::uint8_t> filled;  // the pools that hold values from before the window
+    for (std::uint8_t p = 1; p <= max_pool; ++p) {
+        if (pools.live(p) != 0) filled.push_back(p);
+    }
+    std::vector<std::uint64_t> values(keys.size()), from(keys.size() * sources);
+    std::unordered_map<std::uint64_t, std::size_t> untaken;  // value -> the field that took it last
     std::unordered_set<std::uint64_t> taken_before;
+    // By record type and field: the field's number, or keys.size() when it is not wide.
+    std::vector<std::vector<std::size_t>> numbers;
+    const auto number_of = [&](std::uint32_t slot, std::uint32_t field) {
+        if (slot >= numbers.size()) numbers.resize(slot + 1);
+        std::vector<std::size_t>& fields = numbers[slot];
+        if (field >= fields.size()) {
+            const std::size_t known = fields.size();
+            fields.resize(field + 1);
+            for (std::size_t f = known; f <= field; ++f) {
+                const auto it = number.find(field_key(slot, static_cast<std::uint32_t>(f)));
+                fields[f] = it == number.end() ? keys.size() : it->second;
+            }
+        }
+        return fields[field];
+    };
     for (const WindowRecord& r : records) {
         for (std::size_t i = 0; i < r.count; ++i) {
+            const std::size_t taker = number_of(r.slot, r.values[i].field);
+            if (taker == keys.size()) continue;
             const std::uint64_t v = r.values[i].integer;
-            const FieldKey key = field_key(r.slot, r.values[i].field);
-            if (!wide.count(key)) continue;
-            ++m.values[key];
+            ++values[taker];
             if (const auto it = untaken.find(v); it != untaken.end()) {
-                ++m.from[key][it->second];
+                ++from[taker * sources + it->second];
                 untaken.erase(it);
             } else {
-                for (std::uint8_t p = 1; p <= max_pool; ++p) {
-                    if (pools.back_of(p, v) && taken_before.insert(v).second) ++m.from[key][before_window(p)];
+                for (const std::uint8_t p : filled) {
+                    if (pools.holds(p, v) && taken_before.insert(v).second) ++from[taker * sources + keys.size() + p - 1];
                 }
             }
-            untaken[v] = key;
+            untaken[v] = taker;
+        }
+    }
+    Matches m;
+    for (std::size_t t = 0; t < keys.size(); ++t) {
+        if (values[t] != 0) m.values[keys[t]] = values[t];
+        for (std::size_t s = 0; s < sources; ++s) {
+            const std::uint64_t n = from[t * sources + s];
+            if (n != 0) m.from[keys[t]][s < keys.size() ? keys[s] : before_window(static_cast<unsigned>(s - keys.size() + 1))] = n;
         }
     }
     return m;

@@ -6,6 +6,7 @@
 
 #include <hatf10.hpp>
 #include <spc.hpp>
+#include <metatf/bytes.hpp>
 #include <metatf/generic.hpp>
 
 #include <doctest/doctest.h>
@@ -21,6 +22,25 @@ std::string fresh_path(const std::string& name) { return metatf::test::fresh_pat
 using metatf::test::read_hatf;
 
 }  // namespace
+
+TEST_CASE("bytes_needed() is the fewest bytes fits_signed() and fits_unsigned() accept") {
+    // Every value next to a byte boundary, on both sides of zero.
+    std::vector<std::uint64_t> values{0, 1, ~std::uint64_t(0)};
+    for (unsigned bit = 1; bit < 64; ++bit) {
+        for (const std::uint64_t v : {std::uint64_t(1) << bit, (std::uint64_t(1) << bit) - 1}) {
+            values.insert(values.end(), {v, v + 1, 0 - v, ~v});
+        }
+    }
+    for (const std::uint64_t v : values) {
+        for (const bool sign : {false, true}) {
+            unsigned fewest = 0;
+            while (fewest < 8 && !(sign ? rt::fits_signed(v, fewest) : rt::fits_unsigned(v, fewest))) ++fewest;
+            CAPTURE(v);
+            CAPTURE(sign);
+            CHECK(rt::bytes_needed(v, sign) == fewest);
+        }
+    }
+}
 
 TEST_CASE("a writer widens a field for a value too wide, and the field stays wide") {
     const std::string path = fresh_path("widen.mtf");

@@ -1,6 +1,7 @@
 // Integers of 0 to 8 bytes in either byte order.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -132,6 +133,16 @@ inline bool fits_signed(std::uint64_t v, unsigned width) {
     if (width == 0) return v == 0;
     const std::uint64_t mask = (std::uint64_t(1) << (8 * width)) - 1;
     return sign_extend(v & mask, width) == v;
+}
+
+// The fewest bytes (0 to 8) that `v` survives a round trip through, as
+// fits_signed() or fits_unsigned() says: a count of significant bits, where
+// a signed value needs one more for its sign.
+inline unsigned bytes_needed(std::uint64_t v, bool sign) {
+    if (v == 0) return 0;
+    const bool negative = sign && static_cast<std::int64_t>(v) < 0;
+    const unsigned bits = static_cast<unsigned>(std::bit_width(negative ? ~v : v)) + (sign ? 1 : 0);
+    return std::min(8u, (bits + 7) / 8);
 }
 
 // A float field's value from its 4 or 8 stored bytes, and back. A 4-byte

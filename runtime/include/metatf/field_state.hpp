@@ -256,7 +256,28 @@ struct FieldFit {
     std::uint32_t width = 0;
     std::uint32_t width_unit_one = 0;  // the width it takes at unit 1
 };
-FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous);
+// Inline: the AutoEncoder calls it for every value under every encoding it weighs.
+inline FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous) {
+    const bool integer = is_integer(s.desc->type);
+    if (!integer || s.kind == Interp::live || s.desc->width_from != no_field) return {};
+    FieldFit fit{.sized = true};
+    Interp kind = s.kind;
+    if (kind == Interp::default_value || kind == Interp::stride) {
+        const std::uint64_t expected = kind == Interp::default_value ? s.value : previous + static_cast<std::uint64_t>(s.stride);
+        fit.to_none = value != expected;
+        kind = Interp::none;  // the width it would need, to_none or not: a repeated field may need it later
+    }
+    const std::uint64_t base = kind == Interp::base_offset ? s.value : kind == Interp::delta ? previous : 0;
+    const std::uint64_t stored = value - base;
+    const bool sign = stores_signed(s.desc->type, kind);
+    fit.width = fit.width_unit_one = bytes_needed(stored, sign);
+    if (s.unit != 1 && unit_applies(kind)) {
+        const auto units = divide_by_unit(stored, s.unit, sign);
+        fit.to_unit_one = !units && (unit_applies(s.kind) || fit.to_none);  // default and stride store nothing
+        if (units) fit.width = bytes_needed(*units, sign);
+    }
+    return fit;
+}
 
 // What a field needs over all its values in one record (a repeated group
 // gives it several): fit_value() of each, against the value before it.

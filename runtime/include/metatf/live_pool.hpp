@@ -74,6 +74,7 @@ class LivePools {
 public:
     // How far back `value` is in `pool`, if it is live there.
     std::optional<std::uint64_t> back_of(std::uint8_t pool, std::uint64_t value) const;
+    bool holds(std::uint8_t pool, std::uint64_t value) const { return at(pool).find(value).has_value(); }
     // The value `back` places from the newest of `pool`, if there are that many (the pool unchanged).
     std::optional<std::uint64_t> value_back(std::uint8_t pool, std::uint64_t back) const;
     // `value`, which back_of() found, leaves `pool` at the record's end.
