@@ -232,7 +232,7 @@ fails(1 "mtf: convert: ${WORK_DIR}/blk-wide.txt: line 1: value 70000 of field 'c
       convert --strict --dtd tests/fixtures/blkparse.dtd "${WORK_DIR}/blk-wide.txt" "${WORK_DIR}/blk-wide.mtf")
 # Words an enum names (MSR Cambridge's Read and Write): stored as numbers, written back as the words.
 file(WRITE "${WORK_DIR}/msr.csv" "128166372003061629,hm,1,Read,3649060864,4096,41395\n128166372002993263,hm,1,Write,3633869824,4096,40012\n")
-run(0 convert --exact --dtd tests/fixtures/msr-cambridge.dtd "${WORK_DIR}/msr.csv" "${WORK_DIR}/msr.mtf")
+run(0 convert --exact --dtd dtds/msr.dtd "${WORK_DIR}/msr.csv" "${WORK_DIR}/msr.mtf")
 run(0 convert "${WORK_DIR}/msr.mtf" -)
 file(READ "${WORK_DIR}/msr.csv" msr_text)
 expect_equal("MSR Cambridge lines" "${out}" "${msr_text}")
@@ -240,7 +240,7 @@ run(0 dump --format csv "${WORK_DIR}/msr.mtf")
 expect_equal("MSR Cambridge dump" "${out}" "index,record,timestamp,hostnameLength,hostname,disk,type,offset,size,responseTime\n0,request,128166372003061629,2,hm,1,Read,3649060864,4096,41395\n1,request,128166372002993263,2,hm,1,Write,3633869824,4096,40012\n")
 file(WRITE "${WORK_DIR}/msr-flush.csv" "128166372003061629,hm,1,Flush,0,0,41395\n")
 fails(1 "mtf: convert: ${WORK_DIR}/msr-flush.csv: line 1, column 25: expected one of the names (Read, Write) for field 'type' of record 'request', not 'Flush'"
-      convert --dtd tests/fixtures/msr-cambridge.dtd "${WORK_DIR}/msr-flush.csv" "${WORK_DIR}/msr-flush.mtf")
+      convert --dtd dtds/msr.dtd "${WORK_DIR}/msr-flush.csv" "${WORK_DIR}/msr-flush.mtf")
 string(REPEAT "a" 100 long)
 file(WRITE "${WORK_DIR}/long-w.spc" "0,1,512,R,0.500000,${long}\n0,1,512,R,0.500000,${long}b\r\n")
 string(SUBSTRING "${long}" 0 19 nineteen)

@@ -1,7 +1,7 @@
 // libFuzzer harness of the native forms' readers: any bytes, read as text
 // with each shipped DTD that has a text form (SPC, PTF, Laplace, Lackey) and
 // with tests/fixtures/blkparse.dtd (columns padded with blanks) and
-// msr-cambridge.dtd (words an enum names), must
+// dtds/msr.dtd (words an enum names), must
 // give records or a TextError. The records read are written back with
 // TextWriter and read again, and must come back the same: the writer refusing
 // a record the reader gave, or a different record, is a finding. So is a
@@ -36,7 +36,7 @@ namespace {
 std::vector<metatf::lower::LoweredDtd> compile_dtds() {
     std::vector<metatf::lower::LoweredDtd> out;
     for (const char* name : {"dtds/spc", "dtds/ptf", "dtds/laplace", "dtds/lackey", "dtds/charisma", "dtds/pcap",
-                             "tests/fixtures/blkparse", "tests/fixtures/msr-cambridge"}) {
+                             "tests/fixtures/blkparse", "dtds/msr"}) {
         const std::string path = std::string(METATF_SOURCE_DIR) + "/" + name + ".dtd";
         const metatf::Compilation c = metatf::compile_file(path);
         if (!c.schema) {

@@ -4,6 +4,7 @@
 #include <hatf10.hpp>
 #include <lackey.hpp>
 #include <laplace.hpp>
+#include <msr.hpp>
 #include <pcap.hpp>
 #include <ptf.hpp>
 #include <spc.hpp>
@@ -16,7 +17,7 @@ namespace mtf {
 
 namespace {
 
-const rt::DtdDesc* const shipped[] = {&charisma::dtd, &hatf10::dtd, &lackey::dtd, &laplace::dtd, &pcap::dtd, &ptf::dtd, &spc::dtd};
+const rt::DtdDesc* const shipped[] = {&charisma::dtd, &hatf10::dtd, &lackey::dtd, &laplace::dtd, &msr::dtd, &pcap::dtd, &ptf::dtd, &spc::dtd};
 
 }  // namespace
 
