@@ -175,7 +175,10 @@ def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=
     positions, columns = info._trace.read([record], list(fields or []), *options)[record]
     arrays = {"index": positions}
     for name, values in columns.items():
-        arrays[_column_name(record, name)] = _scaled(values, described[name], scaled)
+        if described[name]["type"] == "bytes":
+            arrays[_column_name(record, name)] = _bytes_values(values)
+        else:
+            arrays[_column_name(record, name)] = _scaled(values, described[name], scaled)
     out = np.empty(len(arrays["index"]), dtype=[(name, a.dtype) for name, a in arrays.items()])
     for name, a in arrays.items():
         out[name] = a
@@ -237,6 +240,8 @@ def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", pro
         frame = {"index": positions, "record": pd.Categorical.from_codes(np.zeros(len(positions), dtype=np.int8), [name])}
         described = {f["name"]: f for f in info._record(name)["fields"]}
         for field, values in columns.items():
+            if fields is None and described[field]["measures"] and described[field]["text"] == "omit":
+                continue  # the length of a string that its text derives: the str gives it
             column = _column_name(name, field)
             if bits == "parts" and described[field]["naming"] == "bits":
                 frame.update(_bit_parts(values, described[field], column))
@@ -259,9 +264,35 @@ def _pandas_column(info, record, field, values, scaled):
         chars = field["chars"]
         return _categorical(values, lambda unique: [chars[v] if v < len(chars) else str(v) for v in unique])
     if field["type"] == "bytes":
-        unique = pd.unique(values)
-        return pd.Categorical(values) if len(unique) * 2 <= len(values) else values
+        return _strings(values, field)
     return _scaled(values, field, scaled)
+
+
+def _bytes_values(column):
+    """A bytes column as the reader gives it (a code per row and the distinct
+    values) as an object array of bytes, one per row."""
+    codes, distinct = column
+    table = np.empty(len(distinct), dtype=object)
+    table[:] = distinct
+    return table[codes]
+
+
+def _strings(column, field):
+    """A bytes column for pandas: a field with a text form (`string`, `line`)
+    holds text, so its values are str (UTF-8; bytes that are not UTF-8 kept
+    by surrogateescape, which Writer undoes); other bytes (a packet) stay
+    bytes. A categorical when values repeat (at most one distinct value in
+    two rows), made from the distinct values, not per row."""
+    import pandas as pd
+
+    codes, distinct = column
+    if field["text"] in ("string", "line"):
+        distinct = [v.decode("utf-8", "surrogateescape") for v in distinct]
+    if len(distinct) * 2 <= len(codes):
+        return pd.Categorical.from_codes(codes, distinct)
+    table = np.empty(len(distinct), dtype=object)
+    table[:] = distinct
+    return table[codes]
 
 
 def _bit_parts(values, field, column):

@@ -14,6 +14,7 @@
 #include <exception>
 #include <future>
 #include <thread>
+#include <unordered_map>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -149,7 +150,7 @@ struct Column {
     std::uint32_t field;
     rt::Type type;
     Block block;                     // integers as uint64 (signed ones in two's complement), floats as double
-    std::vector<std::string> bytes;  // bytes fields
+    rt::StringColumn strings;        // bytes fields
 };
 
 // The records read of one type: a block per column (the index first), or,
@@ -194,7 +195,7 @@ using Tables = std::vector<std::unique_ptr<Table>>;  // per slot; null for types
 // the part's first row on; bytes values kept apart, per column.
 struct PartRows {
     rt::ColumnTarget target;
-    std::vector<std::vector<std::string>> bytes;
+    std::vector<rt::StringColumn> strings;
 };
 
 // A part of a trace that one thread reads: the records of segments [first,
@@ -204,7 +205,7 @@ struct Part {
     std::uint64_t start = 0, stop = 0;  // its first record, and the first after it
     std::uint64_t row0 = 0, capacity = 0;
     std::vector<std::unique_ptr<PartRows>> rows;  // per slot: a type read; null for the others
-    std::vector<rt::ColumnTarget*> fast;          // per slot: where read_columns() puts it (types read without a bytes column)
+    std::vector<rt::ColumnTarget*> fast;          // per slot: where read_columns() puts it
     std::exception_ptr error;
 };
 
@@ -235,12 +236,14 @@ py::object column_to_python(Column& c, std::uint64_t rows) {
         case rt::Type::signed_int: return c.block.to_numpy<std::int64_t>(rows);
         case rt::Type::floating: return c.block.to_numpy<double>(rows);
         case rt::Type::bytes: {
-            py::array out(py::dtype("O"), std::vector<py::ssize_t>{static_cast<py::ssize_t>(c.bytes.size())});
-            auto* cells = static_cast<PyObject**>(out.mutable_data());
-            for (std::size_t i = 0; i < c.bytes.size(); ++i) {
-                cells[i] = py::bytes(c.bytes[i]).release().ptr();
-            }
-            return out;
+            // Each distinct value once, and a code per row: a string of few
+            // values (a host, an operation) costs no Python object per row.
+            const std::vector<std::int32_t>& codes = c.strings.codes();
+            py::array_t<std::int32_t> out(static_cast<py::ssize_t>(codes.size()));
+            if (!codes.empty()) std::memcpy(out.mutable_data(), codes.data(), codes.size() * sizeof(std::int32_t));
+            py::list distinct;
+            for (const std::string& v : c.strings.distinct()) distinct.append(py::bytes(v));
+            return py::make_tuple(out, distinct);
         }
     }
     return py::none();
@@ -254,6 +257,8 @@ py::dict describe_field(const rt::DtdDesc& d, std::uint32_t slot, std::uint32_t 
     out["type"] = std::string(rt::name(f.type));
     out["scale"] = f.scale;
     out["repeated"] = repeated;
+    const std::int32_t measures = rt::string_lengths(d.records[slot])[i];
+    out["measures"] = measures == rt::no_field ? py::object(py::none()) : py::str(d.records[slot].fields[measures].path);
     const rt::TextFormDesc* form = d.text_form;
     const bool has_text = form && form->records[slot].mnemonic;
     out["text"] = has_text ? std::string(rt::name(form->records[slot].fields[i].format)) : std::string();
@@ -555,7 +560,7 @@ private:
         std::vector<std::future<void>> workers;
         try {
             for (std::size_t i = 0; i < parts.size(); ++i) {
-                workers.push_back(std::async(std::launch::async, [&, i] { read_part(parts[i], i, tables, done, interrupted, failed); }));
+                workers.push_back(std::async(std::launch::async, [&, i] { read_part(parts[i], i, done, interrupted, failed); }));
             }
             for (std::size_t joined = 0; joined < workers.size();) {
                 {
@@ -641,8 +646,8 @@ private:
     }
 
     // The targets of `part`: its rows of each type read at row part.row0 of
-    // the type's blocks. A type not read, and one with a bytes column, has
-    // no target for read_columns(): its records are read one at a time.
+    // the type's blocks, bytes values in the part's string columns. A type
+    // not read has no target.
     void add_rows(Part& part, const Tables& tables) const {
         const rt::DtdDesc& d = dtd();
         part.rows.resize(d.record_count);
@@ -653,11 +658,15 @@ private:
             auto rows = std::make_unique<PartRows>(PartRows{rt::ColumnTarget(d.records[slot]), {}});
             const std::size_t stride = t.stride(), row0 = part.row0 * stride;
             rows->target.keep_index(t.at(-1) + row0, stride);
-            rows->bytes.resize(t.columns.size());
+            rows->strings.resize(t.columns.size());
             for (std::size_t c = 0; c < t.columns.size(); ++c) {
-                if (t.columns[c].type != rt::Type::bytes) rows->target.keep(t.columns[c].field, t.at(static_cast<int>(c)) + row0, stride);
+                if (t.columns[c].type == rt::Type::bytes) {
+                    rows->target.keep(t.columns[c].field, rows->strings[c]);
+                } else {
+                    rows->target.keep(t.columns[c].field, t.at(static_cast<int>(c)) + row0, stride);
+                }
             }
-            if (!t.bytes) part.fast[slot] = &rows->target;
+            part.fast[slot] = &rows->target;
             part.rows[slot] = std::move(rows);
         }
     }
@@ -680,7 +689,7 @@ private:
                 at[slot].push_back(t.rows);
                 t.rows += rows.target.rows();
                 for (std::size_t c = 0; c < t.columns.size(); ++c) {
-                    std::move(rows.bytes[c].begin(), rows.bytes[c].end(), std::back_inserter(t.columns[c].bytes));
+                    if (t.columns[c].type == rt::Type::bytes) t.columns[c].strings.append(rows.strings[c]);
                 }
             }
             for (std::byte* block : t.blocks) moves.push_back({block, t.stride(), slot});
@@ -704,10 +713,10 @@ private:
     }
 
     // One thread's run of segments, read with a reader of its own: runs of
-    // records of a type read without a bytes column by read_columns(), the
+    // records whose layout is fixed (but for a string) by read_columns(), the
     // others one at a time. It stops early on Ctrl-C, or when an earlier part
     // failed (whose error is then the first in trace order).
-    void read_part(Part& part, std::size_t i, const Tables& tables, std::atomic<std::uint64_t>& done,
+    void read_part(Part& part, std::size_t i, std::atomic<std::uint64_t>& done,
                    const std::atomic<bool>& interrupted, std::atomic<std::size_t>& failed) {
         try {
             rt::TraceReader reader(path_, [&](const rt::Header&) -> const rt::DtdDesc& { return dtd(); });
@@ -728,7 +737,7 @@ private:
                 if (reader.record_index() >= limit || !reader.begin_record()) break;
                 const std::uint32_t slot = reader.slot();
                 if (PartRows* rows = part.rows[slot].get()) {
-                    read_row(reader, *tables[slot], *rows, other);
+                    read_row(reader, *rows, other);
                 } else {
                     rt::decode_generic(reader, other);
                 }
@@ -750,19 +759,9 @@ private:
     }
 
     // The record the reader has begun, field by field, into its part's rows.
-    static void read_row(rt::TraceReader& reader, const Table& t, PartRows& rows, rt::GenericRecord& scratch) {
+    static void read_row(rt::TraceReader& reader, PartRows& rows, rt::GenericRecord& scratch) {
         rows.target.begin_row(reader.record_index());
-        if (t.bytes) {
-            rt::decode_values(reader, [&](const rt::GenericValue& v) {
-                const int column = t.column_of[v.field];
-                if (column >= 0 && t.columns[static_cast<std::size_t>(column)].type == rt::Type::bytes) {
-                    rows.bytes[static_cast<std::size_t>(column)].emplace_back(reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size());
-                }
-                rows.target.put(v);
-            }, scratch.last);
-        } else {
-            rt::decode_values(reader, [&](const rt::GenericValue& v) { rows.target.put(v); }, scratch.last);
-        }
+        rt::decode_values(reader, [&](const rt::GenericValue& v) { rows.target.put(v); }, scratch.last);
         reader.end_record();
     }
 
@@ -914,6 +913,7 @@ private:
             if (s.op == rt::LayoutStep::field && depth == 0) order.push_back(s.index);
         }
         p->last.assign(r.field_count, 0);
+        const std::vector<std::int32_t> lengths = rt::string_lengths(r);
         for (const std::uint32_t i : order) {
             Source s;
             s.field = i;
@@ -921,9 +921,9 @@ private:
             const py::object& column = columns[i - 1];
             if (!column.is_none()) {
                 take(r, i, column, rows, s, p->keep);
-            } else if (const auto measured = measured_by(r, order, counts, i)) {
+            } else if (lengths[i] != rt::no_field) {
                 s.kind = Source::length;
-                s.of = *measured;  // a field index here; a source index below
+                s.of = static_cast<std::uint32_t>(lengths[i]);  // a field index here; a source index below
             } else if (!counts[i] && r.fields[i].fixed) {
                 s.kind = Source::constant;
                 s.value = r.fields[i].fixed_value;
@@ -945,22 +945,6 @@ private:
                                             p->sources.begin());
         }
         return p;
-    }
-
-    // The bytes field whose length field `i` alone gives, when it is a later
-    // top-level field and `i` is no group's count: `i` is then derived from it.
-    static std::optional<std::uint32_t> measured_by(const rt::RecordDesc& r, const std::vector<std::uint32_t>& order,
-                                                    const std::vector<bool>& counts, std::uint32_t i) {
-        if (counts[i]) return std::nullopt;
-        std::optional<std::uint32_t> found;
-        for (std::uint32_t j = 1; j < r.field_count; ++j) {
-            if (r.fields[j].width_from != static_cast<std::int32_t>(i)) continue;
-            if (found) return std::nullopt;  // the length of two fields
-            found = j;
-        }
-        if (!found) return std::nullopt;
-        const auto at = std::find(order.begin(), order.end(), *found);
-        return at != order.end() && at > std::find(order.begin(), order.end(), i) ? found : std::nullopt;
     }
 
     // Checks field `i`'s column (`rows` values of its type) and points `s` at it.
@@ -988,20 +972,25 @@ private:
             py::object cell = py::reinterpret_borrow<py::object>(cells[k]);
             if (PyUnicode_Check(cell.ptr())) {
                 Py_ssize_t size = 0;
-                const char* data = PyUnicode_AsUTF8AndSize(cell.ptr(), &size);
-                if (!data) throw py::error_already_set();
-                s.bytes.emplace_back(reinterpret_cast<const std::byte*>(data), static_cast<std::size_t>(size));
-            } else {
-                if (!PyBytes_Check(cell.ptr())) {
-                    if (!PyByteArray_Check(cell.ptr()) && !PyMemoryView_Check(cell.ptr())) {
-                        throw py::value_error(what + " holds bytes or str, not " + std::string(Py_TYPE(cell.ptr())->tp_name) + " (its row " +
-                                              std::to_string(k) + " of that type)");
-                    }
-                    cell = py::reinterpret_steal<py::object>(PyBytes_FromObject(cell.ptr()));  // a bytearray or memoryview, copied
-                    if (!cell) throw py::error_already_set();
+                if (const char* data = PyUnicode_AsUTF8AndSize(cell.ptr(), &size)) {
+                    s.bytes.emplace_back(reinterpret_cast<const std::byte*>(data), static_cast<std::size_t>(size));
+                    keep.push_back(std::move(cell));
+                    continue;
                 }
-                s.bytes.emplace_back(reinterpret_cast<const std::byte*>(PyBytes_AS_STRING(cell.ptr())), static_cast<std::size_t>(PyBytes_GET_SIZE(cell.ptr())));
+                // Not UTF-8 as it stands: bytes that read_pandas kept by surrogateescape.
+                PyErr_Clear();
+                cell = py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(cell.ptr(), "utf-8", "surrogateescape"));
+                if (!cell) throw py::error_already_set();
             }
+            if (!PyBytes_Check(cell.ptr())) {
+                if (!PyByteArray_Check(cell.ptr()) && !PyMemoryView_Check(cell.ptr())) {
+                    throw py::value_error(what + " holds bytes or str, not " + std::string(Py_TYPE(cell.ptr())->tp_name) + " (its row " +
+                                          std::to_string(k) + " of that type)");
+                }
+                cell = py::reinterpret_steal<py::object>(PyBytes_FromObject(cell.ptr()));  // a bytearray or memoryview, copied
+                if (!cell) throw py::error_already_set();
+            }
+            s.bytes.emplace_back(reinterpret_cast<const std::byte*>(PyBytes_AS_STRING(cell.ptr())), static_cast<std::size_t>(PyBytes_GET_SIZE(cell.ptr())));
             keep.push_back(std::move(cell));
         }
     }

@@ -22,10 +22,49 @@ void ColumnTarget::keep(std::uint32_t field, std::byte* data, std::size_t stride
     }
 }
 
+void ColumnTarget::keep(std::uint32_t field, StringColumn& column) {
+    by_field_[field] = {field, Type::bytes, nullptr, 0, &column};
+    for (Kept& k : steps_) {
+        if (k.field == field) k = by_field_[field];
+    }
+}
+
 void ColumnTarget::put(const GenericValue& v) {
     const Kept& k = by_field_[v.field];
+    if (k.strings) k.strings->put(v.bytes);
     if (!k.data) return;
     store(k, k.type == Type::floating ? std::bit_cast<std::uint64_t>(v.real) : v.integer);
+}
+
+void StringColumn::put(std::span<const std::byte> value) {
+    const std::string_view v(reinterpret_cast<const char*>(value.data()), value.size());
+    if (v.size() < 8) {
+        // A short string (a host, an operation) is its own key: bytes and length in one word.
+        std::uint64_t key = std::uint64_t(v.size()) << 56;
+        std::memcpy(&key, v.data(), v.size());
+        const auto [at, fresh] = short_.try_emplace(key, static_cast<std::int32_t>(distinct_.size()));
+        if (fresh) distinct_.emplace_back(v);
+        codes_.push_back(at->second);
+        return;
+    }
+    auto at = index_.find(v);
+    if (at == index_.end()) {
+        at = index_.emplace(std::string(v), static_cast<std::int32_t>(distinct_.size())).first;
+        distinct_.emplace_back(v);
+    }
+    codes_.push_back(at->second);
+}
+
+void StringColumn::append(const StringColumn& other) {
+    std::vector<std::int32_t> renumber;
+    renumber.reserve(other.distinct_.size());
+    for (const std::string& v : other.distinct_) {
+        put(std::as_bytes(std::span(v)));  // its code, new or not, is the last
+        renumber.push_back(codes_.back());
+        codes_.pop_back();
+    }
+    codes_.reserve(codes_.size() + other.codes_.size());
+    for (const std::int32_t c : other.codes_) codes_.push_back(renumber[static_cast<std::size_t>(c)]);
 }
 
 namespace {
@@ -50,9 +89,11 @@ bool ColumnTarget::groups_empty(const FieldState* states, const std::byte* p) co
     return true;
 }
 
-bool ColumnTarget::counts_answerable(TraceReader& reader, const FieldState* states, const std::byte* p) const {
+bool ColumnTarget::counts_answerable(TraceReader& reader, const FieldState* states, const std::byte* p, std::int32_t stretch,
+                                     std::size_t length) const {
     for (const Kept& k : steps_) {
         const FieldState& s = states[k.field];
+        if (static_cast<std::int32_t>(k.field) == stretch) p += length;  // the fields after a string's bytes
         if (s.kind != Interp::live) continue;
         const std::uint64_t back = load_native<8>(p + s.offset) & s.mask;
         if (back == live_escape(s.width) || back >= reader.pools().live(s.pool)) return false;
@@ -73,27 +114,43 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
         ColumnTarget& t = *targets[slot];
         const RecordPlan& plan = reader.plan(slot);
         const std::byte* p = pos + 1;
-        if (!plan.fixed || static_cast<std::size_t>(run.end - p) < std::size_t(plan.size) + 8) break;
+        const std::size_t room = static_cast<std::size_t>(run.end - p);
+        if ((!plan.fixed && plan.stretch == no_field) || room < std::size_t(plan.size) + 8) break;
         FieldState* states = reader.states(slot);
+        // A string's length, peeked: its bytes move the fields after it.
+        std::size_t stretch = 0;
+        if (plan.stretch != no_field) {
+            if (plan.counted) break;  // the groups' counts are peeked at their offsets: not past the bytes
+            stretch = plan_peek(states[reader.dtd().records[slot].fields[plan.stretch].width_from], p);
+            if (stretch > room - plan.size - 8) break;
+        }
         if (plan.counted && !t.groups_empty(states, p)) break;
-        if (plan.pools && !t.counts_answerable(reader, states, p)) break;
+        if (plan.pools && !t.counts_answerable(reader, states, p, plan.stretch, stretch)) break;
         const auto refuse = [&](const FieldState& s, std::uint64_t value, const std::byte* at) {
             refuse_at(reader, run, pos, n, slot, s, value, at);
         };
         t.begin_row(first + n);
+        const std::byte* at = p;  // the record's start, as far as the fields' offsets know
         for (const ColumnTarget::Kept& k : t.steps_) {
             FieldState& s = states[k.field];
             std::uint64_t bits = 0;
             switch (k.type) {
                 case Type::unsigned_int:
-                case Type::signed_int: bits = detail::planned_integer(reader, s, p, refuse); break;
-                case Type::floating: bits = std::bit_cast<std::uint64_t>(detail::planned_float(s, p)); break;
-                case Type::bytes: continue;
+                case Type::signed_int: bits = detail::planned_integer(reader, s, at, refuse); break;
+                case Type::floating: bits = std::bit_cast<std::uint64_t>(detail::planned_float(s, at)); break;
+                case Type::bytes: {
+                    const bool stretched = static_cast<std::int32_t>(k.field) == plan.stretch;
+                    const std::int32_t from = s.desc->width_from;
+                    const std::size_t width = stretched ? stretch : from == no_field ? s.width : states[from].value;
+                    if (k.strings) k.strings->put({at + s.offset, width});
+                    if (stretched) at += stretch;
+                    continue;
+                }
             }
             if (k.data) t.store(k, bits);
         }
         if (plan.pools && reader.pools().pending()) reader.pools().end_record();
-        pos = p + plan.size;
+        pos = p + plan.size + stretch;
         ++n;
     }
     reader.advance(pos, n);

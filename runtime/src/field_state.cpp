@@ -26,6 +26,16 @@ std::optional<std::uint32_t> fixed_width(const FieldState* fields, const FieldSt
     return constant ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(length.value)) : std::nullopt;
 }
 
+// Whether bytes field `s` can be a plan's stretch (RecordPlan::stretch): its
+// length is an earlier field outside groups that a peek reads (no live count,
+// which a peek cannot resolve, and no feed).
+bool stretches(const FieldState* fields, const FieldState& s, const std::vector<bool>& placed) {
+    const std::int32_t from = s.desc->width_from;
+    if (s.desc->type != Type::bytes || from == no_field || !placed[static_cast<std::size_t>(from)]) return false;
+    const FieldState& length = fields[from];
+    return length.kind != Interp::live && length.feed == 0;
+}
+
 }  // namespace
 
 // Fields from 63 on share bit 63: a change to one of them compares them all.
@@ -68,6 +78,7 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
     if (!little_endian_trace || std::endian::native != std::endian::little || r.predefined != Predefined::none) return plan;
     bool plain = true, immediate = true, scaled = false, grouped = false;
     std::array<bool, max_pool + 1> touched{};  // by a field before: a reference or a feed
+    std::vector<bool> placed(r.field_count);  // fields outside groups so far
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
         if (r.layout[i].op == LayoutStep::repeat) {
             // A group that repeats no time takes no bytes (SPC's optional
@@ -75,7 +86,7 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
             // the records whose stored count is 0 (RecordPlan::counted).
             const FieldState& count = fields[r.layout[i].index];
             if (!repeats_never(count)) {
-                if (count.kind == Interp::live || count.kind == Interp::section_offset || !fixed_width(fields, count)) return plan;
+                if (count.kind == Interp::live || count.kind == Interp::section_offset || !fixed_width(fields, count)) return {};
                 plan.counted = true;
             }
             grouped = true;
@@ -84,11 +95,16 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
         }
         const std::uint32_t f = r.layout[i].index;
         FieldState& s = fields[f];
-        const auto width = fixed_width(fields, s);
+        auto width = fixed_width(fields, s);
+        if (!width && plan.stretch == no_field && stretches(fields, s, placed)) {
+            plan.stretch = static_cast<std::int32_t>(f);
+            width = 0;
+        }
         const bool pooled = s.kind == Interp::live || s.feed != 0;
         // The plan's arithmetic has no multiplication: generated code reads fields with a unit one by one.
         scaled = scaled || (s.unit != 1 && unit_applies(s.kind));
-        if (!width || (pooled && f >= 64)) return plan;
+        if (!width || (pooled && f >= 64)) return {};
+        placed[f] = true;
         s.offset = plan.size;
         plan.size += *width;
         if (pooled) {
@@ -111,8 +127,8 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
         const bool integer = is_integer(s.desc->type);
         if (integer && (s.add | s.keep | s.shift) != 0) plain = false;
     }
-    plan.fixed = true;
-    plan.usable = !scaled && !grouped;  // generated code plans records without groups only
+    plan.fixed = plan.stretch == no_field;
+    plan.usable = plan.fixed && !scaled && !grouped;  // generated code plans records without groups only
     plan.plain = plain && !plan.pools;
     plan.immediate = immediate;
     return plan;

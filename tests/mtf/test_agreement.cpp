@@ -17,6 +17,7 @@
 #include <features.hpp>
 #include <hatf10.hpp>
 #include <laplace.hpp>
+#include <msr.hpp>
 #include <paper-count.hpp>
 #include <ptf.hpp>
 #include <spc.hpp>
@@ -290,6 +291,13 @@ TEST_CASE("mtf dump agrees with the generated reader on random CHARISMA traces")
     using namespace charisma;
     agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
           Section, Metadata>(dtd, "charisma");
+}
+
+TEST_CASE("mtf dump agrees with the generated reader on random MSR Cambridge traces") {
+    // Its host name is a string whose length stretches a fixed layout (RecordPlan::stretch).
+    using namespace msr;
+    agree<metatf::test::RoundTrip<Records, Writer, Reader, RecordType, Comment, Section, Metadata>, Reader, Comment,
+          Section, Metadata>(dtd, "msr");
 }
 
 TEST_CASE("mtf dump agrees with the generated reader on random traces of the feature DTD") {

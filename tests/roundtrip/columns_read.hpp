@@ -2,13 +2,16 @@
 // as the Python module does (runs of records by read_columns(), the rest
 // field by field through ColumnTarget::put()), and record by record through
 // decode_values(), the reference. Both give, per record type, the rows of
-// its fields outside groups but bytes: the record's index, then each field
-// as a uint64 (a float's bits).
+// its fields outside groups: the record's index, then each field as a
+// uint64 (a float's bits, a bytes value's string_id()).
 #pragma once
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
 #include <memory>
 #include <vector>
 
@@ -28,14 +31,21 @@ struct ColumnsRead {
     std::uint64_t longest = 0;  // the most it read in one call
 };
 
-// The fields a row holds: those outside groups that are not bytes.
+// The fields a row holds: those outside groups.
 inline std::vector<std::uint32_t> row_fields(const rt::RecordDesc& r) {
     const std::vector<bool> top = rt::top_level_fields(r);
     std::vector<std::uint32_t> out;
     for (std::uint32_t i = 0; i < r.field_count; ++i) {
-        if (top[i] && r.fields[i].type != rt::Type::bytes) out.push_back(i);
+        if (top[i]) out.push_back(i);
     }
     return out;
+}
+
+// A number per distinct bytes value, the same for equal values in this process.
+inline std::uint64_t string_id(std::string_view v) {
+    static std::map<std::string, std::uint64_t, std::less<>> ids;
+    const auto at = ids.find(v);
+    return at != ids.end() ? at->second : ids.emplace(std::string(v), ids.size()).first->second;
 }
 
 // Each call of read_columns() may read at most `step` records.
@@ -45,6 +55,7 @@ inline ColumnsRead read_by_columns(rt::TraceReader& reader, std::uint64_t step =
     struct Slot {
         std::vector<std::uint32_t> fields;
         std::vector<std::vector<std::uint64_t>> columns;  // index, then each field
+        std::vector<rt::StringColumn> strings;            // per field: a bytes field's values
         std::unique_ptr<rt::ColumnTarget> target;
     };
     std::vector<Slot> slots(d.record_count);
@@ -56,8 +67,13 @@ inline ColumnsRead read_by_columns(rt::TraceReader& reader, std::uint64_t step =
         s.columns.assign(s.fields.size() + 1, std::vector<std::uint64_t>(capacity));
         s.target = std::make_unique<rt::ColumnTarget>(d.records[slot]);
         s.target->keep_index(reinterpret_cast<std::byte*>(s.columns[0].data()), 8);
+        s.strings.resize(s.fields.size());
         for (std::size_t k = 0; k < s.fields.size(); ++k) {
-            s.target->keep(s.fields[k], reinterpret_cast<std::byte*>(s.columns[k + 1].data()), 8);
+            if (d.records[slot].fields[s.fields[k]].type == rt::Type::bytes) {
+                s.target->keep(s.fields[k], s.strings[k]);
+            } else {
+                s.target->keep(s.fields[k], reinterpret_cast<std::byte*>(s.columns[k + 1].data()), 8);
+            }
         }
         targets[slot] = s.target.get();
     }
@@ -80,8 +96,15 @@ inline ColumnsRead read_by_columns(rt::TraceReader& reader, std::uint64_t step =
     out.rows.resize(d.record_count);
     for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
         if (!targets[slot]) continue;
+        Slot& s = slots[slot];
+        for (std::size_t k = 0; k < s.fields.size(); ++k) {
+            const auto& codes = s.strings[k].codes();
+            for (std::size_t row = 0; row < codes.size(); ++row) {
+                s.columns[k + 1][row] = string_id(s.strings[k].distinct()[static_cast<std::size_t>(codes[row])]);
+            }
+        }
         for (std::uint64_t row = 0; row < targets[slot]->rows(); ++row) {
-            for (const auto& column : slots[slot].columns) out.rows[slot].push_back(column[row]);
+            for (const auto& column : s.columns) out.rows[slot].push_back(column[row]);
         }
     }
     return out;
@@ -102,7 +125,13 @@ inline Rows read_by_records(rt::TraceReader& reader) {
         const std::vector<std::uint32_t> fields = row_fields(r);
         std::vector<std::uint64_t> row(r.field_count);
         rt::decode_values(reader, [&](const rt::GenericValue& v) {
-            row[v.field] = r.fields[v.field].type == rt::Type::floating ? std::bit_cast<std::uint64_t>(v.real) : v.integer;
+            switch (r.fields[v.field].type) {
+                case rt::Type::floating: row[v.field] = std::bit_cast<std::uint64_t>(v.real); break;
+                case rt::Type::bytes:
+                    row[v.field] = string_id({reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size()});
+                    break;
+                default: row[v.field] = v.integer;
+            }
         }, scratch.last);
         reader.end_record();
         for (const std::uint32_t f : fields) rows.push_back(row[f]);

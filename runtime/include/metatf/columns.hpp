@@ -8,12 +8,37 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "generic.hpp"
 #include "reader.hpp"
 
 namespace metatf::rt {
+
+// A bytes field's column: a code per row into the distinct values, numbered
+// in order of first appearance, so that a string of few values (a host, an
+// operation) is kept once and becomes a categorical without a copy per row.
+class StringColumn {
+public:
+    void put(std::span<const std::byte> value);
+    const std::vector<std::int32_t>& codes() const { return codes_; }
+    const std::vector<std::string>& distinct() const { return distinct_; }
+    // Appends `other`'s rows after this column's, its codes renumbered.
+    void append(const StringColumn& other);
+
+private:
+    struct Hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }
+    };
+    std::vector<std::int32_t> codes_;
+    std::vector<std::string> distinct_;
+    std::unordered_map<std::uint64_t, std::int32_t> short_;  // strings of up to 7 bytes, by put()'s key
+    std::unordered_map<std::string, std::int32_t, Hash, std::equal_to<>> index_;
+};
 
 // Where the rows of one record type go: row r of a kept integer field as a
 // uint64 (a signed one in two's complement) at data + r * stride, of a float
@@ -25,6 +50,8 @@ public:
 
     // Keeps field `field` (an integer or float field outside repeated groups).
     void keep(std::uint32_t field, std::byte* data, std::size_t stride);
+    // Keeps bytes field `field` (outside repeated groups) in `column`.
+    void keep(std::uint32_t field, StringColumn& column);
     void keep_index(std::byte* data, std::size_t stride) { index_ = {0, Type::unsigned_int, data, stride}; }
     std::uint64_t rows() const { return rows_; }
 
@@ -43,9 +70,12 @@ private:
         Type type = Type::unsigned_int;
         std::byte* data = nullptr;  // null: not kept
         std::size_t stride = 0;
+        StringColumn* strings = nullptr;  // a bytes field's, if kept
     };
     bool groups_empty(const FieldState* states, const std::byte* p) const;
-    bool counts_answerable(TraceReader& reader, const FieldState* states, const std::byte* p) const;
+    // `length`: the bytes of field `stretch` (RecordPlan::stretch), which move the fields after it.
+    bool counts_answerable(TraceReader& reader, const FieldState* states, const std::byte* p, std::int32_t stretch,
+                           std::size_t length) const;
     void store(const Kept& k, std::uint64_t bits) const { std::memcpy(k.data + (rows_ - 1) * k.stride, &bits, 8); }
 
     const RecordDesc* record_;
@@ -58,8 +88,8 @@ private:
 
 // Reads records from the reader's position to the end of its chunk, or to
 // record `stop`, while each is of a type with a target (targets[slot], null
-// for none) whose layout is fixed now (RecordPlan::fixed) and the tag is one
-// byte wide. Stops before any other record (predefined ones, a live field's
+// for none) whose layout is fixed now, but for one string's bytes at most
+// (RecordPlan::fixed, RecordPlan::stretch), and the tag is one byte wide. Stops before any other record (predefined ones, a live field's
 // escape, a group that repeats), which the caller reads field by field.
 // Values and errors are those of decode_values(). Returns the records read.
 std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> targets, std::uint64_t stop);

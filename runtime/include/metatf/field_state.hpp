@@ -108,7 +108,13 @@ struct RecordPlan {
     bool plain = false;         // every varying integer field is a bare load & mask: add, keep and shift are 0
     bool pools = false;         // some field is live or feeds a pool (then plain is false)
     bool immediate = false;     // no pool is referred to after a field of the record referred to it or fed it
-    std::uint32_t size = 0;     // bytes after the tag
+    // Not fixed only because of this bytes field, outside groups, whose
+    // length is the value of an earlier field outside groups (a string): the
+    // fields' offsets are set as if it were empty, and those after it sit
+    // its length further on. The column reader (columns.hpp) reads such
+    // records in one pass; other readers take them field by field.
+    std::int32_t stretch = no_field;
+    std::uint32_t size = 0;     // bytes after the tag (a stretch's bytes not counted)
     std::uint64_t varying = 0;  // bit i: field i (below 64) takes a value from the record or its predecessor
     std::uint64_t live = 0;     // bit i: field i is live
     std::uint64_t feeds = 0;    // bit i: field i feeds a pool

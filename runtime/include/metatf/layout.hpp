@@ -24,6 +24,38 @@ inline std::vector<bool> top_level_fields(const RecordDesc& r) {
     return top;
 }
 
+// Per field of `r`: the bytes field it is the length of and nothing else
+// (no group's count, no other field's length), where both are top-level and
+// the length comes first; else no_field. Such a length says no more than its
+// string does: data views leave it out (read_pandas) and writers derive it
+// (metatf.Writer), docs/python.md.
+inline std::vector<std::int32_t> string_lengths(const RecordDesc& r) {
+    std::vector<std::int32_t> out(r.field_count, no_field);
+    std::vector<int> uses(r.field_count, 0);  // as a length or a count
+    std::vector<bool> seen(r.field_count, false), top(r.field_count, false);
+    int depth = 0;
+    for (std::uint32_t k = 0; k < r.layout_count; ++k) {
+        const LayoutStep& s = r.layout[k];
+        if (s.op == LayoutStep::repeat) {
+            uses[s.index] += 2;  // a count is no string's length
+            ++depth;
+        }
+        if (s.op == LayoutStep::end) --depth;
+        if (s.op != LayoutStep::field) continue;
+        seen[s.index] = true;
+        top[s.index] = depth == 0;
+        const std::int32_t from = r.fields[s.index].width_from;
+        if (from == no_field || r.fields[s.index].type != Type::bytes) continue;
+        const auto length = static_cast<std::uint32_t>(from);
+        ++uses[length];
+        if (depth == 0 && top[length] && seen[length]) out[length] = static_cast<std::int32_t>(s.index);
+    }
+    for (std::uint32_t i = 0; i < r.field_count; ++i) {
+        if (uses[i] != 1) out[i] = no_field;
+    }
+    return out;
+}
+
 namespace detail {
 
 // The index of the `end` step that closes the repeat starting at step `i`.
