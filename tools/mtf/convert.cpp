@@ -1,4 +1,5 @@
 // mtf convert: a format's native text to a Meta-TF trace and back.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +32,21 @@ bool is_trace(const std::string& path) {
     char magic[4] = {};
     in.read(magic, sizeof magic);
     return in.gcount() == 4 && std::string_view(magic, 4) == std::string_view("\177MTF", 4);
+}
+
+// INPUT as the commands below open it: a pipe or device named by a path
+// (bash's <(...), a FIFO) can be read only once, and is_trace() reads its
+// start, so it becomes standard input ("-"), which is peeked at instead.
+std::string readable_once(const std::string& input) {
+    struct stat st {};
+    if (input == "-" || ::stat(input.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return input;
+    const int fd = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw InputError(input + ": cannot open: " + std::strerror(errno));
+    const bool moved = ::dup2(fd, STDIN_FILENO) == STDIN_FILENO;
+    ::close(fd);
+    if (!moved) throw InputError(input + ": cannot read it as standard input: " + std::strerror(errno));
+    std::cin.clear();
+    return "-";
 }
 
 // `file`: the trace or DTD file the DTD comes from, for the message.
@@ -381,7 +397,7 @@ int run(const std::vector<std::string>& args) {
     const Options o = parse_options(
         args, "convert", with_trace_output({{"--native", false}, {"--form", true}, {"--skip-bad", false}, {"--exact", false}, {"--strict", false}, {"--encoding", true}, {"--no-live", false}, {"-f", false}, {"--force", false}}),
         {"INPUT", "OUTPUT"});
-    const std::string& input = o.positional[0];
+    const std::string input = readable_once(o.positional[0]);
     const std::string& output = o.positional[1];
     if (!o.has("--native") && o.has("--form")) throw UsageError("--form names a native form: it goes with --native");
     if (!is_trace(input)) return to_binary(input, output, o);

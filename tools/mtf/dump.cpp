@@ -322,20 +322,24 @@ private:
 };
 
 // --where FIELD OP VALUE: a record matches when it has the top-level
-// integer field FIELD and its value compares so (signed fields as signed).
+// integer or bytes field FIELD and its value compares so (signed fields as
+// signed, bytes byte by byte with VALUE's own bytes).
 struct Condition {
-    std::string field, op;
+    std::string field, op, text;       // text: VALUE as given
     std::vector<std::int32_t> index;   // per slot: the field's index, or -1
-    std::vector<std::uint64_t> value;  // per slot: VALUE in the field's stored units
+    std::vector<std::uint64_t> value;  // per slot: VALUE in the field's stored units (integers)
 
     bool holds(const rt::DtdDesc& dtd, const ReadRecord& r) const {
         const std::int32_t f = index[r.record.slot];
         if (f < 0) return false;
         for (const rt::GenericValue& v : r.record.values) {
             if (v.field != static_cast<std::uint32_t>(f)) continue;
-            const bool is_signed = dtd.records[r.record.slot].fields[f].type == rt::Type::signed_int;
+            const rt::Type type = dtd.records[r.record.slot].fields[f].type;
             const std::uint64_t want = value[r.record.slot];
-            const int c = is_signed ? compare(static_cast<std::int64_t>(v.integer), static_cast<std::int64_t>(want)) : compare(v.integer, want);
+            const int c = type == rt::Type::bytes ? compare(std::string_view(reinterpret_cast<const char*>(v.bytes.data()), v.bytes.size()),
+                                                            std::string_view(text))
+                          : type == rt::Type::signed_int ? compare(static_cast<std::int64_t>(v.integer), static_cast<std::int64_t>(want))
+                                                         : compare(v.integer, want);
             return op == "=" ? c == 0 : op == "!=" ? c != 0 : op == "<" ? c < 0 : op == "<=" ? c <= 0 : op == ">" ? c > 0 : c >= 0;
         }
         return false;
@@ -395,12 +399,12 @@ std::vector<Condition> conditions(const Options& o, const rt::DtdDesc& dtd, cons
     for (const std::string& text : o.all("--where")) {
         const std::size_t at = text.find_first_of("<>!=");
         const std::size_t value_at = text.find_first_not_of("<>!=", at);
-        Condition c{text.substr(0, std::min(at, text.size())), at == std::string::npos ? "" : text.substr(at, value_at - at), {}, {}};
+        Condition c{text.substr(0, std::min(at, text.size())), at == std::string::npos ? "" : text.substr(at, value_at - at), {}, {}, {}};
         if (c.field.empty() || (c.op != "=" && c.op != "!=" && c.op != "<" && c.op != "<=" && c.op != ">" && c.op != ">=") ||
             value_at == std::string::npos) {
             throw UsageError("--where takes FIELD OP VALUE (OP one of = != < <= > >=), not '" + text + "'");
         }
-        const std::string value = text.substr(value_at);
+        const std::string value = c.text = text.substr(value_at);
         bool any = false;
         c.index.assign(dtd.record_count, -1);
         c.value.assign(dtd.record_count, 0);
@@ -409,17 +413,18 @@ std::vector<Condition> conditions(const Options& o, const rt::DtdDesc& dtd, cons
             if (!shown[i] || r.predefined != rt::Predefined::none) continue;
             for (std::uint32_t f = 1; f < r.field_count; ++f) {
                 const rt::FieldDesc& d = r.fields[f];
-                if (d.path != c.field || (d.type != rt::Type::unsigned_int && d.type != rt::Type::signed_int)) continue;
+                if (d.path != c.field || d.type == rt::Type::floating) continue;
+                c.index[i] = static_cast<std::int32_t>(f);
+                any = true;
+                if (d.type == rt::Type::bytes) continue;  // compared as VALUE's bytes
                 const rt::TextFieldDesc* t = dtd.text_form && dtd.text_form->records[i].mnemonic ? &dtd.text_form->records[i].fields[f] : nullptr;
                 const auto v = stored_value(value, d, t);
                 if (!v) throw UsageError("--where: '" + value + "' is not a value of field '" + c.field + "'");
                 c.value[i] = *v;
-                c.index[i] = static_cast<std::int32_t>(f);
-                any = true;
             }
         }
         if (any && found) found->where.insert(c.field);
-        if (!any && !found) throw UsageError("--where: no record type shown has an integer field '" + c.field + "'");
+        if (!any && !found) throw UsageError("--where: no record type shown has an integer or bytes field '" + c.field + "'");
         out.push_back(std::move(c));
     }
     return out;
@@ -695,7 +700,7 @@ void refuse_unfound(const Options& o, const DumpOptions& d, const Found& found) 
         if (!found.fields.count(name)) throw UsageError("--fields: no record type shown has a field '" + name + "'");
     }
     for (const Condition& c : d.select.where) {
-        if (!found.where.count(c.field)) throw UsageError("--where: no record type shown has an integer field '" + c.field + "'");
+        if (!found.where.count(c.field)) throw UsageError("--where: no record type shown has an integer or bytes field '" + c.field + "'");
     }
     if (!d.group.empty() && !found.groups.count(d.group)) {
         throw UsageError("--group: no record type shown has a repeated group '" + d.group + "'");
@@ -797,8 +802,10 @@ Options:
   --limit N       at most N records: N of those shown (the options above
                   select them); reading stops once no more can be shown
   --where FIELD OP VALUE
-                  only records with an integer field FIELD (at the top
-                  level) whose value compares so: OP is = != < <= > >=;
+                  only records with an integer or bytes field FIELD (at
+                  the top level) whose value compares so: OP is = != <
+                  <= > >=; a bytes field (a string) compares byte by
+                  byte with VALUE ('hostname=prxy'); for an integer,
                   VALUE is decimal (fixed point for a scaled field), 0x
                   hex, the character of a chars field ('opcode=W'), a
                   name the field's enum gives ('systemType=cm5'), or
