@@ -186,7 +186,7 @@ void emit_text_form(std::ostream& o, const rt::DtdDesc& dtd) {
     }
     o << "};\n"
       << "inline constexpr rt::TextFormDesc text_form = {" << literal(form.separator) << ", " << literal(form.begin)
-      << ", " << literal(form.end) << ", text_records};\n";
+      << ", " << literal(form.end) << ", text_records" << (form.head != 0 ? ", " + std::to_string(form.head) : std::string()) << "};\n";
 }
 
 const char* kind_name(rt::NativeKind k) {

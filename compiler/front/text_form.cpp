@@ -190,6 +190,7 @@ public:
             diags_.warning(block->where, "the text block has no effect: no record sets 'tag.mnemonic'");
         }
         check_mnemonics(with_text);
+        if (!schema_.text->mnemonic_after.empty()) check_head(*block, with_text);
         for (std::size_t i : with_text) RecordCheck(schema_.records[i], sites_[i], *schema_.text, diags_).run();
     }
 
@@ -210,9 +211,10 @@ private:
         bool ok = true;
         for (const ast::TextSetting& s : block.settings) {
             const std::string& n = s.name.text;
-            std::string* target = n == "separator" ? &form.separator : n == "begin" ? &form.begin : n == "end" ? &form.end : nullptr;
+            std::string* target = n == "separator" ? &form.separator : n == "begin" ? &form.begin : n == "end" ? &form.end
+                                  : n == "mnemonicAfter" ? &form.mnemonic_after : nullptr;
             if (!target) {
-                diags_.error(s.name.where, "unknown text setting " + quote(n) + " (the settings are separator, begin and end)");
+                diags_.error(s.name.where, "unknown text setting " + quote(n) + " (the settings are separator, begin, end and mnemonicAfter)");
                 ok = false;
                 continue;
             }
@@ -237,6 +239,60 @@ private:
         }
         if (ok) schema_.text = std::move(form);
         return ok;
+    }
+
+    // mnemonicAfter = "F": every text record starts with the same fields up
+    // to F (the head), each a plain token, and has a mnemonic to tell it by.
+    void check_head(const ast::TextBlock& block, const std::vector<std::size_t>& with_text) {
+        const std::string& last = schema_.text->mnemonic_after;
+        Location where = block.where;
+        for (const ast::TextSetting& s : block.settings) {
+            if (s.name.text == "mnemonicAfter") where = s.value.where;
+        }
+        std::vector<const ir::Field*> first;
+        const ir::Record* first_record = nullptr;
+        for (std::size_t i : with_text) {
+            const ir::Record& r = schema_.records[i];
+            std::vector<const ir::Field*> head;
+            std::optional<std::string> problem = head_of(r, last, head);
+            if (!problem && first_record && !same_head(head, first)) {
+                problem = "does not start with the fields record " + quote(first_record->name) +
+                          " starts with (the same names, types, scales and text formats, up to " + quote(last) + ")";
+            }
+            if (problem) {
+                diags_.error(where, "'mnemonicAfter' puts the mnemonic after field " + quote(last) + ", but record " + quote(r.name) + " " +
+                                        *problem);
+                return;
+            }
+            if (!first_record) {
+                first_record = &r;
+                first = std::move(head);
+            }
+        }
+        schema_.text->head = static_cast<std::uint32_t>(first.size());
+    }
+
+    // Record `r`'s fields up to `last`, or why they cannot be a head.
+    static std::optional<std::string> head_of(const ir::Record& r, const std::string& last, std::vector<const ir::Field*>& head) {
+        if (r.mnemonic->empty()) return std::string("has an empty mnemonic: the word after the head tells the records apart");
+        for (const ir::LayoutItem& item : r.layout) {
+            const std::uint32_t* index = std::get_if<std::uint32_t>(&item);
+            if (!index) return std::string("repeats a group before it");
+            if (*index == 0) continue;  // the tag: its text is the mnemonic's
+            const ir::Field& f = r.fields[*index];
+            if (f.text.format == ir::TextFormat::line || f.text.format == ir::TextFormat::omit || f.width_from) {
+                return "has field " + quote(f.path) + " before it, which is not a plain token ('line', 'omit', or a length another field gives)";
+            }
+            head.push_back(&f);
+            if (f.path == last) return std::nullopt;
+        }
+        return "has no field " + quote(last) + " at its top level";
+    }
+
+    static bool same_head(const std::vector<const ir::Field*>& a, const std::vector<const ir::Field*>& b) {
+        return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const ir::Field* f, const ir::Field* g) {
+                   return f->index == g->index && f->path == g->path && f->type == g->type && f->scale == g->scale && f->text == g->text;
+               });
     }
 
     void check_mnemonics(const std::vector<std::size_t>& with_text) {

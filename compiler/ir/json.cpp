@@ -155,6 +155,7 @@ nlohmann::ordered_json to_json(const Schema& schema) {
     out["records"] = std::move(records);
     if (schema.text) {
         out["text"] = {{"separator", schema.text->separator}, {"begin", schema.text->begin}, {"end", schema.text->end}};
+        if (schema.text->head != 0) out["text"]["mnemonicAfter"] = schema.text->mnemonic_after;
     }
     if (!schema.native.empty()) {
         json forms = json::array();

@@ -156,6 +156,10 @@ struct TextForm {
     std::string separator;
     std::string begin;  // a line before the records, or empty
     std::string end;    // a line after them, or empty
+    // mnemonicAfter: the field the mnemonic follows; every record's line
+    // starts with the same `head` fields, up to it (0: the mnemonic starts the line).
+    std::string mnemonic_after;
+    std::uint32_t head = 0;
 };
 
 // A DTD's native binary form: magic bytes, an ASCII header, then each record

@@ -149,7 +149,7 @@ void LoweredDtd::Storage::add_text_form(const ir::Schema& schema) {
         text_records.push_back(mnemonic ? rt::TextRecordDesc{keep(*mnemonic), tables[slot].text.data()}
                                         : rt::TextRecordDesc{nullptr, nullptr});
     }
-    text_form = {keep(schema.text->separator), keep(schema.text->begin), keep(schema.text->end), text_records.data()};
+    text_form = {keep(schema.text->separator), keep(schema.text->begin), keep(schema.text->end), text_records.data(), schema.text->head};
     desc.text_form = &text_form;
 }
 

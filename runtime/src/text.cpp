@@ -37,9 +37,35 @@ std::vector<std::string> stops_of(const RecordDesc& r, const TextRecordDesc& t) 
     return out;
 }
 
-// What starts a record's line: its mnemonic, with the text the tag sets before and after it.
-std::string line_prefix(const TextRecordDesc& t) {
-    return std::string(text_of(t.fields[0].before)) + t.mnemonic + std::string(text_of(t.fields[0].after));
+// What starts a record's line: its mnemonic, with the text the tag sets
+// before and after it. After a head (TextFormDesc::head) the mnemonic is a
+// value like the others: the tag's `before` text, or the separator, goes first.
+std::string line_prefix(const TextFormDesc& form, const TextRecordDesc& t) {
+    const char* before = t.fields[0].before ? t.fields[0].before : form.head != 0 ? form.separator : "";
+    return std::string(before) + t.mnemonic + std::string(text_of(t.fields[0].after));
+}
+
+// Whether a record's mnemonic, which `rest` follows, ends where a token may end.
+bool mnemonic_ends(const TextFormDesc& form, const TextRecordDesc& t, const std::vector<std::string>& stops, std::string_view rest) {
+    const std::string_view sep = form.separator;
+    return rest.empty() || !text_of(t.fields[0].after).empty() || rest.starts_with(sep) || (sep == " " && is_blank(rest.front())) ||
+           std::any_of(stops.begin(), stops.end(), [&](const std::string& s) { return rest.starts_with(s); });
+}
+
+// Where a record's mnemonic, with the text around it (`prefix`), ends in
+// `line` when it follows the head at `at`; none when it is not there. Under
+// a blank separator any run of blanks stands for blanks before the mnemonic.
+std::size_t after_mnemonic(const TextFormDesc& form, const TextRecordDesc& t, const std::string& prefix,
+                           const std::vector<std::string>& stops, std::string_view line, std::size_t at) {
+    std::string_view want = prefix;
+    if (std::string_view(form.separator) == " " && !want.empty() && is_blank(want.front())) {
+        if (at == line.size() || !is_blank(line[at])) return none;
+        while (at < line.size() && is_blank(line[at])) ++at;
+        while (!want.empty() && is_blank(want.front())) want.remove_prefix(1);
+    }
+    if (line.compare(at, want.size(), want) != 0) return none;
+    at += want.size();
+    return mnemonic_ends(form, t, stops, line.substr(at)) ? at : none;
 }
 
 // Shows a piece of a line in a message, cut short.
@@ -69,16 +95,30 @@ public:
     // `start`: where the fields start, past the mnemonic and the text around it.
     void parse(const RecordDesc& r, const TextRecordDesc& text, const std::vector<std::string>& stops, std::size_t start,
                GenericRecord& out) {
+        begin(r, text, stops, out);
+        pos_ = start;
+        rest(0);
+    }
+
+    // With a head (TextFormDesc::head): its fields, which every record
+    // shares, read as record `r`'s; returns where the mnemonic should start.
+    std::size_t head(const RecordDesc& r, const TextRecordDesc& text, const std::vector<std::string>& stops, GenericRecord& out) {
+        begin(r, text, stops, out);
+        detail::walk_steps(r, 0, form_.head, *this);
+        return pos_;
+    }
+
+    // The rest of the line, from `start` past the mnemonic, as record `r`'s,
+    // after head() read the head as another record's (the same fields).
+    void after_head(const RecordDesc& r, const TextRecordDesc& text, const std::vector<std::string>& stops, std::size_t start) {
         record_ = &r;
         text_ = &text;
         stops_ = &stops;
-        out_ = &out.values;
+        last_.resize(r.field_count, 0);
+        pending_.resize(r.field_count, none);
         pos_ = start;
-        first_ = *text.mnemonic == '\0';
-        last_.assign(r.field_count, 0);
-        pending_.assign(r.field_count, none);
-        walk_layout(r, *this);
-        if (pos_ != line_.size()) fail(pos_, "unexpected text after the last field of record " + quote(r.name) + ": " + excerpt(line_.substr(pos_)));
+        padded_ = false;
+        rest(form_.head);
     }
 
     // The first token (the mnemonic) and where the next one starts.
@@ -90,6 +130,34 @@ public:
 
     [[noreturn]] void fail(std::size_t at, const std::string& message) const { throw TextError(line_number_, at + 1, message); }
 
+    // The token at `at` (a word that names no record), for a message.
+    std::string_view token_at(std::size_t at) {
+        while (space_ && at < line_.size() && is_blank(line_[at])) ++at;
+        pos_ = at;
+        return line_.substr(at, token_end(at) - at);
+    }
+
+private:
+    void begin(const RecordDesc& r, const TextRecordDesc& text, const std::vector<std::string>& stops, GenericRecord& out) {
+        record_ = &r;
+        text_ = &text;
+        stops_ = &stops;
+        out_ = &out.values;
+        pos_ = 0;
+        first_ = *text.mnemonic == '\0' || form_.head != 0;  // a head starts the line
+        last_.assign(r.field_count, 0);
+        pending_.assign(r.field_count, none);
+    }
+
+    // The layout from step `from` to the end of the record, which must end the line.
+    void rest(std::uint32_t from) {
+        detail::walk_steps(*record_, from, record_->layout_count, *this);
+        if (pos_ != line_.size()) {
+            fail(pos_, "unexpected text after the last field of record " + quote(record_->name) + ": " + excerpt(line_.substr(pos_)));
+        }
+    }
+
+public:
     // ---- the layout walk's visitor
     // A group whose count is not written has one element per remaining piece of the line.
     template <typename Element>
@@ -495,7 +563,8 @@ TextReader::TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions opt
         const TextRecordDesc& t = form_.records[slot];
         if (!t.mnemonic) continue;
         if (*t.mnemonic == '\0') only_slot_ = static_cast<std::int32_t>(slot);
-        prefixes_[slot] = line_prefix(t);
+        if (head_slot_ < 0) head_slot_ = static_cast<std::int32_t>(slot);
+        prefixes_[slot] = line_prefix(form_, t);
         stops_[slot] = stops_of(dtd.records[slot], t);
     }
     comment_slot_ = predefined_slot(dtd, Predefined::comment);
@@ -658,6 +727,20 @@ void TextReader::blank_comment(GenericRecord& out) {
 bool TextReader::parse(GenericRecord& out) {
     LineParser p(form_, content(), line_, line_number_, last_, pending_);
     out.values.clear();
+    if (form_.head != 0) {
+        const auto first = static_cast<std::uint32_t>(head_slot_);
+        const std::size_t at = p.head(dtd_.records[first], form_.records[first], stops_[first], out);
+        const auto [slot, end] = match_after_head(at);
+        if (slot == dtd_.record_count) {
+            const std::string_view m = p.token_at(at);
+            const RecordDesc& r = dtd_.records[first];
+            p.fail(at, m.empty() ? "expected a record mnemonic after field " + quote(r.fields[r.layout[form_.head - 1].index].path)
+                                 : "unknown record " + excerpt(m));
+        }
+        out.slot = slot;
+        p.after_head(dtd_.records[slot], form_.records[slot], stops_[slot], end);
+        return true;
+    }
     if (only_slot_ >= 0) {
         out.slot = static_cast<std::uint32_t>(only_slot_);
         if (!content().starts_with(prefixes_[out.slot])) p.fail(0, "expected " + quote(prefixes_[out.slot]) + " at the start of the line");
@@ -676,17 +759,24 @@ bool TextReader::parse(GenericRecord& out) {
 // ends where a token may end; the longest if several do. record_count: none.
 std::uint32_t TextReader::match_record() const {
     const std::string_view line = content();
-    const std::string_view sep = form_.separator;
     std::uint32_t best = dtd_.record_count;
     for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
         const std::string& prefix = prefixes_[slot];
         if (!form_.records[slot].mnemonic || !line.starts_with(prefix)) continue;
         if (best != dtd_.record_count && prefixes_[best].size() >= prefix.size()) continue;
-        const std::string_view rest = line.substr(prefix.size());
-        const bool ends = rest.empty() || !text_of(form_.records[slot].fields[0].after).empty() || rest.starts_with(sep) ||
-                          (sep == " " && is_blank(rest.front())) ||
-                          std::any_of(stops_[slot].begin(), stops_[slot].end(), [&](const std::string& s) { return rest.starts_with(s); });
-        if (ends) best = slot;
+        if (mnemonic_ends(form_, form_.records[slot], stops_[slot], line.substr(prefix.size()))) best = slot;
+    }
+    return best;
+}
+
+// The record whose mnemonic follows the head at `at`, and where it ends;
+// the longest if several fit. record_count: none.
+std::pair<std::uint32_t, std::size_t> TextReader::match_after_head(std::size_t at) const {
+    std::pair<std::uint32_t, std::size_t> best{dtd_.record_count, 0};
+    for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
+        if (!form_.records[slot].mnemonic) continue;
+        const std::size_t end = after_mnemonic(form_, form_.records[slot], prefixes_[slot], stops_[slot], content(), at);
+        if (end != none && (best.first == dtd_.record_count || end > best.second)) best = {slot, end};
     }
     return best;
 }
@@ -702,16 +792,17 @@ public:
     LineFormatter(const TextFormDesc& form, std::string& out, std::uint64_t line_number, std::vector<std::uint64_t>& last)
         : form_(form), out_(out), line_number_(line_number), space_(std::string_view(form.separator) == " "), last_(last) {}
 
-    // `prefix`: the record's line_prefix().
+    // `prefix`: the record's line_prefix(), written first or after the head.
     void format(const RecordDesc& r, const TextRecordDesc& text, const std::string& prefix, const GenericRecord& g) {
         out_.clear();
         record_ = &r;
         text_ = &text;
         values_ = &g.values;
+        prefix_ = &prefix;
         next_ = 0;
         last_.assign(r.field_count, 0);
-        first_ = *text.mnemonic == '\0';
-        out_ += prefix;
+        first_ = *text.mnemonic == '\0' || form_.head != 0;
+        if (form_.head == 0) out_ += prefix;
         walk_layout(r, *this);
         if (next_ != values_->size()) refuse("a record's values do not follow its layout");
         out_ += '\n';
@@ -755,6 +846,7 @@ public:
         value(f, t, v);
         pad(f, t, at);
         out_ += text_of(t.after);
+        if (next_ == form_.head) out_ += *prefix_;  // the head ends: the mnemonic follows
     }
 
 private:
@@ -861,6 +953,7 @@ private:
     const RecordDesc* record_ = nullptr;
     const TextRecordDesc* text_ = nullptr;
     const std::vector<GenericValue>* values_ = nullptr;
+    const std::string* prefix_ = nullptr;  // the mnemonic with the text around it
     std::size_t next_ = 0;              // the next value to write
     std::vector<std::uint64_t>& last_;  // per field: its latest value (counts and lengths)
     bool first_ = true;
@@ -874,7 +967,7 @@ TextWriter::TextWriter(std::ostream& out, const DtdDesc& dtd) : out_(out), dtd_(
     stops_.resize(dtd.record_count);
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
         if (!form_.records[slot].mnemonic) continue;
-        prefixes_[slot] = line_prefix(form_.records[slot]);
+        prefixes_[slot] = line_prefix(form_, form_.records[slot]);
         stops_[slot] = stops_of(dtd.records[slot], form_.records[slot]);
     }
     if (*form_.begin != '\0') out_ << form_.begin << '\n';
@@ -903,7 +996,16 @@ void TextWriter::check_reads_back(const GenericRecord& record) {
     }
     bool same = false;
     try {
-        LineParser(form_, content, line, lines_, check_last_, check_pending_).parse(dtd_.records[record.slot], text, stops_[record.slot], prefixes_[record.slot].size(), again);
+        const RecordDesc& r = dtd_.records[record.slot];
+        LineParser p(form_, content, line, lines_, check_last_, check_pending_);
+        if (form_.head == 0) {
+            p.parse(r, text, stops_[record.slot], prefixes_[record.slot].size(), again);
+        } else {
+            const std::size_t at = p.head(r, text, stops_[record.slot], again);
+            const std::size_t end = after_mnemonic(form_, text, prefixes_[record.slot], stops_[record.slot], content, at);
+            if (end == none) throw TextError(lines_, 0, "");
+            p.after_head(r, text, stops_[record.slot], end);
+        }
         same = again.values.size() == record.values.size() &&
                std::equal(again.values.begin(), again.values.end(), record.values.begin(), same_value);
     } catch (const TextError&) {
@@ -930,7 +1032,7 @@ void TextWriter::write(const GenericRecord& record) {
         throw TextError(lines_, 0, "record '" + name + "' has no text form in the DTD '" + dtd_.name + "'");
     }
     LineFormatter(form_, line_, lines_, last_).format(dtd_.records[record.slot], form_.records[record.slot], prefixes_[record.slot], record);
-    if (!stops_[record.slot].empty()) check_reads_back(record);
+    if (!stops_[record.slot].empty() || form_.head != 0) check_reads_back(record);
     out_ << line_;
     if (!out_) throw TraceError(ErrorKind::io, "cannot write the text output", 0, -1, 0);
 }

@@ -36,7 +36,7 @@ namespace {
 std::vector<metatf::lower::LoweredDtd> compile_dtds() {
     std::vector<metatf::lower::LoweredDtd> out;
     for (const char* name : {"dtds/spc", "dtds/ptf", "dtds/laplace", "dtds/lackey", "dtds/charisma", "dtds/pcap",
-                             "tests/fixtures/blkparse", "dtds/msr"}) {
+                             "tests/fixtures/blkparse", "dtds/msr", "dtds/blkparse"}) {
         const std::string path = std::string(METATF_SOURCE_DIR) + "/" + name + ".dtd";
         const metatf::Compilation c = metatf::compile_file(path);
         if (!c.schema) {

@@ -1,5 +1,6 @@
 // The DTDs the project ships (dtds/), built into mtf so that it can tell a
 // trace whose header borrows one of their names for another layout.
+#include <blkparse.hpp>
 #include <charisma.hpp>
 #include <hatf10.hpp>
 #include <lackey.hpp>
@@ -17,7 +18,7 @@ namespace mtf {
 
 namespace {
 
-const rt::DtdDesc* const shipped[] = {&charisma::dtd, &hatf10::dtd, &lackey::dtd, &laplace::dtd, &msr::dtd, &pcap::dtd, &ptf::dtd, &spc::dtd};
+const rt::DtdDesc* const shipped[] = {&blkparse::dtd, &charisma::dtd, &hatf10::dtd, &lackey::dtd, &laplace::dtd, &msr::dtd, &pcap::dtd, &ptf::dtd, &spc::dtd};
 
 }  // namespace
 

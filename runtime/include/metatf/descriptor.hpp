@@ -132,6 +132,9 @@ struct TextFormDesc {
     const char* begin;      // a line before the records, or ""
     const char* end;        // a line after the records, or ""
     const TextRecordDesc* records;  // per slot
+    // The fields every record's line starts with before its mnemonic (the
+    // DTD's mnemonicAfter), the same in each; 0: the mnemonic starts the line.
+    std::uint32_t head = 0;
 };
 
 // ---- the native binary form (docs/dtd-language.md, "Native binary forms"): the

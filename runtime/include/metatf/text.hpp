@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "descriptor.hpp"
@@ -91,6 +92,7 @@ private:
     void check_length() const;
     bool parse(GenericRecord& out);
     std::uint32_t match_record() const;
+    std::pair<std::uint32_t, std::size_t> match_after_head(std::size_t at) const;
 
     std::istream& in_;
     const DtdDesc& dtd_;
@@ -110,6 +112,7 @@ private:
     std::vector<std::uint64_t> last_;  // scratch of the line being parsed, kept to save allocations
     std::vector<std::size_t> pending_;
     std::int32_t only_slot_ = -1;  // the record of an empty mnemonic
+    std::int32_t head_slot_ = -1;  // the first record with a text form: a head is read as its fields
     std::vector<std::string> prefixes_;             // per slot: the mnemonic with the text before and after it
     std::vector<std::vector<std::string>> stops_;  // per slot: the texts around its fields, which end tokens
     bool ended_ = false;
