@@ -8,7 +8,7 @@ using metatf::test::briefs;
 const std::string expected_value =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation (none, "
     "default, baseOffset, delta, stride, sectionOffset, sectionStride, live), a type (unsigned, signed, float, bytes), a "
-    "text format (decimal, hex, chars \"...\", string, line, omit), names such as '{ read = 1, write = 2 }' or an order "
+    "text format (decimal, hex, chars \"...\", string, line, omit, enum, clock), names such as '{ read = 1, write = 2 }' or an order "
     "(nondecreasing, increasing)";
 
 struct Case {
@@ -337,7 +337,7 @@ const std::vector<Case> malformed = {
     {"text { separator = \",\" ;",
      {"1:25: error: expected '}' to end the text block"}},
     {"x.width = 1; x.text = \"a\"; a : x { tag.value = 4; }",
-     {"1:23: error: 'text' takes a text format: decimal, hex, chars \"...\", string, line or omit"}},
+     {"1:23: error: 'text' takes a text format: decimal, hex, chars \"...\", string, line, omit, enum or clock"}},
     {"x.width = 1; x.text = chars;",
      {"1:28: error: expected the characters as a string after 'chars', as in 'chars \"RW\"'"}},
     {"x.width = 1; x.text = chars \"\"; a : x { tag.value = 4; }",

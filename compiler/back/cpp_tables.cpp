@@ -26,10 +26,10 @@ constexpr std::array<const char*, 8> interp_enums = {
     "rt::Interp::stride", "rt::Interp::section_offset", "rt::Interp::section_stride", "rt::Interp::live"};
 constexpr std::array<const char*, 4> predefined_enums = {"rt::Predefined::none", "rt::Predefined::comment",
                                                          "rt::Predefined::section", "rt::Predefined::metadata"};
-constexpr std::array<const char*, 7> format_enums = {"rt::TextFormat::decimal", "rt::TextFormat::hex",
+constexpr std::array<const char*, 8> format_enums = {"rt::TextFormat::decimal", "rt::TextFormat::hex",
                                                      "rt::TextFormat::chars",   "rt::TextFormat::string",
                                                      "rt::TextFormat::line",    "rt::TextFormat::omit",
-                                                     "rt::TextFormat::enumeration"};
+                                                     "rt::TextFormat::enumeration", "rt::TextFormat::clock"};
 static_assert(type_enums.size() == rt::detail::type_names.size() &&
               interp_enums.size() == rt::detail::interp_names.size() &&
               predefined_enums.size() == rt::detail::predefined_names.size() &&

@@ -73,13 +73,14 @@ struct column_arg : integer {};
 struct text_left : TAO_PEGTL_KEYWORD("left") {};
 struct text_column : seq<TAO_PEGTL_KEYWORD("column"), sep, must<column_arg>, opt<sep, text_left>> {};
 struct text_decimal : seq<TAO_PEGTL_KEYWORD("decimal"), opt<sep, text_digits>, opt<sep, text_column>> {};
+struct text_clock : seq<TAO_PEGTL_KEYWORD("clock"), opt<sep, text_digits>, opt<sep, text_column>> {};  // 05:48:55.543726
 struct text_hex : seq<TAO_PEGTL_KEYWORD("hex"), opt<sep, text_digits>, opt<sep, text_upper>, opt<sep, text_column>> {};
 struct text_chars : seq<TAO_PEGTL_KEYWORD("chars"), sep, must<chars_arg>, opt<sep, ignore_case>, opt<sep, text_column>> {};
 struct text_string : seq<TAO_PEGTL_KEYWORD("string"), opt<sep, text_column>> {};
 struct text_line : TAO_PEGTL_KEYWORD("line") {};
 struct text_omit : TAO_PEGTL_KEYWORD("omit") {};
 struct text_enum : seq<TAO_PEGTL_KEYWORD("enum"), opt<sep, text_column>> {};  // the names the field's `enum` gives
-struct text_format : sor<text_chars, text_decimal, text_hex, text_string, text_line, text_omit, text_enum> {};
+struct text_format : sor<text_chars, text_decimal, text_hex, text_string, text_line, text_omit, text_enum, text_clock> {};
 
 // Rules: the names of an enumeration's values or a flag set's bits, `{ read = 1, write = 2 }`,
 // and an order, `nondecreasing` or `increasing`, with `global` for one across record types.
@@ -212,7 +213,7 @@ template <> inline constexpr const char* errors::message<chars_arg> = "expected 
 template <> inline constexpr const char* errors::message<value> =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation "
     "(none, default, baseOffset, delta, stride, sectionOffset, sectionStride, live), a type (unsigned, signed, float, "
-    "bytes), a text format (decimal, hex, chars \"...\", string, line, omit), names such as '{ read = 1, write = 2 }' "
+    "bytes), a text format (decimal, hex, chars \"...\", string, line, omit, enum, clock), names such as '{ read = 1, write = 2 }' "
     "or an order (nondecreasing, increasing)";
 template <> inline constexpr const char* errors::message<named_value> = "expected a name and its number, as in '{ read = 1, write = 2 }'";
 template <> inline constexpr const char* errors::message<named_value_equals> = "expected '=' after the name, as in '{ read = 1, write = 2 }'";

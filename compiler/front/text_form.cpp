@@ -18,6 +18,7 @@ const char* format_name(ast::TextFormatKind k) {
         case K::line: return "line";
         case K::omit: return "omit";
         case K::enumeration: return "enum";
+        case K::clock: return "clock";
     }
     return "decimal";
 }
@@ -332,7 +333,7 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
         if (d.negative || d.magnitude < 1 || d.magnitude > 64) return "'digits' takes a number from 1 to 64, not " + d.text;
         if (field.type == ir::Type::floating) return "'digits' applies to integers" + is;
         // A scaled number keeps its zeros in front; what may vary is how many fraction digits it shows.
-        if (field.scale != 0 && (format.kind != K::decimal || d.magnitude > field.scale)) {
+        if (field.scale != 0 && ((format.kind != K::decimal && format.kind != K::clock) || d.magnitude > field.scale)) {
             return "'digits' of a scaled number is the fewest fraction digits written, 1 to its scale; " + what + " has scale " +
                    std::to_string(field.scale);
         }
@@ -360,6 +361,10 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
         case K::enumeration:
             if (!rt::is_integer(field.type)) return name + " applies to integers" + is;
             return std::nullopt;
+        case K::clock:
+            if (field.type != ir::Type::unsigned_int) return name + " applies to unsigned integers" + is;
+            if (format.digits && field.scale == 0) return "'digits' of a 'clock' is the fewest fraction digits written: it needs a scale";
+            return std::nullopt;
     }
     return std::nullopt;
 }
@@ -375,6 +380,7 @@ ir::FieldText field_text(const ast::TextFormat& format) {
         case K::line: out.format = ir::TextFormat::line; break;
         case K::omit: out.format = ir::TextFormat::omit; break;
         case K::enumeration: out.format = ir::TextFormat::enumeration; break;
+        case K::clock: out.format = ir::TextFormat::clock; break;
     }
     if (format.kind == K::chars) {
         out.chars = format.chars.value;

@@ -25,6 +25,21 @@ void append_fixed(std::string& out, std::uint64_t v, bool is_signed, unsigned sc
     out.append(buf + length - scale, shown);
 }
 
+void append_clock(std::string& out, std::uint64_t v, unsigned scale, unsigned fewest) {
+    std::uint64_t unit = 1;
+    for (unsigned i = 0; i < scale; ++i) unit *= 10;
+    const std::uint64_t seconds = v / unit;
+    append_digits(out, seconds / 3600, 10, 2);
+    out += ':';
+    append_digits(out, seconds / 60 % 60, 10, 2);
+    out += ':';
+    append_digits(out, seconds % 60, 10, 2);
+    if (scale == 0) return;
+    std::string fraction;
+    append_fixed(fraction, v % unit, false, scale, fewest);  // "0.543726"
+    out.append(fraction, 1);
+}
+
 void append_digits(std::string& out, std::uint64_t v, unsigned base, unsigned digits, bool upper) {
     char buf[24];
     char* end = std::to_chars(buf, buf + sizeof buf, v, static_cast<int>(base)).ptr;

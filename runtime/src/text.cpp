@@ -222,6 +222,12 @@ public:
                 start = pos_;
                 v.integer = word(index);
                 break;
+            case TextFormat::clock:
+                before(index, true);
+                pad_before();
+                start = pos_;
+                v.integer = clock(index);
+                break;
             case TextFormat::string:
                 if (const auto n = known_length(f); n && exact(index)) {
                     v.bytes = as_bytes(exact_value(index, *n));
@@ -432,6 +438,28 @@ private:
         const std::uint64_t limit = std::uint64_t(1) << 63;
         if (v > limit || (!negative && v == limit)) fail(start, describe(index) + " does not fit in a signed 64-bit integer");
         return negative ? 0 - v : v;
+    }
+
+    // A time of day, HH:MM:SS (hours of one digit or more), with a fraction when the field has a scale.
+    std::uint64_t clock(std::uint32_t index) {
+        const std::size_t start = pos_;
+        const std::uint64_t hours = digits(index, 10);
+        if (hours > std::numeric_limits<std::uint64_t>::max() / 3600 / power_of_ten(record_->fields[index].scale)) {
+            fail(start, describe(index) + " does not fit in 64 bits");
+        }
+        std::uint64_t seconds = hours * 3600;
+        for (const std::uint64_t unit : {std::uint64_t(60), std::uint64_t(1)}) {
+            if (pos_ == line_.size() || line_[pos_] != ':') fail(pos_, "expected ':' in " + describe(index) + ", a time as HH:MM:SS");
+            ++pos_;
+            const auto digit = [&](std::size_t at) { return at < line_.size() && line_[at] >= '0' && line_[at] <= '9'; };
+            const unsigned part = digit(pos_) && digit(pos_ + 1) ? unsigned(line_[pos_] - '0') * 10 + unsigned(line_[pos_ + 1] - '0') : 60;
+            if (part > 59) fail(pos_, "expected two digits from 00 to 59 in " + describe(index) + ", a time as HH:MM:SS");
+            pos_ += 2;
+            seconds += part * unit;
+        }
+        const std::uint64_t v = record_->fields[index].scale != 0 ? with_fraction(index, seconds, start) : seconds;
+        end_of_token(index);
+        return v;
     }
 
     std::uint64_t with_fraction(std::uint32_t index, std::uint64_t whole, std::size_t start) {
@@ -734,8 +762,8 @@ bool TextReader::parse(GenericRecord& out) {
         if (slot == dtd_.record_count) {
             const std::string_view m = p.token_at(at);
             const RecordDesc& r = dtd_.records[first];
-            p.fail(at, m.empty() ? "expected a record mnemonic after field " + quote(r.fields[r.layout[form_.head - 1].index].path)
-                                 : "unknown record " + excerpt(m));
+            if (m.empty()) p.fail(at, "expected a record mnemonic after field " + quote(r.fields[r.layout[form_.head - 1].index].path));
+            p.fail(static_cast<std::size_t>(m.data() - content().data()), "unknown record " + excerpt(m));
         }
         out.slot = slot;
         p.after_head(dtd_.records[slot], form_.records[slot], stops_[slot], end);
@@ -896,6 +924,7 @@ private:
             case TextFormat::line: bytes(f, t, v.bytes); return;
             case TextFormat::omit: return;
             case TextFormat::enumeration: out_ += name_of(f, v.integer); return;
+            case TextFormat::clock: append_clock(out_, v.integer, f.scale, t.digits); return;
         }
     }
 

@@ -71,5 +71,5 @@ def test_a_line_with_an_unknown_action_is_an_error_at_its_column(tmp_path):
     text.write_text("  8,0    3        1     0.000000000   697  Z   W 223490 + 8 [kjournald]\n")
     result = run(MTF, "convert", "--dtd", BLKPARSE, text, trace, check=False)
     assert result.returncode == 1
-    assert result.stderr.decode().endswith("line 1, column 42: unknown record 'Z'\n")
+    assert result.stderr.decode().endswith("line 1, column 44: unknown record 'Z'\n")
     assert not trace.exists()

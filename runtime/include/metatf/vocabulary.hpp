@@ -27,6 +27,7 @@ enum class TextFormat : std::uint8_t {
     line,     // bytes, last field only: the rest of the line
     omit,     // not written: a length or count derived from the line
     enumeration,  // integers: the name the field's `enum` gives the value (`enum` in a DTD)
+    clock,    // unsigned integers: a time of day or a duration, HH:MM:SS, with a scale's fraction (strace -tt)
 };
 
 enum class Predefined : std::uint8_t { none, comment, section, metadata };
@@ -85,7 +86,7 @@ namespace detail {
 inline constexpr std::array<std::string_view, 4> type_names = {"unsigned", "signed", "float", "bytes"};
 inline constexpr std::array<std::string_view, 8> interp_names = {"none",   "default",       "baseOffset",    "delta",
                                                                  "stride", "sectionOffset", "sectionStride", "live"};
-inline constexpr std::array<std::string_view, 7> text_format_names = {"decimal", "hex", "chars", "string", "line", "omit", "enum"};
+inline constexpr std::array<std::string_view, 8> text_format_names = {"decimal", "hex", "chars", "string", "line", "omit", "enum", "clock"};
 inline constexpr std::array<std::string_view, 4> predefined_names = {"", "comment", "section", "metadata"};
 inline constexpr std::array<std::string_view, 3> order_names = {"", "nondecreasing", "increasing"};
 
