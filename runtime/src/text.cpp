@@ -195,38 +195,19 @@ public:
                 out_->push_back(v);
                 return;
             case TextFormat::decimal:
+            case TextFormat::hex:
+            case TextFormat::chars:
+            case TextFormat::enumeration:
+            case TextFormat::clock:
+                // A number, a character or a word: blanks may stand before it.
                 before(index, true);
                 pad_before();
                 start = pos_;
                 if (f.type == Type::floating) {
                     v.real = real(index);
                 } else {
-                    v.integer = decimal(index);
+                    v.integer = number(index, t);
                 }
-                break;
-            case TextFormat::hex:
-                before(index, true);
-                pad_before();
-                start = pos_;
-                v.integer = hex(index);
-                break;
-            case TextFormat::chars:
-                before(index, true);
-                pad_before();
-                start = pos_;
-                v.integer = character(index, t);
-                break;
-            case TextFormat::enumeration:
-                before(index, true);
-                pad_before();
-                start = pos_;
-                v.integer = word(index);
-                break;
-            case TextFormat::clock:
-                before(index, true);
-                pad_before();
-                start = pos_;
-                v.integer = clock(index);
                 break;
             case TextFormat::string:
                 if (const auto n = known_length(f); n && exact(index)) {
@@ -438,6 +419,17 @@ private:
         const std::uint64_t limit = std::uint64_t(1) << 63;
         if (v > limit || (!negative && v == limit)) fail(start, describe(index) + " does not fit in a signed 64-bit integer");
         return negative ? 0 - v : v;
+    }
+
+    // The integer of a field whose format spells a number.
+    std::uint64_t number(std::uint32_t index, const TextFieldDesc& t) {
+        switch (t.format) {
+            case TextFormat::hex: return hex(index);
+            case TextFormat::chars: return character(index, t);
+            case TextFormat::enumeration: return word(index);
+            case TextFormat::clock: return clock(index);
+            default: return decimal(index);
+        }
     }
 
     // A time of day, HH:MM:SS (hours of one digit or more), with a fraction when the field has a scale.
