@@ -355,9 +355,11 @@ const std::vector<Case> malformed = {
     {"x.width = 1; x.scale = 2; x.text = hex; a : x { tag.value = 4; }",
      {"1:36: error: 'hex' applies to integers without a scale; field 'x' of record 'a' has scale 2"}},
     {"x.width = 1; x.text = omit; text { separator = \",\"; } a : x { tag.value = 4; tag.mnemonic = \"a\"; }",
-     {"1:23: error: 'omit' applies only to a field the line determines: the length of a bytes field written in the line, or the count of a repeated group that ends the record; field 'x' of record 'a' is neither"}},
+     {"1:23: error: 'omit' applies only to a field the line determines: the length of a bytes field written in the line, or the count of a repeated group at the top level of the record; field 'x' of record 'a' is neither"}},
     {"x.width = 1; y.width = 1; n.width = 1; n.text = omit; text { separator = \",\"; } a : (x, n, n*y, z : x) { tag.value = 4; tag.mnemonic = \"a\"; }",
-     {"1:49: error: 'omit' applies only to a field the line determines: the length of a bytes field written in the line, or the count of a repeated group that ends the record; field 'n' of record 'a' is neither"}},
+     {"1:49: error: the count 'n' of record 'a' is omitted and its group does not end the record, so the group's first field needs a 'before' text of its own that is not blanks, which tells where an element starts (as in 'y.before = \" (\";')"}},
+    {"x.width = 1; y.width = 1; y.before = \" (\"; n.width = 1; n.text = omit; text { separator = \" \"; } a : (x, n, n*y, z : x) { tag.value = 4; tag.mnemonic = \"a\"; z.x.before = \" (\"; }",
+     {"1:66: error: the group counted by 'n' starts with ' (', and what follows the group, ' (', could be taken for it"}},
     {"n.width = 1; s : (l, d) { d.width = l.value; } l.width = 1; d.text = line; text { separator = \",\"; } a : (s, n) { tag.value = 4; tag.mnemonic = \"a\"; }",
      {"1:70: error: 'line' takes the rest of the line, so only the last field of a record can use it; field 's.d' of record 'a' is not last"}},
     // A 'line' field's length comes from the line, or the text could read into a trace not written back (issue 40).

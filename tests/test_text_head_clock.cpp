@@ -84,3 +84,36 @@ TEST_CASE("clock: the compiler takes it on unsigned integers only, and 'digits' 
     CHECK(test::briefs("t.width = 8; t.text = clock digits 3; text { separator = \" \"; } a : (tag, t) { tag.value = 4; tag.mnemonic = \"a\"; }") ==
           std::vector<std::string>{"1:23: error: 'digits' of a 'clock' is the fewest fraction digits written: it needs a scale"});
 }
+
+namespace {
+
+// blkparse -t's "sector + blocks (elapsed) [command]": `(elapsed)` may be there or not.
+const char* const optional_text = R"dtd(tag.width = 1;
+sector.width = 8;
+blocks.width = 4; blocks.before = " + ";
+ec.width = 1; ec.text = omit;
+elapsed.width = 8; elapsed.before = " ("; elapsed.after = ")";
+cl.width = 1; cl.text = omit; command.type = bytes; command.width = cl.value; command.before = " ["; command.after = "]";
+text { separator = " "; }
+q : (tag, sector, blocks, ec, ec*(elapsed), cl, command) { tag.value = 4; tag.mnemonic = "Q"; }
+)dtd";
+
+const lower::LoweredDtd& optional_dtd() {
+    static const lower::LoweredDtd lowered = lower::lower(test::schema_of(optional_text));
+    return lowered;
+}
+
+}  // namespace
+
+TEST_CASE("optional part: a group inside the line is there as often as its marker starts it, and written back so") {
+    const std::string lines = "Q 223490 + 8 [kjournald]\nQ 223490 + 8 (1234) [kjournald]\nQ 1 + 2 (3) (4) [x]\n";
+    CHECK(test::normalized(optional_dtd().desc(), lines) == lines);
+    std::istringstream in(lines);
+    rt::TextReader reader(in, optional_dtd().desc());
+    rt::GenericRecord record;
+    std::vector<std::uint64_t> counts;
+    while (reader.next(record)) counts.push_back(record.values[2].integer);
+    CHECK(counts == std::vector<std::uint64_t>{0, 1, 2});
+    CHECK(test::text_error(optional_dtd().desc(), "Q 1 + 2 (x) [y]\n") ==
+          "line 1, column 10: expected a decimal number for field 'elapsed' of record 'q', not 'x'");
+}

@@ -134,13 +134,44 @@ private:
         for (const ir::Field& g : r_.fields) {
             if (g.width_from == f.index && g.text.format != ir::TextFormat::omit) return;  // a token's length
         }
-        const auto* repeat = r_.layout.empty() ? nullptr : std::get_if<ir::Repeat>(&r_.layout.back());
-        if (repeat && repeat->count == f.index) {
+        for (std::size_t i = 0; i < r_.layout.size(); ++i) {
+            const auto* repeat = std::get_if<ir::Repeat>(&r_.layout[i]);
+            if (!repeat || repeat->count != f.index) continue;
             check_trailing_group(f, *repeat);
+            if (i + 1 < r_.layout.size()) check_marked_group(f, *repeat, i + 1);
             return;
         }
         error(f, "'omit' applies only to a field the line determines: the length of a bytes field written in the "
-                 "line, or the count of a repeated group that ends the record; " + describe(f) + " is neither");
+                 "line, or the count of a repeated group at the top level of the record; " + describe(f) + " is neither");
+    }
+
+    // A group with an omitted count before the record's end repeats while
+    // the line goes on with its first field's own `before` text (its marker),
+    // which the text after the group must not start with.
+    void check_marked_group(const ir::Field& count, const ir::Repeat& group, std::size_t after) {
+        const auto* first = group.items.empty() ? nullptr : std::get_if<std::uint32_t>(&group.items.front());
+        const std::optional<std::string>& marker = first ? r_.fields[*first].text.before : std::nullopt;
+        if (!marker || marker->find_first_not_of(" \t") == std::string::npos) {
+            error(count, "the count " + quote(count.path) + " of record " + quote(r_.name) +
+                             " is omitted and its group does not end the record, so the group's first field needs a 'before' "
+                             "text of its own that is not blanks, which tells where an element starts (as in '" +
+                             (first ? r_.fields[*first].path : std::string("x")) + ".before = \" (\";')");
+            return;
+        }
+        // The next field the line shows: its own text, or the separator and a value, must not pass for the marker.
+        const ir::Field* next = nullptr;
+        for (std::size_t i = after; i < r_.layout.size() && !next; ++i) {
+            const auto* index = std::get_if<std::uint32_t>(&r_.layout[i]);
+            if (!index || r_.fields[*index].text.format != ir::TextFormat::omit) next = index ? &r_.fields[*index] : &count;
+        }
+        const std::string then = next && next != &count && next->text.before ? *next->text.before : form_.separator;
+        const bool value_may_follow = !(next && next->text.before) && next != nullptr &&
+                                      (next == &count || next->type == ir::Type::bytes) && marker->starts_with(then);
+        if (then.starts_with(*marker) || value_may_follow) {
+            error(count, "the group counted by " + quote(count.path) + " starts with " + quote(*marker) +
+                             ", and what follows the group, " + quote(then) + (value_may_follow ? " and a string" : "") +
+                             ", could be taken for it");
+        }
     }
 
     // A group counted by the tokens left on the line: each element is whole tokens.

@@ -149,6 +149,15 @@ private:
         pending_.assign(r.field_count, none);
     }
 
+    // The `before` text of the first field of the group at layout step `step`
+    // when the group does not end the record: what starts each element. "":
+    // the group ends the record and takes the rest of the line.
+    std::string_view group_marker(std::uint32_t step) const {
+        if (detail::layout_end(*record_, step) + 1 >= record_->layout_count) return {};
+        const LayoutStep& first = record_->layout[step + 1];
+        return first.op == LayoutStep::field ? text_of(text_->fields[first.index].before) : std::string_view();
+    }
+
     // The layout from step `from` to the end of the record, which must end the line.
     void rest(std::uint32_t from) {
         detail::walk_steps(*record_, from, record_->layout_count, *this);
@@ -173,7 +182,12 @@ public:
         }
         const std::size_t slot = pending_[count], start = pos_;
         std::uint64_t n = 0;
-        for (; pos_ < line_.size(); ++n) element();
+        if (const std::string_view marker = group_marker(step); !marker.empty()) {
+            // Before the record's end: an element wherever the line goes on with the group's marker.
+            for (; line_.compare(pos_, marker.size(), marker) == 0; ++n) element();
+        } else {
+            for (; pos_ < line_.size(); ++n) element();
+        }
         check_fixed(count, n, start);
         (*out_)[slot].integer = n;
         last_[count] = n;
