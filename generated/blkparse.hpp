@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -67,10 +68,12 @@ struct Queue {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t sector{};
     std::uint64_t blocks{};
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
 };
 
 // get: tag 5, any section
@@ -98,10 +101,12 @@ struct Get {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t sector{};
     std::uint64_t blocks{};
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
 };
 
 // sleep: tag 6, any section
@@ -129,10 +134,12 @@ struct Sleep {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t sector{};
     std::uint64_t blocks{};
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
 };
 
 // insert: tag 7, any section
@@ -160,10 +167,12 @@ struct Insert {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t sector{};
     std::uint64_t blocks{};
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
 };
 
 // issue: tag 8, any section
@@ -191,10 +200,12 @@ struct Issue {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t sector{};
     std::uint64_t blocks{};
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
 };
 
 // bounce: tag 9, any section
@@ -222,10 +233,12 @@ struct Bounce {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t sector{};
     std::uint64_t blocks{};
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
 };
 
 // backMerge: tag 10, any section
@@ -253,10 +266,12 @@ struct BackMerge {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t sector{};
     std::uint64_t blocks{};
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
 };
 
 // frontMerge: tag 11, any section
@@ -284,10 +299,12 @@ struct FrontMerge {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t sector{};
     std::uint64_t blocks{};
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
 };
 
 // complete: tag 12, any section
@@ -314,6 +331,7 @@ struct Complete {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t sector{};
     std::uint64_t blocks{};
     std::int64_t error{};
@@ -342,8 +360,10 @@ struct Plug {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
 };
 
 // unplug: tag 14, any section
@@ -370,8 +390,10 @@ struct Unplug {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
     std::uint64_t depth{};
 };
 
@@ -399,8 +421,10 @@ struct UnplugTimer {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
     std::uint64_t depth{};
 };
 
@@ -430,6 +454,7 @@ struct Remap {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t sector{};
     std::uint64_t blocks{};
     std::uint64_t fromMajor{};
@@ -462,10 +487,12 @@ struct Split {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t sector{};
     std::uint64_t newSector{};
     std::uint64_t commandLength{};
     std::span<const std::byte> command{};
+    std::string_view command_text() const { return rt::as_text(command); }
 };
 
 // message: tag 18, any section
@@ -491,8 +518,10 @@ struct Message {
     std::uint64_t pid{};
     std::uint64_t rwbsLength{};
     std::span<const std::byte> rwbs{};
+    std::string_view rwbs_text() const { return rt::as_text(rwbs); }
     std::uint64_t bodyLength{};
     std::span<const std::byte> body{};
+    std::string_view body_text() const { return rt::as_text(body); }
 };
 
 inline bool operator==(const Queue& a, const Queue& b) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -88,6 +89,7 @@ struct KernelEventM {
     std::uint64_t arg7{};
     std::uint64_t fileNameLength{};
     std::span<const std::byte> fileName{};
+    std::string_view fileName_text() const { return rt::as_text(fileName); }
 };
 
 // kernelRead: tag 82, any section

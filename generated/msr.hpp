@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -44,6 +45,7 @@ struct Request {
     std::uint64_t timestamp{};
     std::uint64_t hostnameLength{};
     std::span<const std::byte> hostname{};
+    std::string_view hostname_text() const { return rt::as_text(hostname); }
     std::uint64_t disk{};
     std::uint64_t type_{};
     std::uint64_t offset{};

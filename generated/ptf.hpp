@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -72,6 +73,7 @@ struct Fo {
     };
     std::vector<NumberOfArrayMembersItem> numberOfArrayMembers_items;  // numberOfArrayMembers of them
     std::span<const std::byte> className{};
+    std::string_view className_text() const { return rt::as_text(className); }
 };
 
 // co: tag 5, any section

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -50,6 +51,7 @@ struct Spc {
     struct OptionalCountItem {
         std::uint64_t optional_optionalLength{};
         std::span<const std::byte> optional_optionalText{};
+        std::string_view optional_optionalText_text() const { return rt::as_text(optional_optionalText); }
     };
     std::vector<OptionalCountItem> optionalCount_items;  // optionalCount of them
 };

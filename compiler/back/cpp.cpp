@@ -116,6 +116,7 @@ public:
         }
         name_groups(r.layout, taken);
         name_parts(taken);
+        name_texts(taken);
     }
 
     const std::string& name() const { return struct_; }
@@ -165,6 +166,17 @@ private:
         }
     }
 
+    // A string (a bytes field its text form spells) gets NAME_text(), its bytes as a std::string_view.
+    void name_texts(std::set<std::string>& taken) {
+        if (!record_.mnemonic) return;
+        for (const ir::Field& f : record_.fields) {
+            if (f.type != ir::Type::bytes || (f.text.format != ir::TextFormat::string && f.text.format != ir::TextFormat::line)) continue;
+            std::string m = member_[f.index] + "_text";
+            while (!taken.insert(m).second) m += '_';
+            text_[f.index] = m;
+        }
+    }
+
     // A field's parts ('bits') get a getter and a setter each, named after the part.
     void name_parts(std::set<std::string>& taken) {
         for (const std::string& m : member_) taken.insert(m + "_field");  // the field index constants
@@ -200,6 +212,9 @@ private:
                 const ir::Field& f = record_.fields[*index];
                 o << indent << member_type(f.type) << " " << member_[*index] << "{" << fixed_value(f) << "};\n";
                 emit_parts(o, f, indent);
+                if (const auto text = text_.find(*index); text != text_.end()) {
+                    o << indent << "std::string_view " << text->second << "() const { return rt::as_text(" << member_[*index] << "); }\n";
+                }
                 continue;
             }
             const auto& rep = std::get<ir::Repeat>(item);
@@ -263,6 +278,7 @@ private:
     std::vector<std::string> member_;  // by field index
     std::map<const std::vector<ir::LayoutItem>*, std::string> group_member_, group_struct_;
     std::map<std::pair<std::uint32_t, std::string>, std::string> part_member_;  // by field index and part name: the getter
+    std::map<std::uint32_t, std::string> text_;  // by field index: a string's NAME_text() accessor
 };
 
 }  // namespace
@@ -293,7 +309,7 @@ std::string generate_cpp(const ir::Schema& schema, const std::string& ns) {
       << "// regenerate with `mtfc --emit=cpp`. Reads and writes Meta-TF traces of this DTD\n"
       << "// through the Meta-TF runtime (the file format: Meta-TF's docs/trace-format.md).\n"
       << "#pragma once\n\n"
-      << "#include <cstdint>\n#include <span>\n#include <tuple>\n#include <type_traits>\n#include <vector>\n\n"
+      << "#include <cstdint>\n#include <span>\n#include <string_view>\n#include <tuple>\n#include <type_traits>\n#include <vector>\n\n"
       << "#include <metatf/typed.hpp>\n";
     emit_form_includes(o, schema);
     o << "\n"

@@ -388,3 +388,19 @@ TEST_CASE("metadata records the runtime writes read back through decode_generic 
         }
     }
 }
+
+TEST_CASE("a string field's generated NAME_text() gives its bytes as a std::string_view") {
+    const std::string path = temp_path("msr-text.mtf");
+    const std::string host = "prxy";
+    {
+        msr::Writer w(path);
+        w.write(msr::Request{.timestamp = 1, .hostnameLength = host.size(), .hostname = rt::as_bytes(host), .disk = 0, .type_ = 1,
+                             .offset = 512, .size = 4096, .responseTime = 9});
+        w.close();
+    }
+    msr::Reader r(path);
+    REQUIRE(r.next());
+    REQUIRE(r.type() == msr::RecordType::Request);
+    CHECK(r.get<msr::Request>().hostname_text() == "prxy");
+    CHECK(!r.next());
+}

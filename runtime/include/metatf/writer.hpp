@@ -261,5 +261,7 @@ private:
 
 // Views text as bytes, for bytes fields.
 inline std::span<const std::byte> as_bytes(std::string_view s) { return std::as_bytes(std::span(s.data(), s.size())); }
+// And back: a bytes field as text (generated structs' NAME_text() accessors).
+inline std::string_view as_text(std::span<const std::byte> b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
 
 }  // namespace metatf::rt
