@@ -249,7 +249,8 @@ py::object column_to_python(Column& c, std::uint64_t rows) {
     return py::none();
 }
 
-py::dict describe_field(const rt::DtdDesc& d, std::uint32_t slot, std::uint32_t i, bool repeated) {
+// `measures`: the string field `i` is the length of (rt::string_lengths), or no_field.
+py::dict describe_field(const rt::DtdDesc& d, std::uint32_t slot, std::uint32_t i, bool repeated, std::int32_t measures) {
     const rt::FieldDesc& f = d.records[slot].fields[i];
     py::dict out;
     out["name"] = f.path;
@@ -257,7 +258,6 @@ py::dict describe_field(const rt::DtdDesc& d, std::uint32_t slot, std::uint32_t 
     out["type"] = std::string(rt::name(f.type));
     out["scale"] = f.scale;
     out["repeated"] = repeated;
-    const std::int32_t measures = rt::string_lengths(d.records[slot])[i];
     out["measures"] = measures == rt::no_field ? py::object(py::none()) : py::str(d.records[slot].fields[measures].path);
     const rt::TextFormDesc* form = d.text_form;
     const bool has_text = form && form->records[slot].mnemonic;
@@ -293,7 +293,8 @@ py::list describe_records(const rt::DtdDesc& d) {
         if (r.predefined != rt::Predefined::none) continue;
         const std::vector<bool> top = rt::top_level_fields(r);
         py::list fields;
-        for (std::uint32_t i = 1; i < r.field_count; ++i) fields.append(describe_field(d, slot, i, !top[i]));
+        const std::vector<std::int32_t> lengths = rt::string_lengths(r);
+        for (std::uint32_t i = 1; i < r.field_count; ++i) fields.append(describe_field(d, slot, i, !top[i], lengths[i]));
         py::dict rec;
         rec["name"] = r.name;
         rec["tag"] = r.tag;
