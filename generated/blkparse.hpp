@@ -1371,223 +1371,223 @@ inline constexpr char text[] =
 
 // The native text form: how each field is written in a line.
 inline constexpr rt::TextFieldDesc queue_3_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // sector
-    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false},  // blocks
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // sector
+    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false, 0},  // blocks
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
 };
 inline constexpr rt::TextFieldDesc get_4_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // sector
-    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false},  // blocks
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // sector
+    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false, 0},  // blocks
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
 };
 inline constexpr rt::TextFieldDesc sleep_5_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // sector
-    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false},  // blocks
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // sector
+    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false, 0},  // blocks
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
 };
 inline constexpr rt::TextFieldDesc insert_6_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // sector
-    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false},  // blocks
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // sector
+    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false, 0},  // blocks
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
 };
 inline constexpr rt::TextFieldDesc issue_7_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // sector
-    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false},  // blocks
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // sector
+    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false, 0},  // blocks
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
 };
 inline constexpr rt::TextFieldDesc bounce_8_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // sector
-    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false},  // blocks
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // sector
+    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false, 0},  // blocks
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
 };
 inline constexpr rt::TextFieldDesc backMerge_9_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // sector
-    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false},  // blocks
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // sector
+    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false, 0},  // blocks
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
 };
 inline constexpr rt::TextFieldDesc frontMerge_10_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // sector
-    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false},  // blocks
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // sector
+    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false, 0},  // blocks
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
 };
 inline constexpr rt::TextFieldDesc complete_11_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // sector
-    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false},  // blocks
-    {rt::TextFormat::decimal, false, "", 0, false, " [", "]", 0, false},  // error
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // sector
+    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false, 0},  // blocks
+    {rt::TextFormat::decimal, false, "", 0, false, " [", "]", 0, false, 0},  // error
 };
 inline constexpr rt::TextFieldDesc plug_12_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
 };
 inline constexpr rt::TextFieldDesc unplug_13_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // depth
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // depth
 };
 inline constexpr rt::TextFieldDesc unplugTimer_14_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // depth
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // depth
 };
 inline constexpr rt::TextFieldDesc remap_15_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // sector
-    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false},  // blocks
-    {rt::TextFormat::decimal, false, "", 0, false, " <- (", "", 0, false},  // fromMajor
-    {rt::TextFormat::decimal, false, "", 0, false, ",", ")", 0, false},  // fromMinor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // fromSector
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // sector
+    {rt::TextFormat::decimal, false, "", 0, false, " + ", "", 0, false, 0},  // blocks
+    {rt::TextFormat::decimal, false, "", 0, false, " <- (", "", 0, false, 0},  // fromMajor
+    {rt::TextFormat::decimal, false, "", 0, false, ",", ")", 0, false, 0},  // fromMinor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // fromSector
 };
 inline constexpr rt::TextFieldDesc split_16_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // sector
-    {rt::TextFormat::decimal, false, "", 0, false, " / ", "", 0, false},  // newSector
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // commandLength
-    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false},  // command
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // sector
+    {rt::TextFormat::decimal, false, "", 0, false, " / ", "", 0, false, 0},  // newSector
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // commandLength
+    {rt::TextFormat::string, false, "", 0, false, " [", "]", 0, false, 0},  // command
 };
 inline constexpr rt::TextFieldDesc message_17_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false},  // major
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true},  // minor
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false},  // cpu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false},  // sequence
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false},  // time
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false},  // pid
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // rwbsLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false},  // rwbs
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // bodyLength
-    {rt::TextFormat::line, false, "", 0, false, nullptr, "", 0, false},  // body
+    {rt::TextFormat::decimal, false, "", 0, false, "  ", "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 3, false, 0},  // major
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 3, true, 0},  // minor
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 2, false, 0},  // cpu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 8, false, 0},  // sequence
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 15, false, 0},  // time
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 5, false, 0},  // pid
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // rwbsLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 3, false, 0},  // rwbs
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // bodyLength
+    {rt::TextFormat::line, false, "", 0, false, nullptr, "", 0, false, 0},  // body
 };
 inline constexpr rt::TextRecordDesc text_records[] = {
     {nullptr, nullptr},  // comment: no text form

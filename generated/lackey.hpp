@@ -212,24 +212,24 @@ inline constexpr char text[] =
 
 // The native text form: how each field is written in a line.
 inline constexpr rt::TextFieldDesc instruction_3_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 8, false, "  ", "", 0, false},  // address
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 0, false},  // size
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 8, false, "  ", "", 0, false, 0},  // address
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 0, false, 0},  // size
 };
 inline constexpr rt::TextFieldDesc load_4_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, " ", "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 8, false, nullptr, "", 0, false},  // address
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 0, false},  // size
+    {rt::TextFormat::decimal, false, "", 0, false, " ", "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 8, false, nullptr, "", 0, false, 0},  // address
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 0, false, 0},  // size
 };
 inline constexpr rt::TextFieldDesc modify_5_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, " ", "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 8, false, nullptr, "", 0, false},  // address
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 0, false},  // size
+    {rt::TextFormat::decimal, false, "", 0, false, " ", "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 8, false, nullptr, "", 0, false, 0},  // address
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 0, false, 0},  // size
 };
 inline constexpr rt::TextFieldDesc store_6_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, " ", "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 8, false, nullptr, "", 0, false},  // address
-    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 0, false},  // size
+    {rt::TextFormat::decimal, false, "", 0, false, " ", "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 8, false, nullptr, "", 0, false, 0},  // address
+    {rt::TextFormat::decimal, false, "", 0, false, ",", "", 0, false, 0},  // size
 };
 inline constexpr rt::TextRecordDesc text_records[] = {
     {nullptr, nullptr},  // comment: no text form

@@ -575,65 +575,65 @@ inline constexpr char text[] =
 
 // The native text form: how each field is written in a line.
 inline constexpr rt::TextFieldDesc kernelEventF_3_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // timestamp
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // arg1
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // arg2
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // timestamp
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // arg1
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // arg2
 };
 inline constexpr rt::TextFieldDesc kernelFetch_4_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // timestamp
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // length
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // virtualPage
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // canonicalPage
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // timestamp
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // length
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // virtualPage
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // canonicalPage
 };
 inline constexpr rt::TextFieldDesc kernelEventM_5_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // timestamp
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // arg1
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // arg2
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // arg3
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // arg4
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // arg5
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // arg6
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // arg7
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // fileNameLength
-    {rt::TextFormat::line, false, "", 0, false, nullptr, "", 0, false},  // fileName
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // timestamp
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // arg1
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // arg2
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // arg3
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // arg4
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // arg5
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // arg6
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // arg7
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // fileNameLength
+    {rt::TextFormat::line, false, "", 0, false, nullptr, "", 0, false, 0},  // fileName
 };
 inline constexpr rt::TextFieldDesc kernelRead_6_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // timestamp
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // length
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // virtualPage
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // canonicalPage
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // timestamp
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // length
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // virtualPage
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // canonicalPage
 };
 inline constexpr rt::TextFieldDesc kernelWrite_7_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // timestamp
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // length
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // virtualPage
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // canonicalPage
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // timestamp
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // length
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // virtualPage
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // canonicalPage
 };
 inline constexpr rt::TextFieldDesc userFetch_8_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // timestamp
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // length
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // virtualPage
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // canonicalPage
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // timestamp
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // length
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // virtualPage
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // canonicalPage
 };
 inline constexpr rt::TextFieldDesc userRead_9_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // timestamp
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // length
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // virtualPage
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // canonicalPage
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // timestamp
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // length
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // virtualPage
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // canonicalPage
 };
 inline constexpr rt::TextFieldDesc userWrite_10_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // timestamp
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // length
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // virtualPage
-    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false},  // canonicalPage
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // timestamp
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // length
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // virtualPage
+    {rt::TextFormat::hex, false, "", 0, false, nullptr, "", 0, false, 0},  // canonicalPage
 };
 inline constexpr rt::TextRecordDesc text_records[] = {
     {nullptr, nullptr},  // comment: no text form

@@ -161,15 +161,15 @@ inline constexpr char text[] =
 
 // The native text form: how each field is written in a line.
 inline constexpr rt::TextFieldDesc request_3_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // timestamp
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // hostnameLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 0, false},  // hostname
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // disk
-    {rt::TextFormat::enumeration, false, "", 0, false, nullptr, "", 0, false},  // type
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // offset
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // size
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // responseTime
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // timestamp
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // hostnameLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 0, false, 0},  // hostname
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // disk
+    {rt::TextFormat::enumeration, false, "", 0, false, nullptr, "", 0, false, 0},  // type
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // size
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // responseTime
 };
 inline constexpr rt::TextRecordDesc text_records[] = {
     {nullptr, nullptr},  // comment: no text form

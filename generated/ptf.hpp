@@ -828,89 +828,89 @@ inline constexpr char text[] =
 
 // The native text form: how each field is written in a line.
 inline constexpr rt::TextFieldDesc fo_3_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // superFormatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // numberOfPointers
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // numberOfDataMembers
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // numberOfArrayMembers
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // lengthOfClassName
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // dataMemberFormatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // arrayDataMemberFormatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // numberOfElements
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 0, false},  // className
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // superFormatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // numberOfPointers
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // numberOfDataMembers
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // numberOfArrayMembers
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // lengthOfClassName
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // dataMemberFormatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // arrayDataMemberFormatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // numberOfElements
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 0, false, 0},  // className
 };
 inline constexpr rt::TextFieldDesc co_4_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // oid
 };
 inline constexpr rt::TextFieldDesc cao_5_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // containerOid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // numberOfElements
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // containerOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // numberOfElements
 };
 inline constexpr rt::TextFieldDesc do__6_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // oid
 };
 inline constexpr rt::TextFieldDesc sr_7_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // oid
 };
 inline constexpr rt::TextFieldDesc gr_8_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
 };
 inline constexpr rt::TextFieldDesc dr_9_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // offset
 };
 inline constexpr rt::TextFieldDesc dw_10_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // offset
 };
 inline constexpr rt::TextFieldDesc adr_11_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // offset
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // index
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // length
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // index
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // length
 };
 inline constexpr rt::TextFieldDesc adw_12_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // oid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // offset
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // index
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // length
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // oid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // offset
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // index
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // length
 };
 inline constexpr rt::TextFieldDesc er_13_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // fromOid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // edge
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // fromOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // edge
 };
 inline constexpr rt::TextFieldDesc ew_14_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // formatId
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // fromOid
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // edge
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // toOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // formatId
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // fromOid
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // edge
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // toOid
 };
 inline constexpr rt::TextFieldDesc ts_15_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
 };
 inline constexpr rt::TextFieldDesc te_16_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
 };
 inline constexpr rt::TextRecordDesc text_records[] = {
     {nullptr, nullptr},  // comment: no text form

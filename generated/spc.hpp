@@ -232,15 +232,15 @@ inline constexpr char text[] =
 
 // The native text form: how each field is written in a line.
 inline constexpr rt::TextFieldDesc spc_3_text[] = {
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // tag
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // asu
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // lba
-    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false},  // size
-    {rt::TextFormat::chars, true, "RW", 0, false, nullptr, "", 0, false},  // opcode
-    {rt::TextFormat::decimal, false, "", 6, false, nullptr, "", 0, false},  // timestamp
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // optionalCount
-    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false},  // optional.optionalLength
-    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 0, false},  // optional.optionalText
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // tag
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // asu
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // lba
+    {rt::TextFormat::decimal, false, "", 0, false, nullptr, "", 0, false, 0},  // size
+    {rt::TextFormat::chars, true, "RW", 0, false, nullptr, "", 0, false, 0},  // opcode
+    {rt::TextFormat::decimal, false, "", 6, false, nullptr, "", 0, false, 0},  // timestamp
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // optionalCount
+    {rt::TextFormat::omit, false, "", 0, false, nullptr, "", 0, false, 0},  // optional.optionalLength
+    {rt::TextFormat::string, false, "", 0, false, nullptr, "", 0, false, 0},  // optional.optionalText
 };
 inline constexpr rt::TextRecordDesc text_records[] = {
     {nullptr, nullptr},  // comment: no text form

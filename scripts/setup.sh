@@ -9,7 +9,7 @@ set -euo pipefail
 
 packages=(g++ make cmake tao-pegtl-dev nlohmann-json3-dev libzstd-dev doctest-dev libbenchmark-dev clang libclang-rt-14-dev valgrind python3-pandas
           python3-dev pybind11-dev python3-numpy python3-pytest python3-dask python3-distributed python3-tqdm
-          tcpdump iputils-ping xz-utils)
+          tcpdump iputils-ping xz-utils strace)
 
 missing=()
 for p in "${packages[@]}"; do

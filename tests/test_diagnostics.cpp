@@ -8,7 +8,7 @@ using metatf::test::briefs;
 const std::string expected_value =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation (none, "
     "default, baseOffset, delta, stride, sectionOffset, sectionStride, live), a type (unsigned, signed, float, bytes), a "
-    "text format (decimal, hex, chars \"...\", string, line, omit, enum, clock), names such as '{ read = 1, write = 2 }' or an order "
+    "text format (decimal, hex, chars \"...\", string, line, nested, omit, enum, clock), names such as '{ read = 1, write = 2 }' or an order "
     "(nondecreasing, increasing)";
 
 struct Case {
@@ -301,10 +301,6 @@ const std::vector<Case> malformed = {
      {"1:78: error: 'tag.mnemonic' takes a string, as in 'tag.mnemonic = \"co\";'"}},
     {"x.width = 1; text { separator = \",\"; } a : x { tag.value = 4; tag.mnemonic = \"a\"; tag.mnemonic = \"b\"; }",
      {"1:83: error: 'tag.mnemonic' is already set in record 'a'"}},
-    {"x.width = 1; text { separator = \",\"; } a : x { tag.value = 4; tag.mnemonic = \"a\"; } b : x { tag.value = 5; tag.mnemonic = \"a\"; }",
-     {"1:123: error: mnemonic \"a\" is already used by record 'a'"}},
-    {"x.width = 1; text { separator = \",\"; } a : x { tag.value = 4; tag.mnemonic = \"\"; } b : x { tag.value = 5; tag.mnemonic = \"b\"; }",
-     {"1:78: error: record 'a' has an empty mnemonic, which only the one record of a text form can have; 1 other record(s) have a mnemonic"}},
     {"x.width = 1; text { separator = \",\"; } a : x { tag.value = 4; tag.mnemonic = \"a b\"; }",
      {"1:78: error: the mnemonic of record 'a' cannot contain a blank, a line break or the separator ','"}},
     {"x.width = 1; text { separator = \",\"; } a : x { tag.value = 4; tag.mnemonic = \"a,\"; }",
@@ -325,9 +321,18 @@ const std::vector<Case> malformed = {
     {"p.width = 1; text { separator = \" \"; mnemonicAfter = \"p\"; } a : (tag, p) { tag.value = 4; tag.mnemonic = \"a\"; } b : (tag, p) { tag.value = 5; tag.mnemonic = \"b\"; p.text = hex; }",
      {"1:54: error: 'mnemonicAfter' puts the mnemonic after field 'p', but record 'b' does not start with the fields record 'a' starts with (the same names, types, scales and text formats, up to 'p')"}},
     {"n.width = 1; s.type = bytes; s.width = n.value; n.text = omit; text { separator = \" \"; mnemonicAfter = \"s\"; } a : (tag, n, s) { tag.value = 4; tag.mnemonic = \"a\"; }",
-     {"1:104: error: 'mnemonicAfter' puts the mnemonic after field 's', but record 'a' has field 'n' before it, which is not a plain token ('line', 'omit', or a length another field gives)"}},
-    {"p.width = 1; text { separator = \" \"; mnemonicAfter = \"p\"; } a : (tag, p) { tag.value = 4; tag.mnemonic = \"\"; }",
-     {"1:54: error: 'mnemonicAfter' puts the mnemonic after field 'p', but record 'a' has an empty mnemonic: the word after the head tells the records apart"}},
+     {"1:104: error: 'mnemonicAfter' puts the mnemonic after field 's', but record 'a' has field 'n' before it, which is not a plain token ('line', 'nested', 'omit', or a length another field gives)"}},
+    // nested: up to its own 'after' text, its length from the line; tab: a column from 1 to 4096.
+    {"n.width = 1; n.text = omit; s.type = bytes; s.width = n.value; s.text = nested; text { separator = \" \"; } a : (tag, n, s) { tag.value = 4; tag.mnemonic = \"a\"; }",
+     {"1:73: error: 'nested' reads up to the field's own 'after' text, and field 's' of record 'a' has none (as in 's.after = \")\";')"}},
+    {"s.type = bytes; s.width = 4; s.text = nested; s.after = \")\"; text { separator = \" \"; } a : (tag, s) { tag.value = 4; tag.mnemonic = \"a\"; }",
+     {"1:39: error: 'nested' takes the bytes up to its 'after' text, whatever their number, so the length of field 's' of record 'a' must be a field the line omits ('sLength.text = omit;')"}},
+    {"x.width = 1; x.text = nested; a : x { tag.value = 4; }",
+     {"1:23: error: 'nested' applies to bytes fields; field 'x' of record 'a' is 'unsigned'"}},
+    {"x.width = 1; x.text = decimal tab 0; a : x { tag.value = 4; }",
+     {"1:23: error: 'tab' takes a column from 1 to 4096, not 0"}},
+    {"x.width = 1; x.text = decimal tab;",
+     {"1:34: error: expected the column to pad the line to after 'tab', as in 'decimal tab 40'"}},
     {"text { separator = \",\\n\"; }",
      {"1:20: error: the text setting 'separator' cannot contain a line break"}},
     {"text { separator = 1; }",
@@ -337,7 +342,7 @@ const std::vector<Case> malformed = {
     {"text { separator = \",\" ;",
      {"1:25: error: expected '}' to end the text block"}},
     {"x.width = 1; x.text = \"a\"; a : x { tag.value = 4; }",
-     {"1:23: error: 'text' takes a text format: decimal, hex, chars \"...\", string, line, omit, enum or clock"}},
+     {"1:23: error: 'text' takes a text format: decimal, hex, chars \"...\", string, line, nested, omit, enum or clock"}},
     {"x.width = 1; x.text = chars;",
      {"1:28: error: expected the characters as a string after 'chars', as in 'chars \"RW\"'"}},
     {"x.width = 1; x.text = chars \"\"; a : x { tag.value = 4; }",

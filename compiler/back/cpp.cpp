@@ -170,7 +170,8 @@ private:
     void name_texts(std::set<std::string>& taken) {
         if (!record_.mnemonic) return;
         for (const ir::Field& f : record_.fields) {
-            if (f.type != ir::Type::bytes || (f.text.format != ir::TextFormat::string && f.text.format != ir::TextFormat::line)) continue;
+            const ir::TextFormat t = f.text.format;
+            if (f.type != ir::Type::bytes || (t != ir::TextFormat::string && t != ir::TextFormat::line && t != ir::TextFormat::nested)) continue;
             std::string m = member_[f.index] + "_text";
             while (!taken.insert(m).second) m += '_';
             text_[f.index] = m;

@@ -26,10 +26,11 @@ constexpr std::array<const char*, 8> interp_enums = {
     "rt::Interp::stride", "rt::Interp::section_offset", "rt::Interp::section_stride", "rt::Interp::live"};
 constexpr std::array<const char*, 4> predefined_enums = {"rt::Predefined::none", "rt::Predefined::comment",
                                                          "rt::Predefined::section", "rt::Predefined::metadata"};
-constexpr std::array<const char*, 8> format_enums = {"rt::TextFormat::decimal", "rt::TextFormat::hex",
+constexpr std::array<const char*, 9> format_enums = {"rt::TextFormat::decimal", "rt::TextFormat::hex",
                                                      "rt::TextFormat::chars",   "rt::TextFormat::string",
                                                      "rt::TextFormat::line",    "rt::TextFormat::omit",
-                                                     "rt::TextFormat::enumeration", "rt::TextFormat::clock"};
+                                                     "rt::TextFormat::enumeration", "rt::TextFormat::clock",
+                                                     "rt::TextFormat::nested"};
 static_assert(type_enums.size() == rt::detail::type_names.size() &&
               interp_enums.size() == rt::detail::interp_names.size() &&
               predefined_enums.size() == rt::detail::predefined_names.size() &&
@@ -162,7 +163,7 @@ void emit_text_fields(std::ostream& o, const rt::RecordDesc& r, const rt::TextRe
         o << "    {" << cpp_enum(format_enums, f.format) << ", " << (f.ignore_case ? "true" : "false") << ", "
           << literal(f.chars) << ", " << unsigned(f.digits) << ", " << (f.upper ? "true" : "false") << ", "
           << (f.before ? literal(f.before) : "nullptr") << ", " << literal(f.after) << ", " << unsigned(f.column) << ", "
-          << (f.left ? "true" : "false") << "},  // " << r.fields[i].path << "\n";
+          << (f.left ? "true" : "false") << ", " << f.tab << "},  // " << r.fields[i].path << "\n";
     }
     o << "};\n";
 }

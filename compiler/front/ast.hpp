@@ -71,6 +71,7 @@ struct TextFormat {
     bool upper = false;
     std::optional<Integer> column;  // `column N`: the width blanks pad the value to
     bool left = false;              // `column N left`: the blanks after the value
+    std::optional<Integer> tab;     // `tab N`: blanks pad the line to N bytes before the value's text
 };
 
 // `{ read = 1, write = 2 }`: an enumeration's values or a flag set's bits, named.

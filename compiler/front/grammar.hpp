@@ -72,15 +72,20 @@ struct text_upper : TAO_PEGTL_KEYWORD("upper") {};
 struct column_arg : integer {};
 struct text_left : TAO_PEGTL_KEYWORD("left") {};
 struct text_column : seq<TAO_PEGTL_KEYWORD("column"), sep, must<column_arg>, opt<sep, text_left>> {};
-struct text_decimal : seq<TAO_PEGTL_KEYWORD("decimal"), opt<sep, text_digits>, opt<sep, text_column>> {};
-struct text_clock : seq<TAO_PEGTL_KEYWORD("clock"), opt<sep, text_digits>, opt<sep, text_column>> {};  // 05:48:55.543726
-struct text_hex : seq<TAO_PEGTL_KEYWORD("hex"), opt<sep, text_digits>, opt<sep, text_upper>, opt<sep, text_column>> {};
-struct text_chars : seq<TAO_PEGTL_KEYWORD("chars"), sep, must<chars_arg>, opt<sep, ignore_case>, opt<sep, text_column>> {};
-struct text_string : seq<TAO_PEGTL_KEYWORD("string"), opt<sep, text_column>> {};
-struct text_line : TAO_PEGTL_KEYWORD("line") {};
+// `tab 40`: blanks pad the line to 40 bytes before the text in front of the value (strace's result column).
+struct tab_arg : integer {};
+struct text_tab : seq<TAO_PEGTL_KEYWORD("tab"), sep, must<tab_arg>> {};
+struct text_decimal : seq<TAO_PEGTL_KEYWORD("decimal"), opt<sep, text_digits>, opt<sep, text_column>, opt<sep, text_tab>> {};
+struct text_clock : seq<TAO_PEGTL_KEYWORD("clock"), opt<sep, text_digits>, opt<sep, text_column>, opt<sep, text_tab>> {};  // 05:48:55.543726
+struct text_hex : seq<TAO_PEGTL_KEYWORD("hex"), opt<sep, text_digits>, opt<sep, text_upper>, opt<sep, text_column>, opt<sep, text_tab>> {};
+struct text_chars : seq<TAO_PEGTL_KEYWORD("chars"), sep, must<chars_arg>, opt<sep, ignore_case>, opt<sep, text_column>, opt<sep, text_tab>> {};
+struct text_string : seq<TAO_PEGTL_KEYWORD("string"), opt<sep, text_column>, opt<sep, text_tab>> {};
+struct text_line : seq<TAO_PEGTL_KEYWORD("line"), opt<sep, text_tab>> {};
 struct text_omit : TAO_PEGTL_KEYWORD("omit") {};
-struct text_enum : seq<TAO_PEGTL_KEYWORD("enum"), opt<sep, text_column>> {};  // the names the field's `enum` gives
-struct text_format : sor<text_chars, text_decimal, text_hex, text_string, text_line, text_omit, text_enum, text_clock> {};
+struct text_enum : seq<TAO_PEGTL_KEYWORD("enum"), opt<sep, text_column>, opt<sep, text_tab>> {};  // the names the field's `enum` gives
+// Bytes up to the field's `after` text outside brackets and "C strings" (strace's arguments).
+struct text_nested : seq<TAO_PEGTL_KEYWORD("nested"), opt<sep, text_tab>> {};
+struct text_format : sor<text_chars, text_decimal, text_hex, text_string, text_line, text_omit, text_enum, text_clock, text_nested> {};
 
 // Rules: the names of an enumeration's values or a flag set's bits, `{ read = 1, write = 2 }`,
 // and an order, `nondecreasing` or `increasing`, with `global` for one across record types.
@@ -209,11 +214,12 @@ template <> inline constexpr const char* errors::message<escape_code> =
 template <> inline constexpr const char* errors::message<string_close> = "unterminated string: expected '\"' before the end of the line";
 template <> inline constexpr const char* errors::message<digits_arg> = "expected the number of digits after 'digits', as in 'hex digits 8'";
 template <> inline constexpr const char* errors::message<column_arg> = "expected the column's width after 'column', as in 'decimal column 5'";
+template <> inline constexpr const char* errors::message<tab_arg> = "expected the column to pad the line to after 'tab', as in 'decimal tab 40'";
 template <> inline constexpr const char* errors::message<chars_arg> = "expected the characters as a string after 'chars', as in 'chars \"RW\"'";
 template <> inline constexpr const char* errors::message<value> =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation "
     "(none, default, baseOffset, delta, stride, sectionOffset, sectionStride, live), a type (unsigned, signed, float, "
-    "bytes), a text format (decimal, hex, chars \"...\", string, line, omit, enum, clock), names such as '{ read = 1, write = 2 }' "
+    "bytes), a text format (decimal, hex, chars \"...\", string, line, nested, omit, enum, clock), names such as '{ read = 1, write = 2 }' "
     "or an order (nondecreasing, increasing)";
 template <> inline constexpr const char* errors::message<named_value> = "expected a name and its number, as in '{ read = 1, write = 2 }'";
 template <> inline constexpr const char* errors::message<named_value_equals> = "expected '=' after the name, as in '{ read = 1, write = 2 }'";

@@ -28,7 +28,7 @@ using selector = pegtl::parse_tree::selector<
         g::interp_stride, g::interp_section_offset, g::interp_section_stride, g::interp_live, g::pool_arg, g::type_name, g::property_def,
         g::block_item, g::field_name, g::composite, g::repeat_tail, g::nested_tail, g::named_field, g::record_name,
         g::record_def, g::section_name, g::section_number, g::section_def, g::string_literal, g::ignore_case,
-        g::text_chars, g::text_decimal, g::text_hex, g::digits_arg, g::text_upper, g::column_arg, g::text_left, g::text_string, g::text_line, g::text_omit, g::text_enum, g::text_clock, g::text_def,
+        g::text_chars, g::text_decimal, g::text_hex, g::digits_arg, g::text_upper, g::column_arg, g::text_left, g::text_string, g::text_line, g::text_omit, g::text_enum, g::text_clock, g::text_nested, g::tab_arg, g::text_def,
         g::text_setting_name, g::text_item, g::chars_arg, g::text_setting_value, g::native_def, g::native_item,
         g::native_setting_name, g::native_word, g::native_form_name, g::native_sizeof, g::native_ctype, g::native_numbers,
         g::native_number, g::native_next_number, g::name_list, g::named_value, g::named_value_name, g::named_value_number,
@@ -170,11 +170,13 @@ private:
                        : n.is_type<g::text_line>()  ? K::line
                        : n.is_type<g::text_enum>()  ? K::enumeration
                        : n.is_type<g::text_clock>() ? K::clock
+                       : n.is_type<g::text_nested>() ? K::nested
                                                     : K::omit;
         }
         for (const auto& c : n.children) {
             if (c->is_type<g::digits_arg>()) out.digits = integer(*c);
             if (c->is_type<g::column_arg>()) out.column = integer(*c);
+            if (c->is_type<g::tab_arg>()) out.tab = integer(*c);
             out.ignore_case = out.ignore_case || c->is_type<g::ignore_case>();
             out.upper = out.upper || c->is_type<g::text_upper>();
             out.left = out.left || c->is_type<g::text_left>();
@@ -228,7 +230,7 @@ private:
         if (n.is_type<g::string_literal>()) return string(n);
         if (n.is_type<g::text_chars>() || n.is_type<g::text_decimal>() || n.is_type<g::text_hex>() ||
             n.is_type<g::text_string>() || n.is_type<g::text_line>() || n.is_type<g::text_omit>() || n.is_type<g::text_enum>() ||
-            n.is_type<g::text_clock>()) {
+            n.is_type<g::text_clock>() || n.is_type<g::text_nested>()) {
             return text_format(n);
         }
         if (n.is_type<g::type_name>()) return ast::TypeName{name(n)};

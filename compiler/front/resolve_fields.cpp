@@ -387,7 +387,7 @@ private:
         const auto* t = std::get_if<ast::TextFormat>(&src.property->value);
         if (!t) {
             return value_error(*src.property, where_of(src.property->value),
-                               "'text' takes a text format: decimal, hex, chars \"...\", string, line, omit, enum or clock");
+                               "'text' takes a text format: decimal, hex, chars \"...\", string, line, nested, omit, enum or clock");
         }
         if (auto problem = text_format_problem(*t, f, describe(f))) return field_error(t->where, *problem);
         f.text = field_text(*t);

@@ -19,6 +19,7 @@ const char* format_name(ast::TextFormatKind k) {
         case K::omit: return "omit";
         case K::enumeration: return "enum";
         case K::clock: return "clock";
+        case K::nested: return "nested";
     }
     return "decimal";
 }
@@ -52,6 +53,7 @@ public:
             check_after(f);
             if (f.index == 0) continue;
             if (f.text.format == ir::TextFormat::line) check_line(f);
+            if (f.text.format == ir::TextFormat::nested) check_nested(f);
             if (f.text.format == ir::TextFormat::omit) check_omit(f);
             if (f.text.column != 0 && f.type == ir::Type::bytes && known_length(f)) {
                 error(f, "'column' pads a value whose length the line does not give, and " + describe(f) +
@@ -129,6 +131,17 @@ private:
         }
     }
 
+    // A nested value ends at its own `after` text; its length comes from the line.
+    void check_nested(const ir::Field& f) {
+        if (f.text.after.empty()) {
+            error(f, "'nested' reads up to the field's own 'after' text, and " + describe(f) + " has none (as in '" + f.kind +
+                         ".after = \")\";')");
+        } else if (!f.width_from || r_.fields[*f.width_from].text.format != ir::TextFormat::omit) {
+            error(f, "'nested' takes the bytes up to its 'after' text, whatever their number, so the length of " + describe(f) +
+                         " must be a field the line omits ('" + f.kind + "Length.text = omit;')");
+        }
+    }
+
     // An omitted field must be one the line determines.
     void check_omit(const ir::Field& f) {
         for (const ir::Field& g : r_.fields) {
@@ -180,7 +193,7 @@ private:
         for (const ir::LayoutItem& item : group.items) {
             const auto* index = std::get_if<std::uint32_t>(&item);
             const ir::Field* g = index ? &r_.fields[*index] : nullptr;
-            if (!g || g->text.format == ir::TextFormat::line ||
+            if (!g || g->text.format == ir::TextFormat::line || g->text.format == ir::TextFormat::nested ||
                 (g->type == ir::Type::bytes && g->text.format == ir::TextFormat::string &&
                  !(g->width_from && r_.fields[*g->width_from].text.format == ir::TextFormat::omit))) {
                 error(count, "the count " + quote(count.path) + " of record " + quote(r_.name) +
@@ -221,7 +234,6 @@ public:
         if (with_text.empty() && !diags_.has_errors()) {
             diags_.warning(block->where, "the text block has no effect: no record sets 'tag.mnemonic'");
         }
-        check_mnemonics(with_text);
         if (!schema_.text->mnemonic_after.empty()) check_head(*block, with_text);
         for (std::size_t i : with_text) RecordCheck(schema_.records[i], sites_[i], *schema_.text, diags_).run();
     }
@@ -306,14 +318,14 @@ private:
 
     // Record `r`'s fields up to `last`, or why they cannot be a head.
     static std::optional<std::string> head_of(const ir::Record& r, const std::string& last, std::vector<const ir::Field*>& head) {
-        if (r.mnemonic->empty()) return std::string("has an empty mnemonic: the word after the head tells the records apart");
         for (const ir::LayoutItem& item : r.layout) {
             const std::uint32_t* index = std::get_if<std::uint32_t>(&item);
             if (!index) return std::string("repeats a group before it");
             if (*index == 0) continue;  // the tag: its text is the mnemonic's
             const ir::Field& f = r.fields[*index];
-            if (f.text.format == ir::TextFormat::line || f.text.format == ir::TextFormat::omit || f.width_from) {
-                return "has field " + quote(f.path) + " before it, which is not a plain token ('line', 'omit', or a length another field gives)";
+            if (f.text.format == ir::TextFormat::line || f.text.format == ir::TextFormat::nested || f.text.format == ir::TextFormat::omit ||
+                f.width_from) {
+                return "has field " + quote(f.path) + " before it, which is not a plain token ('line', 'nested', 'omit', or a length another field gives)";
             }
             head.push_back(&f);
             if (f.path == last) return std::nullopt;
@@ -325,25 +337,6 @@ private:
         return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const ir::Field* f, const ir::Field* g) {
                    return f->index == g->index && f->path == g->path && f->type == g->type && f->scale == g->scale && f->text == g->text;
                });
-    }
-
-    void check_mnemonics(const std::vector<std::size_t>& with_text) {
-        std::map<std::string, std::size_t> seen;
-        for (std::size_t i : with_text) {
-            const ir::Record& r = schema_.records[i];
-            if (r.mnemonic->empty() && with_text.size() > 1) {
-                diags_.error(*sites_[i].mnemonic, "record " + quote(r.name) +
-                                                      " has an empty mnemonic, which only the one record of a text "
-                                                      "form can have; " + std::to_string(with_text.size() - 1) +
-                                                      " other record(s) have a mnemonic");
-                continue;
-            }
-            if (auto [it, fresh] = seen.emplace(*r.mnemonic, i); !fresh) {
-                diags_.error(*sites_[i].mnemonic, "mnemonic \"" + *r.mnemonic + "\" is already used by record " +
-                                                      quote(schema_.records[it->second].name))
-                    .notes.push_back({Severity::note, *sites_[it->second].mnemonic, "it is taken here", {}});
-            }
-        }
     }
 
     const ast::Dtd& dtd_;
@@ -373,6 +366,10 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
         const ast::Integer& c = *format.column;
         if (c.negative || c.magnitude < 1 || c.magnitude > 255) return "'column' takes a width from 1 to 255, not " + c.text;
     }
+    if (format.tab) {
+        const ast::Integer& t = *format.tab;
+        if (t.negative || t.magnitude < 1 || t.magnitude > 4096) return "'tab' takes a column from 1 to 4096, not " + t.text;
+    }
     switch (format.kind) {
         case K::decimal:
             if (field.type == ir::Type::bytes) return name + " applies to numbers" + is;
@@ -387,6 +384,7 @@ std::optional<std::string> text_format_problem(const ast::TextFormat& format, co
             return std::nullopt;
         case K::string:
         case K::line:
+        case K::nested:
             if (field.type != ir::Type::bytes) return name + " applies to bytes fields" + is;
             return std::nullopt;
         case K::enumeration:
@@ -412,6 +410,7 @@ ir::FieldText field_text(const ast::TextFormat& format) {
         case K::omit: out.format = ir::TextFormat::omit; break;
         case K::enumeration: out.format = ir::TextFormat::enumeration; break;
         case K::clock: out.format = ir::TextFormat::clock; break;
+        case K::nested: out.format = ir::TextFormat::nested; break;
     }
     if (format.kind == K::chars) {
         out.chars = format.chars.value;
@@ -419,6 +418,7 @@ ir::FieldText field_text(const ast::TextFormat& format) {
     }
     if (format.digits) out.digits = static_cast<std::uint8_t>(format.digits->magnitude);
     if (format.column) out.column = static_cast<std::uint8_t>(format.column->magnitude);
+    if (format.tab) out.tab = static_cast<std::uint16_t>(format.tab->magnitude);
     out.upper = format.upper;
     out.left = format.left;
     return out;

@@ -48,6 +48,7 @@ json field_text(const FieldText& t) {
     if (t.upper) out["upper"] = true;
     if (t.column != 0) out["column"] = t.column;
     if (t.left) out["left"] = true;
+    if (t.tab != 0) out["tab"] = t.tab;
     return surround(t, std::move(out));
 }
 

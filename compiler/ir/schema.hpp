@@ -47,6 +47,7 @@ struct FieldText {
     bool upper = false;        // hex: upper-case digits
     std::uint8_t column = 0;   // the width blanks pad the value to (0: none)
     bool left = false;         // with a column: the value first, the blanks after it
+    std::uint16_t tab = 0;     // blanks pad the line to this many bytes before the value's text (0: none)
     std::optional<std::string> before;  // written before the value instead of the separator
     std::string after;                  // written after the value
 

@@ -118,7 +118,7 @@ void LoweredDtd::Storage::add_record(const ir::Record& r) {
         t.fields.push_back({keep(f.path), f.type, static_cast<std::uint8_t>(f.scale), width_from, initial_encoding(f),
                             add_rules(f.rules), f.value.has_value(), f.value.value_or(0)});
         t.text.push_back({f.text.format, f.text.ignore_case, keep(f.text.chars), f.text.digits, f.text.upper,
-                          f.text.before ? keep(*f.text.before) : nullptr, keep(f.text.after), f.text.column, f.text.left});
+                          f.text.before ? keep(*f.text.before) : nullptr, keep(f.text.after), f.text.column, f.text.left, f.text.tab});
     }
     layout_steps(r.layout, t.layout);
     for (const ir::Variant& v : r.variants) {

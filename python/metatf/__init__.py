@@ -278,7 +278,7 @@ def _bytes_values(column):
 
 
 def _strings(column, field):
-    """A bytes column for pandas: a field with a text form (`string`, `line`)
+    """A bytes column for pandas: a field with a text form (`string`, `line`, `nested`)
     holds text, so its values are str (UTF-8; bytes that are not UTF-8 kept
     by surrogateescape, which Writer undoes); other bytes (a packet) stay
     bytes. A categorical when values repeat (at most one distinct value in
@@ -286,7 +286,7 @@ def _strings(column, field):
     import pandas as pd
 
     codes, distinct = column
-    if field["text"] in ("string", "line"):
+    if field["text"] in ("string", "line", "nested"):
         distinct = [v.decode("utf-8", "surrogateescape") for v in distinct]
     if len(distinct) * 2 <= len(codes):
         return pd.Categorical.from_codes(codes, distinct)

@@ -41,6 +41,8 @@ std::vector<std::string> stops_of(const RecordDesc& r, const TextRecordDesc& t) 
 // before and after it. After a head (TextFormDesc::head) the mnemonic is a
 // value like the others: the tag's `before` text, or the separator, goes first.
 std::string line_prefix(const TextFormDesc& form, const TextRecordDesc& t) {
+    // A record told apart by its shape alone: its fields follow the head.
+    if (form.head != 0 && *t.mnemonic == '\0' && !t.fields[0].before) return std::string(text_of(t.fields[0].after));
     const char* before = t.fields[0].before ? t.fields[0].before : form.head != 0 ? form.separator : "";
     return std::string(before) + t.mnemonic + std::string(text_of(t.fields[0].after));
 }
@@ -48,7 +50,7 @@ std::string line_prefix(const TextFormDesc& form, const TextRecordDesc& t) {
 // Whether a record's mnemonic, which `rest` follows, ends where a token may end.
 bool mnemonic_ends(const TextFormDesc& form, const TextRecordDesc& t, const std::vector<std::string>& stops, std::string_view rest) {
     const std::string_view sep = form.separator;
-    return rest.empty() || !text_of(t.fields[0].after).empty() || rest.starts_with(sep) || (sep == " " && is_blank(rest.front())) ||
+    return *t.mnemonic == '\0' || rest.empty() || !text_of(t.fields[0].after).empty() || rest.starts_with(sep) || (sep == " " && is_blank(rest.front())) ||
            std::any_of(stops.begin(), stops.end(), [&](const std::string& s) { return rest.starts_with(s); });
 }
 
@@ -75,6 +77,10 @@ const TextFormDesc& text_form_of(const DtdDesc& dtd) {
     if (!dtd.text_form) throw TraceError(ErrorKind::usage, "the DTD '" + std::string(dtd.name) + "' has no text form", 0, -1, 0);
     return *dtd.text_form;
 }
+
+}  // namespace
+
+namespace detail {
 
 // Parses one line into a record's values, in layout order.
 class LineParser {
@@ -203,11 +209,14 @@ public:
         column_ = t.column;
         left_ = t.left;
         std::size_t start = pos_;
+        if (t.format == TextFormat::omit) {
+            pending_[index] = out_->size();
+            out_->push_back(v);
+            return;
+        }
+        if (t.tab != 0) tab(index, t.tab);
         switch (t.format) {
-            case TextFormat::omit:
-                pending_[index] = out_->size();
-                out_->push_back(v);
-                return;
+            case TextFormat::omit: break;
             case TextFormat::decimal:
             case TextFormat::hex:
             case TextFormat::chars:
@@ -241,6 +250,11 @@ public:
                 before(index, false);
                 v.bytes = as_bytes(line_.substr(pos_));
                 pos_ = line_.size();
+                break;
+            case TextFormat::nested:
+                before(index, false);
+                start = pos_;
+                v.bytes = as_bytes(nested(index));
                 break;
         }
         if (f.type != Type::bytes) check_fixed(index, v.integer, start);
@@ -296,6 +310,50 @@ private:
         pos_ += s.size();
         if (pos_ > line_.size()) line_ = raw_.substr(0, pos_);  // the value took blanks from the line's end
         return s;
+    }
+
+    // `tab N`: blanks stand up to column N (counted from 0) unless the line is there already.
+    void tab(std::uint32_t index, std::size_t column) {
+        for (const std::size_t start = pos_; pos_ < column; ++pos_) {
+            if (pos_ == line_.size() || line_[pos_] != ' ') {
+                fail(start, "expected blanks up to column " + std::to_string(column + 1) + " before " + describe(index));
+            }
+        }
+    }
+
+    // The bytes up to the field's `after` text, which counts only outside
+    // brackets ( ) [ ] { } and C strings "..." (a backslash escapes the byte
+    // after it); a closing bracket with none open is a byte like any other.
+    std::string_view nested(std::uint32_t index) {
+        const std::size_t start = pos_;
+        std::size_t depth = 0;
+        for (std::size_t at = start; at < line_.size(); ++at) {
+            if (depth == 0 && line_.compare(at, after_.size(), after_) == 0) {
+                pos_ = at;
+                return line_.substr(start, at - start);
+            }
+            const char c = line_[at];
+            if (c == '"') {
+                at = string_end(index, at);
+            } else if (c == '(' || c == '[' || c == '{') {
+                ++depth;
+            } else if ((c == ')' || c == ']' || c == '}') && depth != 0) {
+                --depth;
+            }
+        }
+        fail(start, "expected " + quote(after_) + " after " + describe(index) + ", outside brackets and quotes");
+    }
+
+    // Where the C string opened at `open` closes.
+    std::size_t string_end(std::uint32_t index, std::size_t open) const {
+        for (std::size_t at = open + 1; at < line_.size(); ++at) {
+            if (line_[at] == '\\') {
+                ++at;
+            } else if (line_[at] == '"') {
+                return at;
+            }
+        }
+        fail(open, "the quote in " + describe(index) + " is not closed");
     }
 
     // A right-aligned column: the blanks before the value pad it (at the
@@ -579,7 +637,7 @@ private:
     std::vector<std::size_t>& pending_;   // per field: where its omitted value waits in out_, or none
 };
 
-}  // namespace
+}  // namespace detail
 
 TextError::TextError(std::uint64_t l, std::uint64_t c, std::string m)
     : std::runtime_error("line " + std::to_string(l) + (c ? ", column " + std::to_string(c) : std::string()) + ": " + m),
@@ -759,60 +817,78 @@ void TextReader::blank_comment(GenericRecord& out) {
 }
 
 bool TextReader::parse(GenericRecord& out) {
-    LineParser p(form_, content(), line_, line_number_, last_, pending_);
+    detail::LineParser p(form_, content(), line_, line_number_, last_, pending_);
     out.values.clear();
+    std::size_t at = 0;
     if (form_.head != 0) {
         const auto first = static_cast<std::uint32_t>(head_slot_);
-        const std::size_t at = p.head(dtd_.records[first], form_.records[first], stops_[first], out);
-        const auto [slot, end] = match_after_head(at);
-        if (slot == dtd_.record_count) {
-            const std::string_view m = p.token_at(at);
-            const RecordDesc& r = dtd_.records[first];
-            if (m.empty()) p.fail(at, "expected a record mnemonic after field " + quote(r.fields[r.layout[form_.head - 1].index].path));
-            p.fail(static_cast<std::size_t>(m.data() - content().data()), "unknown record " + excerpt(m));
-        }
-        out.slot = slot;
-        p.after_head(dtd_.records[slot], form_.records[slot], stops_[slot], end);
+        at = p.head(dtd_.records[first], form_.records[first], stops_[first], out);
+    }
+    candidates(at);
+    if (candidates_.empty()) no_record(p, at);
+    if (candidates_.size() == 1) {
+        read_as(p, candidates_.front(), out);
         return true;
     }
-    if (only_slot_ >= 0) {
-        out.slot = static_cast<std::uint32_t>(only_slot_);
-        if (!content().starts_with(prefixes_[out.slot])) p.fail(0, "expected " + quote(prefixes_[out.slot]) + " at the start of the line");
-    } else {
-        out.slot = match_record();
-        if (out.slot == dtd_.record_count) {
-            const std::string_view m = p.mnemonic();
-            p.fail(0, m.empty() ? "expected a record mnemonic at the start of the line" : "unknown record " + excerpt(m));
+    // Shapes tried in order: the first record whose fields read the whole line.
+    const std::size_t kept = out.values.size();
+    const std::vector<std::uint64_t> last = last_;
+    const std::vector<std::size_t> pending = pending_;
+    std::optional<TextError> furthest;
+    for (const Candidate& c : candidates_) {
+        try {
+            read_as(p, c, out);
+            return true;
+        } catch (const TextError& e) {
+            if (!furthest || e.column > furthest->column) furthest = e;
+            out.values.resize(kept);
+            last_ = last;
+            pending_ = pending;
         }
     }
-    p.parse(dtd_.records[out.slot], form_.records[out.slot], stops_[out.slot], prefixes_[out.slot].size(), out);
-    return true;
+    throw *furthest;
 }
 
-// The record whose mnemonic, with the text around it, starts the line and
-// ends where a token may end; the longest if several do. record_count: none.
-std::uint32_t TextReader::match_record() const {
-    const std::string_view line = content();
-    std::uint32_t best = dtd_.record_count;
-    for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
-        const std::string& prefix = prefixes_[slot];
-        if (!form_.records[slot].mnemonic || !line.starts_with(prefix)) continue;
-        if (best != dtd_.record_count && prefixes_[best].size() >= prefix.size()) continue;
-        if (mnemonic_ends(form_, form_.records[slot], stops_[slot], line.substr(prefix.size()))) best = slot;
+void TextReader::read_as(detail::LineParser& p, const Candidate& c, GenericRecord& out) const {
+    out.slot = c.slot;
+    if (form_.head != 0) {
+        p.after_head(dtd_.records[c.slot], form_.records[c.slot], stops_[c.slot], c.end);
+    } else {
+        p.parse(dtd_.records[c.slot], form_.records[c.slot], stops_[c.slot], c.end, out);
     }
-    return best;
 }
 
-// The record whose mnemonic follows the head at `at`, and where it ends;
-// the longest if several fit. record_count: none.
-std::pair<std::uint32_t, std::size_t> TextReader::match_after_head(std::size_t at) const {
-    std::pair<std::uint32_t, std::size_t> best{dtd_.record_count, 0};
+// The records whose mnemonic, with the text around it, stands at `at` (the
+// line's start, or where the head ends) and ends where a token may end: the
+// longest first, then in the DTD's order.
+void TextReader::candidates(std::size_t at) {
+    candidates_.clear();
     for (std::uint32_t slot = 0; slot < dtd_.record_count; ++slot) {
-        if (!form_.records[slot].mnemonic) continue;
-        const std::size_t end = after_mnemonic(form_, form_.records[slot], prefixes_[slot], stops_[slot], content(), at);
-        if (end != none && (best.first == dtd_.record_count || end > best.second)) best = {slot, end};
+        const TextRecordDesc& t = form_.records[slot];
+        if (!t.mnemonic) continue;
+        std::size_t end = none;
+        if (form_.head != 0) {
+            end = after_mnemonic(form_, t, prefixes_[slot], stops_[slot], content(), at);
+        } else if (content().starts_with(prefixes_[slot]) &&
+                   mnemonic_ends(form_, t, stops_[slot], content().substr(prefixes_[slot].size()))) {
+            end = prefixes_[slot].size();
+        }
+        if (end != none) candidates_.push_back({slot, end});
     }
-    return best;
+    std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) { return a.end > b.end; });
+}
+
+// No record's mnemonic fits the line: say what stands there.
+void TextReader::no_record(detail::LineParser& p, std::size_t at) const {
+    if (form_.head != 0) {
+        const std::string_view m = p.token_at(at);
+        const RecordDesc& r = dtd_.records[head_slot_];
+        if (m.empty()) p.fail(at, "expected a record mnemonic after field " + quote(r.fields[r.layout[form_.head - 1].index].path));
+        p.fail(static_cast<std::size_t>(m.data() - content().data()), "unknown record " + excerpt(m));
+    }
+    if (only_slot_ >= 0) p.fail(0, "expected " + quote(prefixes_[only_slot_]) + " at the start of the line");
+    const std::string_view m = p.mnemonic();
+    p.fail(0, m.empty() ? "expected a record mnemonic at the start of the line" : "unknown record " + excerpt(m));
 }
 
 // ---- writing ------------------------------------------------------------------------
@@ -868,6 +944,7 @@ public:
         if (f.breaks_fixed(v.integer)) refuse(not_fixed_message(*record_, f, v.integer));
         if (t.format == TextFormat::omit) return;
         exact_ = space_ && !first_ && !t.before && exact_format(f, t);
+        if (t.tab > out_.size()) out_.append(t.tab - out_.size(), ' ');
         const bool ends_line = record_->layout[record_->layout_count - 1].op == LayoutStep::field &&
                                record_->layout[record_->layout_count - 1].index == index && text_of(t.after).empty();
         if (t.before) {
@@ -927,7 +1004,8 @@ private:
                 out_ += t.chars[v.integer];
                 return;
             case TextFormat::string:
-            case TextFormat::line: bytes(f, t, v.bytes); return;
+            case TextFormat::line:
+            case TextFormat::nested: bytes(f, t, v.bytes); return;
             case TextFormat::omit: return;
             case TextFormat::enumeration: out_ += name_of(f, v.integer); return;
             case TextFormat::clock: append_clock(out_, v.integer, f.scale, t.digits); return;
@@ -971,7 +1049,10 @@ private:
 
         // Text of the field's own around an empty value marks where it is (the line is read back: check_reads_back).
         const bool marked = t.before || !text_of(t.after).empty();
-        if (space_ && !exact_ && ((s.empty() && !marked) || (!s.empty() && (is_blank(s.front()) || is_blank(s.back()))))) {
+        // After its own `before` text, a `line` keeps the blanks it starts with; a nested value ends at its `after` text.
+        const bool front_kept = t.format == TextFormat::line && t.before;
+        if (space_ && !exact_ && t.format != TextFormat::nested &&
+            ((s.empty() && !marked) || (!s.empty() && ((is_blank(s.front()) && !front_kept) || is_blank(s.back()))))) {
             refuse(describe(f) + " is empty or starts or ends with a blank, which a blank separator would lose");
         }
         out_ += s;
@@ -1032,7 +1113,7 @@ void TextWriter::check_reads_back(const GenericRecord& record) {
     bool same = false;
     try {
         const RecordDesc& r = dtd_.records[record.slot];
-        LineParser p(form_, content, line, lines_, check_last_, check_pending_);
+        detail::LineParser p(form_, content, line, lines_, check_last_, check_pending_);
         if (form_.head == 0) {
             p.parse(r, text, stops_[record.slot], prefixes_[record.slot].size(), again);
         } else {

@@ -9,6 +9,7 @@
 #include <pcap.hpp>
 #include <ptf.hpp>
 #include <spc.hpp>
+#include <strace.hpp>
 
 #include <iostream>
 
@@ -18,7 +19,7 @@ namespace mtf {
 
 namespace {
 
-const rt::DtdDesc* const shipped[] = {&blkparse::dtd, &charisma::dtd, &hatf10::dtd, &lackey::dtd, &laplace::dtd, &msr::dtd, &pcap::dtd, &ptf::dtd, &spc::dtd};
+const rt::DtdDesc* const shipped[] = {&blkparse::dtd, &charisma::dtd, &hatf10::dtd, &lackey::dtd, &laplace::dtd, &msr::dtd, &pcap::dtd, &ptf::dtd, &spc::dtd, &strace::dtd};
 
 }  // namespace
 

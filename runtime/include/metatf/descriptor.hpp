@@ -120,6 +120,7 @@ struct TextFieldDesc {
     const char* after;    // the text after the value, or ""
     std::uint8_t column;  // the width blanks pad the value to, or 0
     bool left;            // column: the value first, then the blanks
+    std::uint16_t tab;    // blanks pad the line to this many bytes before the text in front of the value, or 0
 };
 
 struct TextRecordDesc {

@@ -17,6 +17,10 @@
 
 namespace metatf::rt {
 
+namespace detail {
+class LineParser;
+}
+
 // A line of text that is not a record of the DTD, or a record a writer
 // refuses. `line` counts from 1; `column` counts bytes from 1, and is 0 only
 // for a writer's refusal (which is about a record, not a place in a line).
@@ -91,8 +95,14 @@ private:
     void drop_rest_of_line(std::streambuf& in);
     void check_length() const;
     bool parse(GenericRecord& out);
-    std::uint32_t match_record() const;
-    std::pair<std::uint32_t, std::size_t> match_after_head(std::size_t at) const;
+    // A record whose mnemonic fits the line, and where its fields start.
+    struct Candidate {
+        std::uint32_t slot;
+        std::size_t end;
+    };
+    void candidates(std::size_t at);
+    void read_as(detail::LineParser& p, const Candidate& c, GenericRecord& out) const;
+    [[noreturn]] void no_record(detail::LineParser& p, std::size_t at) const;
 
     std::istream& in_;
     const DtdDesc& dtd_;
@@ -111,6 +121,7 @@ private:
     std::string first_skipped_;
     std::vector<std::uint64_t> last_;  // scratch of the line being parsed, kept to save allocations
     std::vector<std::size_t> pending_;
+    std::vector<Candidate> candidates_;
     std::int32_t only_slot_ = -1;  // the record of an empty mnemonic
     std::int32_t head_slot_ = -1;  // the first record with a text form: a head is read as its fields
     std::vector<std::string> prefixes_;             // per slot: the mnemonic with the text before and after it

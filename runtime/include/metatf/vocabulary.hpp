@@ -28,6 +28,7 @@ enum class TextFormat : std::uint8_t {
     omit,     // not written: a length or count derived from the line
     enumeration,  // integers: the name the field's `enum` gives the value (`enum` in a DTD)
     clock,    // unsigned integers: a time of day or a duration, HH:MM:SS, with a scale's fraction (strace -tt)
+    nested,   // bytes: up to the field's `after` text where it stands outside brackets and C strings (strace's arguments)
 };
 
 enum class Predefined : std::uint8_t { none, comment, section, metadata };
@@ -86,7 +87,7 @@ namespace detail {
 inline constexpr std::array<std::string_view, 4> type_names = {"unsigned", "signed", "float", "bytes"};
 inline constexpr std::array<std::string_view, 8> interp_names = {"none",   "default",       "baseOffset",    "delta",
                                                                  "stride", "sectionOffset", "sectionStride", "live"};
-inline constexpr std::array<std::string_view, 8> text_format_names = {"decimal", "hex", "chars", "string", "line", "omit", "enum", "clock"};
+inline constexpr std::array<std::string_view, 9> text_format_names = {"decimal", "hex", "chars", "string", "line", "omit", "enum", "clock", "nested"};
 inline constexpr std::array<std::string_view, 4> predefined_names = {"", "comment", "section", "metadata"};
 inline constexpr std::array<std::string_view, 3> order_names = {"", "nondecreasing", "increasing"};
 
