@@ -1,10 +1,13 @@
 // libFuzzer harness of the native forms' readers: any bytes, read as text
 // with each shipped DTD that has a text form (SPC, PTF, Laplace, Lackey) and
-// with tests/fixtures/blkparse.dtd (columns padded with blanks) and
-// dtds/msr.dtd (words an enum names), must
-// give records or a TextError. The records read are written back with
-// TextWriter and read again, and must come back the same: the writer refusing
-// a record the reader gave, or a different record, is a finding. So is a
+// with tests/fixtures/blkparse.dtd (columns padded with blanks),
+// dtds/msr.dtd (words an enum names) and dtds/strace.dtd (shapes tried in
+// order, nested values, a tab), must give records or a TextError. The records
+// read are written back with TextWriter and read again, and must come back
+// the same: the writer refusing a record the reader gave, or a different
+// record, is a finding. A record that an earlier shape reads back (an
+// 'other' line that looks like a call once its head is written canonically)
+// must be written as the very same line. So is a
 // crash, a sanitizer report, a hang or any other exception (libFuzzer reports
 // an uncaught one). Each input is read with and without skip_bad. The same
 // bytes are read as each native binary form too (PTF's, CHARISMA's, pcap's),
@@ -36,7 +39,7 @@ namespace {
 std::vector<metatf::lower::LoweredDtd> compile_dtds() {
     std::vector<metatf::lower::LoweredDtd> out;
     for (const char* name : {"dtds/spc", "dtds/ptf", "dtds/laplace", "dtds/lackey", "dtds/charisma", "dtds/pcap",
-                             "tests/fixtures/blkparse", "dtds/msr", "dtds/blkparse"}) {
+                             "tests/fixtures/blkparse", "dtds/msr", "dtds/blkparse", "dtds/strace"}) {
         const std::string path = std::string(METATF_SOURCE_DIR) + "/" + name + ".dtd";
         const metatf::Compilation c = metatf::compile_file(path);
         if (!c.schema) {
@@ -92,6 +95,13 @@ Owned own(const rt::GenericRecord& record, std::uint64_t line) {
     return o;
 }
 
+// The line a record is written as.
+std::string line_of(const rt::DtdDesc& dtd, const rt::GenericRecord& record) {
+    std::ostringstream text;
+    rt::TextWriter(text, dtd).write(record);
+    return text.str();
+}
+
 // Writes the records read as one text and reads that back.
 void round_trip(const rt::DtdDesc& dtd, const std::deque<Owned>& records) {
     std::ostringstream text;
@@ -110,7 +120,9 @@ void round_trip(const rt::DtdDesc& dtd, const std::deque<Owned>& records) {
         rt::TextReader reader(in, dtd);
         for (const Owned& o : records) {
             if (!reader.next(again)) finding(dtd, o.line, "the written text ends before this record:\n" + text.str());
-            if (!same(o.record, again)) finding(dtd, o.line, "the record reads back different:\n" + text.str());
+            if (again.slot != o.record.slot ? line_of(dtd, again) != line_of(dtd, o.record) : !same(o.record, again)) {
+                finding(dtd, o.line, "the record reads back different:\n" + text.str());
+            }
         }
         if (reader.next(again)) finding(dtd, 0, "the written text has more records than were read:\n" + text.str());
     } catch (const rt::TextError& e) {
