@@ -133,12 +133,18 @@ def _column_name(record, field):
     return f"{record}.{field}" if field in ("index", "record") else field
 
 
-def _scaled(values, field, scaled):
+def _scaled(values, field, scaled, in_place=False):
+    """A scaled field's stored integers as float64 (or as they are with
+    scaled="int"). With in_place, in the integers' own memory, which the
+    caller gives up: a column of a large read is not allocated twice."""
     if field["scale"] == 0 or scaled == "int":
         return values
     if scaled != "float":
         raise ValueError(f"scaled is 'float' or 'int', not {scaled!r}")
-    return values / np.float64(10) ** field["scale"]
+    unit = np.float64(10) ** field["scale"]
+    if in_place and values.dtype.itemsize == 8 and values.flags.c_contiguous and values.flags.writeable:
+        return np.divide(values, unit, out=values.view(np.float64))
+    return values / unit
 
 
 def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=None, threads=None, max_memory=None):
@@ -265,7 +271,7 @@ def _pandas_column(info, record, field, values, scaled):
         return _categorical(values, lambda unique: [chars[v] if v < len(chars) else str(v) for v in unique])
     if field["type"] == "bytes":
         return _strings(values, field)
-    return _scaled(values, field, scaled)
+    return _scaled(values, field, scaled, in_place=True)  # the read's own column
 
 
 def _bytes_values(column):

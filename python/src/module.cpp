@@ -89,15 +89,35 @@ std::unique_ptr<metatf::lower::LoweredDtd> embedded_dtd(const std::string& path,
 class Block {
 public:
     Block() = default;
-    explicit Block(std::size_t bytes) {
-        if (bytes == 0) return;
-        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    // `n` blocks of `each` bytes, in one mapping. Each thread of a read
+    // writes its rows of a block from a row of its own on: with huge pages
+    // a thread's rows take 2 MiB at least, and threads that write few rows
+    // would waste that much each (until the end trims the blocks). So huge
+    // pages back a mapping of 4 MiB or more only while that waste stays
+    // under 64 MiB; then most of a read's page faults go.
+    static std::vector<Block> many(std::size_t n, std::size_t each, std::size_t threads) {
+        const std::size_t page = page_size(), room = (each + page - 1) / page * page;
+        std::vector<Block> out(n);
+        if (room == 0 || n == 0) return out;
+        if (room > SIZE_MAX / (n + 1)) throw std::bad_alloc();
+        const std::size_t total = room * n;
+        const bool huge = total >= 2 * huge_page && threads * n <= 32;
+        const std::size_t mapped = huge ? total + huge_page : total;
+        void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) throw std::bad_alloc();
-        data_ = static_cast<std::byte*>(p);
-        size_ = bytes;
-        // Threads write patches of rows far apart: with huge pages (THP
-        // "always") each patch would take 2 MiB.
-        madvise(p, bytes, MADV_NOHUGEPAGE);
+        auto* start = static_cast<std::byte*>(p);
+        if (huge) {  // start on a huge page
+            const std::size_t skip = (huge_page - reinterpret_cast<std::uintptr_t>(start) % huge_page) % huge_page;
+            if (skip != 0) munmap(start, skip);
+            if (skip != huge_page) munmap(start + skip + total, huge_page - skip);
+            start += skip;
+        }
+        madvise(start, total, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+        for (std::size_t i = 0; i < n; ++i) {
+            out[i].data_ = start + i * room;
+            out[i].size_ = room;
+        }
+        return out;
     }
     Block(Block&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
     Block& operator=(Block&& o) noexcept {
@@ -113,7 +133,7 @@ public:
     // (the rest are unmapped); this is then empty.
     template <typename T>
     py::array_t<T> to_numpy(std::size_t count) {
-        const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+        const std::size_t page = page_size();
         const std::size_t used = (count * sizeof(T) + page - 1) / page * page;
         if (used == 0) {
             release();
@@ -131,6 +151,8 @@ public:
     }
 
 private:
+    static constexpr std::size_t huge_page = std::size_t(2) << 20;
+    static std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
     struct Pages {
         std::byte* data;
         std::size_t size;
@@ -171,18 +193,22 @@ struct Table {
         if (packed) return records.data() + 8 * static_cast<std::size_t>(c + 1);
         return c < 0 ? index.data() : columns[static_cast<std::size_t>(c)].block.data();
     }
-    // The blocks' starts, and room for `rows` rows in each.
-    std::vector<std::byte*> reserve(std::uint64_t rows) {
+    // The blocks' starts, and room for `rows` rows in each; `threads` will write them.
+    std::vector<std::byte*> reserve(std::uint64_t rows, std::size_t threads) {
         if (packed) {
-            records = Block(rows * stride());
+            records = std::move(Block::many(1, rows * stride(), threads * (columns.size() + 1)).front());
             return {records.data()};
         }
-        index = Block(rows * 8);
-        std::vector<std::byte*> out{index.data()};
+        std::vector<Column*> numbers;
         for (Column& c : columns) {
-            if (c.type == rt::Type::bytes) continue;
-            c.block = Block(rows * 8);
-            out.push_back(c.block.data());
+            if (c.type != rt::Type::bytes) numbers.push_back(&c);
+        }
+        std::vector<Block> blocks = Block::many(numbers.size() + 1, rows * 8, threads);
+        index = std::move(blocks[0]);
+        std::vector<std::byte*> out{index.data()};
+        for (std::size_t i = 0; i < numbers.size(); ++i) {
+            numbers[i]->block = std::move(blocks[i + 1]);
+            out.push_back(numbers[i]->block.data());
         }
         return out;
     }
@@ -543,7 +569,7 @@ private:
                 for (auto& t : tables) {
                     if (!t) continue;
                     if (rows > SIZE_MAX / t->stride()) throw std::bad_alloc();
-                    t->blocks = t->reserve(rows);
+                    t->blocks = t->reserve(rows, runs);
                 }
             } catch (const std::bad_alloc&) {
                 const std::string message = path_ + ": the trace's frames count " + std::to_string(rows) +

@@ -1,5 +1,6 @@
 #include "metatf/columns.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -101,7 +102,31 @@ bool ColumnTarget::counts_answerable(TraceReader& reader, const FieldState* stat
     return true;
 }
 
+// Whether the record's kept fields are all numbers read as the plan says and
+// nothing more: no live count, unit, fed pool or fixed value to check. The
+// encodings do not change within one read_columns() (a metadata record ends it).
+bool ColumnTarget::plain(const FieldState* states, const RecordPlan& plan) {
+    if (plain_for_ == states) return plain_;
+    plain_for_ = states;
+    plain_ = plan.fixed && !plan.pools && std::all_of(steps_.begin(), steps_.end(), [&](const Kept& k) {
+        const FieldState& s = states[k.field];
+        return k.type != Type::bytes && s.kind != Interp::live && s.unit == 1 && s.feed == 0 && !s.desc->fixed;
+    });
+    return plain_;
+}
+
+void ColumnTarget::read_plain(FieldState* states, const std::byte* p) {
+    for (const Kept& k : steps_) {
+        FieldState& s = states[k.field];
+        const std::uint64_t bits = k.type == Type::floating ? std::bit_cast<std::uint64_t>(detail::planned_float(s, p)) : plan_read(s, p);
+        if (k.data) store(k, bits);
+    }
+}
+
 std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> targets, std::uint64_t stop) {
+    for (ColumnTarget* t : targets) {
+        if (t) t->plain_for_ = nullptr;  // encodings may have changed since the last call
+    }
     if (reader.dtd().tag_width != 1 || reader.record_index() >= stop) return 0;
     const TraceReader::Run run = reader.run();
     const std::uint64_t first = reader.record_index(), most = stop - first;
@@ -130,6 +155,12 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
             refuse_at(reader, run, pos, n, slot, s, value, at);
         };
         t.begin_row(first + n);
+        if (t.plain(states, plan)) {
+            t.read_plain(states, p);
+            pos = p + plan.size;
+            ++n;
+            continue;
+        }
         const std::byte* at = p;  // the record's start, as far as the fields' offsets know
         for (const ColumnTarget::Kept& k : t.steps_) {
             FieldState& s = states[k.field];

@@ -73,6 +73,8 @@ private:
         StringColumn* strings = nullptr;  // a bytes field's, if kept
     };
     bool groups_empty(const FieldState* states, const std::byte* p) const;
+    bool plain(const FieldState* states, const RecordPlan& plan);
+    void read_plain(FieldState* states, const std::byte* p);
     // `length`: the bytes of field `stretch` (RecordPlan::stretch), which move the fields after it.
     bool counts_answerable(TraceReader& reader, const FieldState* states, const std::byte* p, std::int32_t stretch,
                            std::size_t length) const;
@@ -84,6 +86,8 @@ private:
     std::vector<Kept> by_field_;         // per field
     Kept index_;
     std::uint64_t rows_ = 0;
+    const FieldState* plain_for_ = nullptr;  // the states plain_ was found for, in this read_columns()
+    bool plain_ = false;
 };
 
 // Reads records from the reader's position to the end of its chunk, or to
