@@ -132,3 +132,22 @@ TEST_CASE("line: after its own text a line keeps the blanks it starts with") {
     CHECK(records(line) == std::vector<std::string>{"noReturn"});
     CHECK(normalized(line) == line);
 }
+
+TEST_CASE("shapes: words an enum lists are numbers, and a second record of the same shape keeps the others (decision 43)") {
+    const lower::LoweredDtd lowered = lower::lower(test::schema_of(R"dtd(tag.width = 1;
+text { separator = ","; }
+op.width = 1; op.enum = { Read = 0, Write = 1 }; op.text = enum;
+wl.width = 1; wl.text = omit; word.type = bytes; word.width = wl.value;
+n.width = 4;
+known : (tag, op, n) { tag.value = 4; tag.mnemonic = ""; }
+other : (tag, wl, word, n) { tag.value = 5; tag.mnemonic = ""; }
+)dtd"));
+    const std::string lines = "Read,5\nFlush,6\nWrite,7\n";
+    CHECK(test::normalized(lowered.desc(), lines) == lines);
+    std::istringstream in(lines);
+    rt::TextReader reader(in, lowered.desc());
+    rt::GenericRecord record;
+    std::vector<std::string> names;
+    while (reader.next(record)) names.push_back(lowered.desc().records[record.slot].name);
+    CHECK(names == std::vector<std::string>{"known", "other", "known"});
+}
