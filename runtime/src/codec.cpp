@@ -71,4 +71,17 @@ std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::
     return problem;
 }
 
+bool zstd_frame(std::span<const std::byte> in) {
+    constexpr std::byte magic[4] = {std::byte{0x28}, std::byte{0xb5}, std::byte{0x2f}, std::byte{0xfd}};
+    return in.size() >= 4 && std::equal(magic, magic + 4, in.begin());
+}
+
+std::optional<std::string> decompress_frame(std::span<const std::byte> in, std::uint64_t most, std::vector<std::byte>& out) {
+    const unsigned long long size = ZSTD_getFrameContentSize(in.data(), in.size());
+    if (size == ZSTD_CONTENTSIZE_ERROR) return std::string("it is not a zstd frame");
+    if (size == ZSTD_CONTENTSIZE_UNKNOWN) return std::string("its zstd frame does not declare its size");
+    if (size > most) return "its zstd frame declares " + std::to_string(size) + " bytes, more than the " + std::to_string(most) + " a reader takes";
+    return decompress_chunk(in, size, out);
+}
+
 }  // namespace metatf::rt

@@ -154,10 +154,10 @@ std::vector<std::byte> encode_prologue(const Header& h) {
         append_uint(out, h.record_count, w, h.order);
         append_uint(out, h.index_offset, w, h.order);
     }
-    append_uint(out, h.dtd_text.size(), w, h.order);
+    append_uint(out, h.stored_text().size(), w, h.order);
     if (h.version >= 4) out.resize(out.size() + sum_size);
     put_text(out, h.dtd_name);
-    put_text(out, h.dtd_text);
+    put_text(out, h.stored_text());
     if (h.version >= 4) store_sum(h, out, prologue_sum_at(h), sum_without(out, prologue_sum_at(h)));
     return out;
 }
@@ -203,6 +203,21 @@ std::vector<std::byte> encode_end(const Header& h, const std::vector<Segment>& s
     return out;
 }
 
+namespace {
+
+// Version 5: the DTD text from its zstd frame, which starts at `at` in the file.
+void decompress_dtd(Header& h, std::uint64_t at) {
+    const auto frame = std::as_bytes(std::span(h.dtd_stored.data(), h.dtd_stored.size()));
+    if (!zstd_frame(frame)) header_error(ErrorKind::bad_header, "the embedded DTD of a version-5 trace is not a zstd frame", at);
+    std::vector<std::byte> text;
+    if (auto problem = decompress_frame(frame, std::min(max_dtd_text, max_decoded(frame.size())), text)) {
+        header_error(ErrorKind::bad_header, "the embedded DTD does not decode: " + *problem, at);
+    }
+    h.dtd_text.assign(reinterpret_cast<const char*>(text.data()), text.size());
+}
+
+}  // namespace
+
 Header read_prologue(InputFile& in) {
     Header h;
     std::byte ident[ident_size];
@@ -246,13 +261,15 @@ Header read_prologue(InputFile& in) {
     if (sum) in.read(stored, sum, "the header's checksum");
     h.dtd_name.resize(name_length);
     in.read(reinterpret_cast<std::byte*>(h.dtd_name.data()), name_length, "the DTD name");
-    h.dtd_text.resize(text);
-    in.read(reinterpret_cast<std::byte*>(h.dtd_text.data()), text, "the embedded DTD");
+    std::string& kept = h.version >= 5 ? h.dtd_stored : h.dtd_text;
+    kept.resize(text);
+    in.read(reinterpret_cast<std::byte*>(kept.data()), text, "the embedded DTD");
     h.data_start = prologue + text;
     // The bytes read, encoded again, carry the checksum they should have had.
     if (sum && stored_sum(h, stored) != stored_sum(h, encode_prologue(h).data() + prologue_sum_at(h))) {
         header_error(ErrorKind::checksum, "the header and the embedded DTD do not match their checksum", prologue_sum_at(h));
     }
+    if (h.version >= 5) decompress_dtd(h, prologue);
     if (h.version == 1) read_index_v1(in, h, buffer);
     return h;
 }

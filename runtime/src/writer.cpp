@@ -40,6 +40,17 @@ void ByteBuffer::resize(std::size_t n, std::byte fill) {
     std::memset(extend(more), std::to_integer<int>(fill), more);
 }
 
+// Version 5 keeps the DTD text compressed where the chunks are; without
+// that, the trace is version 4, the same layout, which more readers take.
+void TraceWriter::compress_dtd_text() {
+    std::vector<std::byte> frame;
+    if (compressor_ && compressor_->compress(std::as_bytes(std::span(header_.dtd_text.data(), header_.dtd_text.size())), frame)) {
+        header_.dtd_stored.assign(reinterpret_cast<const char*>(frame.data()), frame.size());
+    } else {
+        header_.version = 4;
+    }
+}
+
 TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOptions options)
     : splits_(split_fields(dtd, options.split)),
       split_dtd_(splits_.empty() ? nullptr : std::make_unique<DtdWithSections>(dtd, sections_of(splits_), 0)),
@@ -72,6 +83,7 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
         throw TraceError(ErrorKind::usage, "auto_window holds records back, so write() cannot return the offsets that this DTD's sectionOffset fields need");
     }
     if (options_.compress != 0) compressor_ = std::make_unique<Compressor>(options_.compress);
+    if (header_.version >= 5) compress_dtd_text();
     try {
         out_ = std::make_unique<OutputFile>(path, options_.output);
     } catch (const OutputError& e) {

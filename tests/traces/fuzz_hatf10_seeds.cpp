@@ -1,6 +1,6 @@
 // Writes the fuzzer's seed corpus into the directory given: valid HATF 1.0
 // traces using every record type and metadata of every sort, in both classes
-// and byte orders and all four container versions, version 1 also in a compact
+// and byte orders and all five container versions, version 1 also in a compact
 // form without the embedded DTD text
 // (the reader checks the DTD's name and fingerprint, not its text), so that
 // mutations land on the header, index and records rather than on comments.
@@ -84,14 +84,16 @@ int main(int argc, char** argv) {
             const char* name;
             rt::WriterOptions options;
         };
-        const Seed seeds[] = {
+        Seed seeds[] = {
             {"rich-64le", {rt::Class::bits64, rt::ByteOrder::little, std::size_t(1) << 20, {true, {}}, 2}},
             {"rich-32be-chunks", {rt::Class::bits32, rt::ByteOrder::big, 24, {true, {}}, 2}},
             {"rich-64le-v1", {rt::Class::bits64, rt::ByteOrder::little, std::size_t(1) << 20, {true, {}}, 1}},
             {"rich-32be-chunks-v3", {rt::Class::bits32, rt::ByteOrder::big, 24, {true, {}}, 3}},
             {"rich-32be-chunks-v4", {rt::Class::bits32, rt::ByteOrder::big, 24, {true, {}}, 4}},
+            {"rich-32be-chunks-v5", {rt::Class::bits32, rt::ByteOrder::big, 24, {true, {}}, 5}},  // compressed below
         };
-        for (const Seed& s : seeds) {
+        for (Seed& s : seeds) {
+            if (s.options.version == 5) s.options.compress = 3;  // version 5 is a compressing writer's
             const std::string full = (dir / (std::string(s.name) + ".mtf")).string();
             const std::string compact = (dir / (std::string(s.name) + "-compact.mtf")).string();
             write_rich(full, s.options);

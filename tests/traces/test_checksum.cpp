@@ -13,6 +13,8 @@
 #include <vector>
 
 #include <metatf/checksum.hpp>
+#include <metatf/codec.hpp>
+#include <metatf/container.hpp>
 #include <metatf/generic.hpp>
 
 #include <pools.hpp>
@@ -316,6 +318,50 @@ TEST_CASE("a DTD text longer than readers take is refused by the writer, and nam
     CHECK(file_error(t, b) == claim);
     b.b.resize(1000);  // a pipe reads no further than the claim
     CHECK(pipe_error(b.b) == claim);
+}
+
+TEST_CASE("version 5: a compressed trace keeps its DTD text as a zstd frame, and a damaged one is refused at the header") {
+    TempTrace t("sum-v5");
+    write_pools(t.path(), options(3));
+    const TraceBytes v5 = TraceBytes::load(t.path());
+    CHECK(v5.b[7] == 5);
+    const std::vector<std::string> records = decode(t.path());
+    CHECK(records.size() == 122);
+    rt::Header h = rt::TraceReader(t.path(), pools::dtd).header();
+    CHECK(h.dtd_text == pools::dtd.text);
+    CHECK(rt::zstd_frame(std::as_bytes(std::span(h.dtd_stored.data(), h.dtd_stored.size()))));
+    CHECK(h.dtd_stored.size() < h.dtd_text.size());
+    // Stored chunks, or a writer asked for version 4: the text as it is, version 4.
+    write_pools(t.path(), options(0));
+    CHECK(TraceBytes::load(t.path()).b[7] == 4);
+    write_pools(t.path(), options(3, 4));
+    const TraceBytes v4 = TraceBytes::load(t.path());
+    CHECK(v4.b[7] == 4);
+    CHECK(decode(t.path()) == records);
+    CHECK(v5.b.size() < v4.b.size());
+
+    // A version-5 header whose text is not one whole zstd frame, its checksum right.
+    const auto with_text = [&](const std::string& stored) {
+        rt::Header bad = h;
+        bad.dtd_stored = stored;
+        TraceBytes out;
+        for (const std::byte x : rt::encode_prologue(bad)) out.b.push_back(std::to_integer<std::uint8_t>(x));
+        out.b.insert(out.b.end(), v5.b.begin() + static_cast<std::ptrdiff_t>(h.data_start), v5.b.end());
+        return out;
+    };
+    const std::uint64_t at = h.data_start - h.dtd_stored.size();  // where the text starts, whatever its length
+    const std::string not_frame = show(ErrorKind::bad_header, at, -1, 0, "the embedded DTD of a version-5 trace is not a zstd frame");
+    CHECK(pipe_error(with_text(h.dtd_text).b) == not_frame);
+    CHECK(file_error(t, with_text(h.dtd_text)) == not_frame);
+    CHECK(pipe_error(with_text(h.dtd_stored.substr(0, h.dtd_stored.size() - 1)).b) ==
+          show(ErrorKind::bad_header, at, -1, 0, "the embedded DTD does not decode: a zstd chunk ends inside its frame"));
+    // A frame of a text longer than readers take.
+    std::string text(rt::max_dtd_text + 1, ' ');
+    for (std::size_t i = 0; i < text.size(); ++i) text[i] = "0123456789abcdef"[(i * 2654435761u) >> 7 & 15];
+    std::vector<std::byte> frame;
+    REQUIRE(rt::Compressor(1).compress(std::as_bytes(std::span(text.data(), text.size())), frame));
+    CHECK(file_error(t, with_text(std::string(reinterpret_cast<const char*>(frame.data()), frame.size()))) ==
+          show(ErrorKind::bad_header, at, -1, 0, "the embedded DTD does not decode: its zstd frame declares 16777217 bytes, more than the 16777216 a reader takes"));
 }
 
 }  // TEST_SUITE

@@ -27,7 +27,8 @@ std::string header_table(const Trace& trace) {
                          {"records", std::to_string(h.record_count)},
                          {"DTD", h.dtd_name},
                          {"fingerprint", fingerprint},
-                         {"DTD text", std::to_string(h.dtd_text.size()) + " bytes"}},
+                         {"DTD text", std::to_string(h.dtd_text.size()) + " bytes" +
+                                          (h.version >= 5 ? ", " + std::to_string(h.dtd_stored.size()) + " stored (zstd)" : "")}},
                         "ll");
 }
 

@@ -56,4 +56,10 @@ private:
 // chunk's stored size.
 std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out);
 
+// Whether `in` starts as a zstd frame does (its 4-byte magic number).
+bool zstd_frame(std::span<const std::byte> in);
+// Decodes a zstd frame that declares its content size, at most `most` bytes,
+// into `out`, or says why it cannot (container version 5's DTD text).
+std::optional<std::string> decompress_frame(std::span<const std::byte> in, std::uint64_t most, std::vector<std::byte>& out);
+
 }  // namespace metatf::rt
