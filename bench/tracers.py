@@ -64,10 +64,9 @@ def tar_zstd_bytes(directory):
 
 
 class MetaTF:
-    name = "metatf-heaptrace --time"
-
     def __init__(self, launcher, mtf, options=("--time",), trace_name="heap.mtf"):
         self.launcher, self.mtf, self.options, self.trace_name = launcher, mtf, list(options), trace_name
+        self.name = "metatf-heaptrace " + " ".join(options)
 
     def trace(self, argv, env, out):
         path = out / self.trace_name
@@ -178,7 +177,8 @@ def measure_io(args, out):
 
 def measure_heap(args, out):
     """The heap tracers on allocation-heavy programs."""
-    tools = [MetaTF(args.heaptrace, args.mtf)]
+    # As it writes by default (zstd chunks), and with --no-compress.
+    tools = [MetaTF(args.heaptrace, args.mtf), MetaTF(args.heaptrace, args.mtf, ("--time", "--no-compress"), "heap-raw.mtf")]
     tools.append(Lttng()) if shutil.which("lttng") else print("note: lttng not found, skipped", file=sys.stderr)
     tools.append(Heaptrack()) if shutil.which("heaptrack") else print("note: heaptrack not found, skipped", file=sys.stderr)
 

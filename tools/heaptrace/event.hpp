@@ -33,6 +33,7 @@ struct Config {
     bool time = false;             // store the time field
     bool fork = true;              // a forked child writes its own trace
     bool replace = false;          // an existing output may be replaced
+    bool compress = true;          // zstd chunks and DTD text, as the trace is written
 };
 
 }  // namespace metatf::heaptrace

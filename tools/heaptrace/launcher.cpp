@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
         "  --threads          record the thread of each event, and createThread and\n"
         "                     destroyThread records\n"
         "  --time             record CLOCK_MONOTONIC nanoseconds (delta-encoded)\n"
+        "  --no-compress      write the trace's chunks as they are (by default each is\n"
+        "                     compressed with zstd as it is written)\n"
         "  --no-fork          forked children write no trace (by default each writes\n"
         "                     its own, to PATH with its pid, or PATH.PID without %p)\n"
         "  -f, --force        replace an existing trace\n"
@@ -22,6 +24,6 @@ int main(int argc, char** argv) {
         "The exit status is PROGRAM's; 127 when it cannot be found, 126 when it cannot\n"
         "be run, 2 for a mistake on this command line. Needs glibc and a dynamically\n"
         "linked PROGRAM; see docs/tracers.md.\n",
-        {{"--threads", "THREADS"}, {"--time", "TIME"}}};
+        {{"--threads", "THREADS"}, {"--time", "TIME"}, {"--no-compress", "NO_COMPRESS"}}};
     return metatf::tracing::launch(launcher, argc, argv);
 }

@@ -46,6 +46,7 @@ std::uint64_t now() { return config.time ? tracing::monotonic_ns() : 0; }
 void setup() {
     config.threads = tracing::option("THREADS");
     config.time = tracing::option("TIME");
+    config.compress = !tracing::option("NO_COMPRESS");
 }
 
 void* sink_open(const std::string& path, bool replace) {

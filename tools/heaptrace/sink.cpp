@@ -1,5 +1,7 @@
 #include "sink.hpp"
 
+#include "recorder.hpp"
+
 namespace metatf::heaptrace {
 
 namespace {
@@ -18,6 +20,7 @@ rt::WriterOptions writer_options(const Config& config) {
     // The narrow widths of announce() hold most values; the writer widens a
     // field where values need it and narrows it once 16 in a row fit.
     options.narrow_after = 16;
+    if (config.compress) options.compress = tracing::compress_level;
     return options;
 }
 

@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
         "descriptors opened before the program started. Programs it starts are traced too.\n\n"
         "Options:\n"
         "  -o, --output PATH  the trace; %p becomes the process id (default io.%p.mtf)\n"
+        "  --no-compress      write the trace's chunks as they are (by default each is\n"
+        "                     compressed with zstd as it is written)\n"
         "  --no-fork          forked children write no trace (by default each writes\n"
         "                     its own, to PATH with its pid, or PATH.PID without %p)\n"
         "  -f, --force        replace an existing trace\n"
@@ -23,6 +25,6 @@ int main(int argc, char** argv) {
         "The exit status is PROGRAM's; 127 when it cannot be found, 126 when it cannot\n"
         "be run, 2 for a mistake on this command line. Needs glibc and a dynamically\n"
         "linked PROGRAM; see docs/tracers.md.\n",
-        {}};
+        {{"--no-compress", "NO_COMPRESS"}}};
     return metatf::tracing::launch(launcher, argc, argv);
 }

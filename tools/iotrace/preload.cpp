@@ -37,7 +37,11 @@ using tracing::traced;
 
 // ---- the tracer's hooks --------------------------------------------------------------------
 
-void* sink_open(const std::string& path, bool replace) { return new Sink(path, replace); }
+bool compress = true;  // zstd chunks and DTD text, as the trace is written (--no-compress)
+
+void setup() { compress = !tracing::option("NO_COMPRESS"); }
+
+void* sink_open(const std::string& path, bool replace) { return new Sink(path, replace, compress); }
 void sink_write(void* sink, std::uint32_t tid, const void* event) {
     static_cast<Sink*>(sink)->write(tid, *static_cast<const Event*>(event));
 }
@@ -196,7 +200,7 @@ std::uint64_t now() { return tracing::monotonic_ns(); }
 namespace metatf::tracing {
 static_assert(sizeof(iotrace::Event) <= 256);
 const Tracer tracer{"metatf-iotrace",          "METATF_IOTRACE_",         "io.%p.mtf",
-                    sizeof(iotrace::Event),     nullptr,                   iotrace::sink_open,
+                    sizeof(iotrace::Event),     iotrace::setup,            iotrace::sink_open,
                     iotrace::sink_write,        iotrace::sink_close,       iotrace::sink_destroy,
                     iotrace::thread_event,      iotrace::discard};
 }  // namespace metatf::tracing

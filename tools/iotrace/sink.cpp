@@ -22,8 +22,9 @@ namespace {
 
 namespace rt = metatf::rt;
 
-rt::WriterOptions writer_options(bool replace) {
+rt::WriterOptions writer_options(bool replace, bool compress) {
     rt::WriterOptions options;
+    if (compress) options.compress = tracing::compress_level;
     // Smaller segments than the 1 MiB default keep more of a crashed
     // program's trace recoverable.
     options.chunk_bytes = std::size_t(256) << 10;
@@ -55,7 +56,7 @@ Split split(std::string_view full) {
 
 }  // namespace
 
-Sink::Sink(const std::string& path, bool replace) : w_(path, writer_options(replace)), pid_(static_cast<std::uint64_t>(::getpid())) {
+Sink::Sink(const std::string& path, bool replace, bool compress) : w_(path, writer_options(replace, compress)), pid_(static_cast<std::uint64_t>(::getpid())) {
     rw_.numClients = 1;
     rw_.numClients_items.resize(1);
     begin();

@@ -15,7 +15,7 @@ class Sink {
 public:
     // Creates the trace at `path` (a temporary `.partial` file until close());
     // throws what the runtime throws when the file cannot be made.
-    Sink(const std::string& path, bool replace);
+    Sink(const std::string& path, bool replace, bool compress);
 
     void write(std::uint32_t tid, const Event& e);
     // appExit, the end of the trace, renamed into place.

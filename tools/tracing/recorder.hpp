@@ -81,6 +81,11 @@ void exec_failed();
 // The value of the environment variable env_prefix + suffix is "1".
 bool option(const char* suffix);
 
+// The zstd level the tracers write at unless told not to compress
+// (--no-compress): a fast one, since the traced program waits while a
+// segment is written (docs/tracers.md).
+inline constexpr int compress_level = 1;
+
 // A line on stderr, prefixed with the tracer's name.
 void say(const std::string& text);
 
