@@ -37,7 +37,7 @@ void ColumnTarget::put(const GenericValue& v) {
     store(k, k.type == Type::floating ? std::bit_cast<std::uint64_t>(v.real) : v.integer);
 }
 
-void StringColumn::put(std::span<const std::byte> value) {
+std::int32_t StringColumn::code_of(std::span<const std::byte> value) {
     const std::string_view v(reinterpret_cast<const char*>(value.data()), value.size());
     if (v.size() < 8) {
         // A short string (a host, an operation) is its own key: bytes and length in one word.
@@ -45,25 +45,20 @@ void StringColumn::put(std::span<const std::byte> value) {
         std::memcpy(&key, v.data(), v.size());
         const auto [at, fresh] = short_.try_emplace(key, static_cast<std::int32_t>(distinct_.size()));
         if (fresh) distinct_.emplace_back(v);
-        codes_.push_back(at->second);
-        return;
+        return at->second;
     }
     auto at = index_.find(v);
     if (at == index_.end()) {
         at = index_.emplace(std::string(v), static_cast<std::int32_t>(distinct_.size())).first;
         distinct_.emplace_back(v);
     }
-    codes_.push_back(at->second);
+    return at->second;
 }
 
 void StringColumn::append(const StringColumn& other) {
     std::vector<std::int32_t> renumber;
     renumber.reserve(other.distinct_.size());
-    for (const std::string& v : other.distinct_) {
-        put(std::as_bytes(std::span(v)));  // its code, new or not, is the last
-        renumber.push_back(codes_.back());
-        codes_.pop_back();
-    }
+    for (const std::string& v : other.distinct_) renumber.push_back(code_of(std::as_bytes(std::span(v))));
     codes_.reserve(codes_.size() + other.codes_.size());
     for (const std::int32_t c : other.codes_) codes_.push_back(renumber[static_cast<std::size_t>(c)]);
 }
@@ -171,8 +166,7 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
                 case Type::floating: bits = std::bit_cast<std::uint64_t>(detail::planned_float(s, at)); break;
                 case Type::bytes: {
                     const bool stretched = static_cast<std::int32_t>(k.field) == plan.stretch;
-                    const std::int32_t from = s.desc->width_from;
-                    const std::size_t width = stretched ? stretch : from == no_field ? s.width : states[from].value;
+                    const std::size_t width = stretched ? stretch : planned_bytes(s, states);
                     if (k.strings) k.strings->put({at + s.offset, width});
                     if (stretched) at += stretch;
                     continue;

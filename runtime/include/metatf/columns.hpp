@@ -23,13 +23,15 @@ namespace metatf::rt {
 // operation) is kept once and becomes a categorical without a copy per row.
 class StringColumn {
 public:
-    void put(std::span<const std::byte> value);
+    void put(std::span<const std::byte> value) { codes_.push_back(code_of(value)); }
     const std::vector<std::int32_t>& codes() const { return codes_; }
     const std::vector<std::string>& distinct() const { return distinct_; }
     // Appends `other`'s rows after this column's, its codes renumbered.
     void append(const StringColumn& other);
 
 private:
+    // The value's code: the one it has, or the next.
+    std::int32_t code_of(std::span<const std::byte> value);
     struct Hash {
         using is_transparent = void;
         std::size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }

@@ -227,6 +227,12 @@ METATF_INLINE std::uint64_t plan_peek(const FieldState& s, const std::byte* p) {
     return stored * (unit_applies(s.kind) ? s.unit : 1) + s.add + (s.previous & s.keep);
 }
 
+// The bytes of a planned bytes field: its width, or the value of its length
+// field, read before it (`states`: the record's).
+METATF_INLINE std::size_t planned_bytes(const FieldState& s, const FieldState* states) {
+    return static_cast<std::size_t>(s.desc->width_from == no_field ? s.width : states[s.desc->width_from].value);
+}
+
 // Reads an integer field of a planned record at `p` (the byte after the tag).
 // The record must have 8 bytes of room after the field: the load is 8 bytes wide.
 METATF_INLINE std::uint64_t plan_read(FieldState& s, const std::byte* p) {

@@ -151,11 +151,7 @@ bool read_planned(TraceReader& reader, const RecordDesc& r, Sink& sink) {
             case Type::unsigned_int:
             case Type::signed_int: v.integer = planned_integer(reader, s, p, refuse); break;
             case Type::floating: v.real = planned_float(s, p); break;
-            case Type::bytes: {
-                const auto from = s.desc->width_from;
-                v.bytes = {p + s.offset, static_cast<std::size_t>(from == no_field ? s.width : states[from].value)};
-                break;
-            }
+            case Type::bytes: v.bytes = {p + s.offset, planned_bytes(s, states)}; break;
         }
         sink(v);
     }
