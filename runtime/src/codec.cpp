@@ -31,7 +31,16 @@ struct FreeD {
     void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
 };
 
-std::optional<std::string> decode_frame(ZSTD_DCtx* d, std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out) {
+// What the messages call a frame: a chunk with its declared size in its
+// entry, or a frame whose own header declares it (the DTD text of version 5).
+struct Subject {
+    const char* name;
+    const char* declarer;
+};
+constexpr Subject chunk{"a zstd chunk", "its entry"};
+constexpr Subject frame{"the zstd frame", "its header"};
+
+std::optional<std::string> decode_frame(ZSTD_DCtx* d, std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out, const Subject& s) {
     // One byte past the declared size is room enough to see that a chunk expands to more.
     const std::uint64_t limit = decoded + 1;
     ZSTD_inBuffer input{in.data(), in.size(), 0};
@@ -42,33 +51,37 @@ std::optional<std::string> decode_frame(ZSTD_DCtx* d, std::span<const std::byte>
     for (;;) {
         ZSTD_outBuffer output{out.data(), out.size(), have};
         const std::size_t r = ZSTD_decompressStream(d, &output, &input);
-        if (ZSTD_isError(r)) return std::string("a zstd chunk does not decode: ") + ZSTD_getErrorName(r);
+        if (ZSTD_isError(r)) return std::string(s.name) + " does not decode: " + ZSTD_getErrorName(r);
         have = output.pos;
-        if (have > decoded) return "a zstd chunk expands to more than the " + std::to_string(decoded) + " bytes its entry declares";
+        if (have > decoded) return std::string(s.name) + " expands to more than the " + std::to_string(decoded) + " bytes " + s.declarer + " declares";
         if (r == 0) break;  // the frame is complete
-        if (input.pos == input.size && output.pos < output.size) return std::string("a zstd chunk ends inside its frame");
+        if (input.pos == input.size && output.pos < output.size) return std::string(s.name) + " is cut short";
     }
-    if (input.pos != input.size) return std::string("a zstd chunk has bytes after its frame");
+    if (input.pos != input.size) return std::string(s.name) + " has bytes after its end";
     if (have != decoded) {
-        return "a zstd chunk decodes to " + std::to_string(have) + " bytes, not the " + std::to_string(decoded) + " its entry declares";
+        return std::string(s.name) + " decodes to " + std::to_string(have) + " bytes, not the " + std::to_string(decoded) + " " + s.declarer + " declares";
     }
     out.resize(have);
     return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out) {
-    // One context per thread, reused: a chunk is decoded in one call.
+// One context per thread, reused: a frame is decoded in one call.
+std::optional<std::string> decode(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out, const Subject& s) {
     thread_local std::unique_ptr<ZSTD_DCtx, FreeD> d;
     if (!d) d.reset(ZSTD_createDCtx());
     if (!d) throw std::bad_alloc();
     ZSTD_DCtx_reset(d.get(), ZSTD_reset_session_only);
-    auto problem = decode_frame(d.get(), in, decoded, out);
+    auto problem = decode_frame(d.get(), in, decoded, out, s);
     // A frame that missed the one-pass path (no content size, or a wrong one)
     // made zstd take a window of its own: not kept for the thread's lifetime.
     if (ZSTD_sizeof_DCtx(d.get()) > (std::size_t(1) << 20)) d.reset();
     return problem;
+}
+
+}  // namespace
+
+std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out) {
+    return decode(in, decoded, out, chunk);
 }
 
 bool zstd_frame(std::span<const std::byte> in) {
@@ -79,9 +92,9 @@ bool zstd_frame(std::span<const std::byte> in) {
 std::optional<std::string> decompress_frame(std::span<const std::byte> in, std::uint64_t most, std::vector<std::byte>& out) {
     const unsigned long long size = ZSTD_getFrameContentSize(in.data(), in.size());
     if (size == ZSTD_CONTENTSIZE_ERROR) return std::string("it is not a zstd frame");
-    if (size == ZSTD_CONTENTSIZE_UNKNOWN) return std::string("its zstd frame does not declare its size");
-    if (size > most) return "its zstd frame declares " + std::to_string(size) + " bytes, more than the " + std::to_string(most) + " a reader takes";
-    return decompress_chunk(in, size, out);
+    if (size == ZSTD_CONTENTSIZE_UNKNOWN) return std::string("the zstd frame does not declare its size");
+    if (size > most) return "the zstd frame declares " + std::to_string(size) + " bytes, more than the " + std::to_string(most) + " a reader takes";
+    return decode(in, size, out, frame);
 }
 
 }  // namespace metatf::rt

@@ -209,14 +209,12 @@ public:
         column_ = t.column;
         left_ = t.left;
         std::size_t start = pos_;
-        if (t.format == TextFormat::omit) {
-            pending_[index] = out_->size();
-            out_->push_back(v);
-            return;
-        }
         if (t.tab != 0) tab(index, t.tab);
         switch (t.format) {
-            case TextFormat::omit: break;
+            case TextFormat::omit:
+                pending_[index] = out_->size();
+                out_->push_back(v);
+                return;
             case TextFormat::decimal:
             case TextFormat::hex:
             case TextFormat::chars:
@@ -831,9 +829,10 @@ bool TextReader::parse(GenericRecord& out) {
         return true;
     }
     // Shapes tried in order: the first record whose fields read the whole line.
+    // Each try starts from the head's state (copied into kept scratch: no allocation per line).
     const std::size_t kept = out.values.size();
-    const std::vector<std::uint64_t> last = last_;
-    const std::vector<std::size_t> pending = pending_;
+    tried_last_ = last_;
+    tried_pending_ = pending_;
     std::optional<TextError> furthest;
     for (const Candidate& c : candidates_) {
         try {
@@ -842,8 +841,8 @@ bool TextReader::parse(GenericRecord& out) {
         } catch (const TextError& e) {
             if (!furthest || e.column > furthest->column) furthest = e;
             out.values.resize(kept);
-            last_ = last;
-            pending_ = pending;
+            last_ = tried_last_;
+            pending_ = tried_pending_;
         }
     }
     throw *furthest;

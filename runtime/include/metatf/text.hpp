@@ -121,6 +121,8 @@ private:
     std::string first_skipped_;
     std::vector<std::uint64_t> last_;  // scratch of the line being parsed, kept to save allocations
     std::vector<std::size_t> pending_;
+    std::vector<std::uint64_t> tried_last_;  // the head's state, while shapes are tried
+    std::vector<std::size_t> tried_pending_;
     std::vector<Candidate> candidates_;
     std::int32_t only_slot_ = -1;  // the record of an empty mnemonic
     std::int32_t head_slot_ = -1;  // the first record with a text form: a head is read as its fields
