@@ -7,7 +7,7 @@ using metatf::test::briefs;
 
 const std::string expected_value =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation (none, "
-    "default, baseOffset, delta, stride, sectionOffset, sectionStride, live), a type (unsigned, signed, float, bytes), a "
+    "default, baseOffset, delta, stride, sectionOffset, sectionStride, live, predict), a type (unsigned, signed, float, bytes), a "
     "text format (decimal, hex, chars \"...\", string, line, nested, omit, enum, clock), names such as '{ read = 1, write = 2 }' or an order "
     "(nondecreasing, increasing)";
 
@@ -157,7 +157,7 @@ const std::vector<Case> malformed = {
     {"x.width = none; a : x { tag.value = 4; }",
      {"1:11: error: 'width' takes a number of bytes or a reference such as 'length.value'"}},
     {"x.width = 1; x.interpretation = unsigned; a : x { tag.value = 4; }",
-     {"1:33: error: 'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset, sectionStride or live"}},
+     {"1:33: error: 'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset, sectionStride, live or predict"}},
     {"x.width = 1; x.scale = 20; a : x { tag.value = 4; }",
      {"1:24: error: 'scale' takes a number of decimal places from 0 to 19"}},
     {"x.width = 4; x.type = float; x.scale = 2; a : x { tag.value = 4; }",
@@ -214,6 +214,17 @@ const std::vector<Case> malformed = {
     {"a : (tag, x) { tag.value = 4; x.width = 0; x.interpretation = live 1; }",
      {"1:63: error: field 'x' of record 'a' refers to live values, so it needs a width of 1 to 8 bytes for its counts: "
       "set 'x.width'"}},
+    // predict (docs/dtd-language.md, section 9): a pool or none, and a width for the codes.
+    {"a : (tag, x) { tag.value = 4; x.width = 2; x.interpretation = predict 5; }",
+     {"1:71: error: there is no pool 5 (pools are 1 to 4, and 0 refers to none)"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 0; x.interpretation = predict; }",
+     {"1:63: error: field 'x' of record 'a' stores predictor codes, so it needs a width of 1 to 8 bytes for them: "
+      "set 'x.width'"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 4; x.type = float; x.interpretation = predict 1; }",
+     {"1:79: error: interpretation 'predict' applies to integer fields; field 'x' of record 'a' is 'float'"}},
+    {"section s 1 { } a : (tag, x) { tag.value = 4; x.width = 1; x.interpretation = predict; } "
+     "b : (tag, y) { tag.value = 5; y.width = 1; y.interpretation = sectionOffset s; }",
+     {"1:79: error: a DTD with tables (sectionOffset fields) has no pools of live values and no predict fields"}},
     {"a : (tag, x) { tag.value = 4; x.width = 8; x.feed = 5; }",
      {"1:53: error: there is no pool 5 (pools are 1 to 4, and 0 feeds none)"}},
     {"a : (tag, x) { tag.value = 4; x.width = 8; x.feed = live 1; }",
@@ -222,7 +233,7 @@ const std::vector<Case> malformed = {
      {"1:69: error: 'feed' applies to integer fields; field 'x' of record 'a' is 'float'"}},
     {"section s 1 { } a : (tag, x) { tag.value = 4; x.width = 8; x.feed = 1; } "
      "b : (tag, y) { tag.value = 5; y.width = 1; y.interpretation = sectionOffset s; }",
-     {"1:69: error: a DTD with tables (sectionOffset fields) has no pools of live values"}},
+     {"1:69: error: a DTD with tables (sectionOffset fields) has no pools of live values and no predict fields"}},
     {"section s 1 { x.width = 1; x.width = 2; }",
      {"1:15: warning: 'x.width' has no effect: no field of the records of section 's' is named 'x'",
       "1:28: error: 'x.width' is already set in section 's'"}},

@@ -137,10 +137,11 @@ private:
         }
         const ir::InterpretationKind kind = f.interpretation.kind;
         if (kind == ir::InterpretationKind::section_offset && !out_.table_at) out_.table_at = interp_at;
-        if (kind == ir::InterpretationKind::live && !out_.pool_at) out_.pool_at = interp_at;
-        if (ok && kind == ir::InterpretationKind::live && f.restore_width == 0 && !f.width_from) {
-            field_error(interp_at, describe(f) + " refers to live values, so it needs a width of 1 to 8 bytes for its counts: set '" +
-                                       leaf->names.front() + ".width'");
+        if (rt::codes(kind) && !out_.pool_at) out_.pool_at = interp_at;
+        if (ok && rt::codes(kind) && f.restore_width == 0 && !f.width_from) {
+            const char* what = kind == ir::InterpretationKind::live ? " refers to live values, so it needs a width of 1 to 8 bytes for its counts"
+                                                                    : " stores predictor codes, so it needs a width of 1 to 8 bytes for them";
+            field_error(interp_at, describe(f) + what + ": set '" + leaf->names.front() + ".width'");
             out_.ok = false;
         }
         if (ok && ir::stores_bytes(f.interpretation.kind) && !f.width_from) f.width = f.restore_width;
@@ -154,9 +155,8 @@ private:
             return field_error(leaf->where, describe(f) + " has no width; set '" + leaf->names.front() +
                                                 ".width' in the record, its section or globally");
         }
-        // (A live field with width 0 is an error of its own, in resolve_leaf.)
-        if (!f.width_from && f.restore_width == 0 && f.type != ir::Type::bytes &&
-            f.interpretation.kind != ir::InterpretationKind::live) {
+        // (A live or predict field with width 0 is an error of its own, in resolve_leaf.)
+        if (!f.width_from && f.restore_width == 0 && f.type != ir::Type::bytes && !rt::codes(f.interpretation.kind)) {
             report_.warning(width_at, describe(f) + " has width 0 with interpretation " +
                                           quote(rt::name(f.interpretation.kind)) +
                                           ", so it stores nothing; say 'interpretation = default V' if the value is constant");
@@ -304,7 +304,7 @@ private:
         interp_at = where_of(p.value);
         if (!in) {
             return value_error(p, interp_at, "'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset, "
-                                             "sectionStride or live");
+                                             "sectionStride, live or predict");
         }
         ir::Interpretation& out = f.interpretation;
         out.kind = in->kind;
@@ -312,8 +312,15 @@ private:
             return field_error(in->where, "interpretation " + quote(rt::name(out.kind)) + " applies to integer fields; " +
                                               describe(f) + " is " + quote(rt::name(f.type)));
         }
+        if (in->kind == ast::InterpretationKind::predict) {
+            if (!in->first) return true;  // no pool
+            auto pool = pool_number(p, *in->first, "refers to none");
+            if (!pool) return false;
+            out.pool = *pool;
+            return true;
+        }
         if (in->kind == ast::InterpretationKind::live) {
-            auto pool = pool_number(p, *in->first, 1);
+            auto pool = pool_number(p, *in->first, nullptr);
             if (!pool) return false;
             out.pool = *pool;
             return true;
@@ -332,11 +339,12 @@ private:
         return true;
     }
 
-    // A pool's number, from `least` (1 for live, 0 for feed: none) to rt::max_pool.
-    std::optional<std::uint8_t> pool_number(const ast::Property& p, const ast::Integer& v, unsigned least) {
-        if (v.negative || v.magnitude < least || v.magnitude > rt::max_pool) {
+    // A pool's number, 1 to rt::max_pool, or 0 where `zero` says what 0 means
+    // (feed: "feeds none"; predict: "refers to none"; live: null, no 0).
+    std::optional<std::uint8_t> pool_number(const ast::Property& p, const ast::Integer& v, const char* zero) {
+        if (v.negative || (v.magnitude == 0 && !zero) || v.magnitude > rt::max_pool) {
             value_error(p, v.where, "there is no pool " + v.text + " (pools are 1 to " + std::to_string(rt::max_pool) +
-                                        (least == 0 ? ", and 0 feeds none)" : ")"));
+                                        (zero ? ", and 0 " + std::string(zero) + ")" : ")"));
             return std::nullopt;
         }
         return static_cast<std::uint8_t>(v.magnitude);
@@ -348,7 +356,7 @@ private:
         if (!src.property) return true;
         const auto* num = std::get_if<ast::Integer>(&src.property->value);
         if (!num) return value_error(*src.property, where_of(src.property->value), "'feed' takes the number of a pool, 1 to 4, or 0 for none");
-        auto pool = pool_number(*src.property, *num, 0);
+        auto pool = pool_number(*src.property, *num, "feeds none");
         if (!pool) return false;
         if (*pool != 0 && f.type != ir::Type::unsigned_int && f.type != ir::Type::signed_int) {
             return field_error(num->where, "'feed' applies to integer fields; " + describe(f) + " is " + quote(rt::name(f.type)));

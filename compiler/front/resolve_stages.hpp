@@ -270,7 +270,7 @@ struct ResolvedFields {
     std::vector<ir::LayoutItem> layout;
     std::vector<Location> text_at;
     std::vector<Location> ctype_at;  // per field: its `ctype` value, or the field
-    std::optional<Location> pool_at;   // the first 'live' or 'feed'
+    std::optional<Location> pool_at;   // the first 'live', 'predict' or 'feed'
     std::optional<Location> table_at;  // the first 'sectionOffset'
     bool ok = true;
 };

@@ -177,7 +177,7 @@ private:
 
     void check_pools() {
         if (!pool_at_ || !table_at_) return;
-        Reporter::note(&report_.error(*pool_at_, "a DTD with tables (sectionOffset fields) has no pools of live values"),
+        Reporter::note(&report_.error(*pool_at_, "a DTD with tables (sectionOffset fields) has no pools of live values and no predict fields"),
                        *table_at_, "a table is used here");
     }
 

@@ -27,6 +27,7 @@ json interpretation(const Field& f) {
         case InterpretationKind::section_stride:
             return {{"kind", "sectionStride"}, {"section", in.section}, {"stride", in.stride}};
         case InterpretationKind::live: return {{"kind", "live"}, {"pool", in.pool}};
+        case InterpretationKind::predict: return {{"kind", "predict"}, {"pool", in.pool}};
     }
     return {{"kind", "none"}};
 }

@@ -6,10 +6,11 @@
 
 namespace metatf::rt {
 
-FieldState FieldState::initial(const FieldDesc& d) {
+FieldState FieldState::initial(const FieldDesc& d, std::uint64_t salt) {
     FieldState s;
     static_cast<Encoding&>(s) = d.initial;
     s.desc = &d;
+    s.salt = salt;
     s.previous = d.initial.value;
     s.derive();
     return s;
@@ -19,7 +20,8 @@ namespace {
 
 // A field's fixed width in a planned record, or nothing when it has none.
 std::optional<std::uint32_t> fixed_width(const FieldState* fields, const FieldState& s) {
-    if (s.kind == Interp::section_stride) return std::nullopt;
+    // A strided element is not in the record; a predict field's escape makes the record longer.
+    if (s.kind == Interp::section_stride || s.kind == Interp::predict) return std::nullopt;
     if (s.desc->width_from == no_field) return s.width;
     const FieldState& length = fields[s.desc->width_from];
     const bool constant = length.kind == Interp::default_value && length.value <= 65535;
@@ -154,8 +156,11 @@ std::optional<std::string> check_pool(const FieldState& s, MetaOp op, std::uint6
     if ((op == MetaOp::live && a == 0) || a > max_pool) {
         return "there is no pool " + std::to_string(a) + " (pools are 1 to " + std::to_string(max_pool) + ")";
     }
-    // A table record is read in the middle of another record, which would see the pools change.
-    if (table_section(dtd, -1)) return std::string("a DTD with tables (sectionOffset fields) has no pools");
+    // A table record is read in the middle of another record, which would see the pools (and predictions) change.
+    if (table_section(dtd, -1)) {
+        return op == MetaOp::predict ? std::string("a DTD with tables (sectionOffset fields) has no predict fields")
+                                     : std::string("a DTD with tables (sectionOffset fields) has no pools");
+    }
     return std::nullopt;
 }
 
@@ -166,20 +171,20 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
     // First: compact encodings change widths most.
     if (op == MetaOp::width) {
         if (auto problem = check_width(s, a)) return problem;
-        if (s.kind == Interp::live && a == 0) return std::string("a live field needs a width of 1 to 8 bytes");
+        if (codes(s.kind) && a == 0) return "a " + std::string(name(s.kind)) + " field needs a width of 1 to 8 bytes";
         s.set_width(static_cast<std::uint32_t>(a));
         return std::nullopt;
     }
     if (static_cast<unsigned>(op) > static_cast<unsigned>(last_meta_op)) {
         return "unknown metadata property " + std::to_string(static_cast<unsigned>(op));
     }
-    if (op == MetaOp::live || op == MetaOp::feed) {
+    if (op == MetaOp::live || op == MetaOp::feed || op == MetaOp::predict) {
         if (auto problem = check_pool(s, op, a, dtd)) return problem;
         if (op == MetaOp::feed) {
             s.feed = static_cast<std::uint8_t>(a);
             return std::nullopt;
         }
-        if (s.restore == 0) return std::string("a live field needs a width of 1 to 8 bytes");
+        if (s.restore == 0) return "a " + std::string(name(op)) + " field needs a width of 1 to 8 bytes";
         s.pool = static_cast<std::uint8_t>(a);
     }
     if (op == MetaOp::unit) {
@@ -206,6 +211,9 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
             return "there is no section " + std::to_string(a);
         }
         s.section = static_cast<std::uint8_t>(a);
+    } else if (kind == Interp::predict) {
+        if (b > all_predictors) return "predictor set " + std::to_string(b) + " names predictors beyond the seven (bits 0-6)";
+        s.value = b;
     } else if (kind != Interp::none && kind != Interp::live) {
         s.value = a;
     }
@@ -217,6 +225,7 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
     s.kind = kind;
     s.width = stores_bytes(kind) ? s.restore : 0;
     s.previous = s.value;
+    s.history = {};
     s.derive();
     return std::nullopt;
 }

@@ -103,7 +103,7 @@ void TraceReader::attach(const DtdDesc& own) {
     states_.resize(dtd.record_count);
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
         const RecordDesc& r = dtd.records[i];
-        for (std::uint32_t f = 0; f < r.field_count; ++f) states_[i].push_back(FieldState::initial(r.fields[f]));
+        for (std::uint32_t f = 0; f < r.field_count; ++f) states_[i].push_back(FieldState::initial(r.fields[f], predict_salt(r.tag, f)));
         field_total_ += r.field_count;
     }
     streams_.resize(256);
@@ -190,7 +190,7 @@ void TraceReader::overrun(std::uint64_t wanted) const {
 
 // Reported at the field's bytes, where it stores them in the record.
 void TraceReader::not_fixed(const FieldState& s, std::uint64_t value) {
-    const bool in_record = stores_bytes(s.kind) && s.kind != Interp::live;
+    const bool in_record = stores_bytes(s.kind) && !codes(s.kind);
     refuse_fixed(s, value, in_record ? pos_ - s.width : pos_);
 }
 
@@ -369,8 +369,9 @@ void TraceReader::reset_encodings() {
                                          " bytes of records read (see ReaderLimits)");
     }
     pools_.clear();
+    predictions_.clear();
     for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
-        for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
+        for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc, f.salt);
     }
     std::fill(initial_.begin(), initial_.end(), native_order());
     ++segment_starts_;
@@ -635,6 +636,48 @@ std::uint64_t TraceReader::live(FieldState& s) {
     return *value;
 }
 
+// A `predict` field (predictor.hpp): the value its code names.
+std::uint64_t TraceReader::predicted(FieldState& s) {
+    const std::byte* at = pos_;
+    const std::uint64_t code = take(s.width);
+    const auto predictors = static_cast<std::uint64_t>(std::popcount(s.value));
+    std::uint64_t value;
+    if (code < predictors) {
+        value = predictions_.named(s.value, code, s.salt, s.history);
+    } else if (code == live_escape(s.width)) {
+        value = s.history.unescape(varint());
+    } else {
+        const std::uint64_t back = code - predictors;
+        if (s.pool == 0) {
+            fail_at(at, ErrorKind::bad_value, "field '" + std::string(s.desc->path) + "' stores code " + std::to_string(code) +
+                                                  ", which names neither one of its " + std::to_string(predictors) +
+                                                  " predictors nor the escape, and the field has no pool");
+        }
+        const auto live = pools_.refer_back(s.pool, back);
+        if (!live) {
+            fail_at(at, ErrorKind::bad_value, "field '" + std::string(s.desc->path) + "' refers " + std::to_string(back) +
+                                                  " values back in pool " + std::to_string(s.pool) + ", which holds " +
+                                                  std::to_string(pools_.live(s.pool)));
+        }
+        value = *live;
+    }
+    predictions_.update(s.salt, s.history, value);
+    return value;
+}
+
+// An escaped difference: LEB128, 7 bits a byte, at most 10 bytes of 64 bits.
+std::uint64_t TraceReader::varint() {
+    const std::byte* at = pos_;
+    std::uint64_t value = 0;
+    for (unsigned i = 0; i < max_varint_bytes; ++i) {
+        const std::uint64_t b = take(1);
+        if (i == max_varint_bytes - 1 && b > 1) break;
+        value |= (b & 0x7f) << (7 * i);
+        if (b < 0x80) return value;
+    }
+    fail_at(at, ErrorKind::bad_value, "an escaped difference does not fit in 64 bits (LEB128 of more than 10 bytes)");
+}
+
 std::uint64_t TraceReader::strided(FieldState& f) {
     Stream* s = streams_[f.section].get();
     if (!s || s->mode == Stream::Mode::records) {
@@ -831,7 +874,7 @@ void TraceReader::enter_table(std::uint8_t section, std::uint64_t offset) {
     saved_ = std::make_unique<Saved>(Saved{pos_, end_, slot_, current_, states_, initial_});
     reset_initial();
     for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
-        for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc);
+        for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc, f.salt);
     }
     pos_ = content.data() + offset;
     set_end(content.data() + content.size());

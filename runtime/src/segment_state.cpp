@@ -18,13 +18,13 @@ constexpr unsigned field_bytes = 4;  // a field index
 // is set, and a block sets it to the previous value.)
 bool same_interpretation(const FieldState& got, const FieldState& want) {
     const Interp k = want.kind;
-    const bool valued = k == Interp::default_value || k == Interp::base_offset;
+    const bool valued = k == Interp::default_value || k == Interp::base_offset || k == Interp::predict;
     const bool accumulates = k == Interp::delta || k == Interp::stride;
     const bool strided = k == Interp::stride || k == Interp::section_stride;
     const bool sectioned = k == Interp::section_offset || k == Interp::section_stride;
     return got.kind == k && (!valued || got.value == want.value) && (!accumulates || got.previous == want.previous) &&
            (!strided || got.stride == want.stride) && (!sectioned || got.section == want.section) &&
-           (k != Interp::live || got.pool == want.pool);
+           (!codes(k) || got.pool == want.pool);
 }
 
 // Whether a reader that applied a block holds `got` where the writer holds `want`.
@@ -52,6 +52,7 @@ std::vector<MetadataParts> changes_to(const FieldState& now, std::uint64_t tag, 
             case Interp::section_offset: change(MetaOp::section_offset, now.section); break;
             case Interp::section_stride: change(MetaOp::section_stride, now.section, static_cast<std::uint64_t>(now.stride)); break;
             case Interp::live: change(MetaOp::live, now.pool); break;
+            case Interp::predict: change(MetaOp::predict, now.pool, now.value); break;
             case Interp::stride: change(MetaOp::stride, start, static_cast<std::uint64_t>(now.stride)); break;
             default: change(op_of(now.kind), start); break;
         }

@@ -99,7 +99,7 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
         const RecordDesc& r = dtd.records[i];
         if (r.predefined != Predefined::none) predefined_slot_[static_cast<int>(r.predefined)] = i;
         states_.emplace_back();
-        for (std::uint32_t f = 0; f < r.field_count; ++f) states_.back().push_back(FieldState::initial(r.fields[f]));
+        for (std::uint32_t f = 0; f < r.field_count; ++f) states_.back().push_back(FieldState::initial(r.fields[f], predict_salt(r.tag, f)));
     }
     const bool native = (options_.order == ByteOrder::little) == (std::endian::native == std::endian::little);
     initial_.assign(dtd.record_count, native);
@@ -187,6 +187,32 @@ void TraceWriter::put_live(FieldState& s, std::uint64_t value) {
         append_raw(escape, s.width);
         append_raw(value, 8);
     }
+}
+
+// A `predict` field stores a code (predictor.hpp): a reference when its value
+// is live in the field's pool and near enough for the width (the pool first:
+// a free's address is most often there), else the first of its predictors
+// that guesses it, else the escape and the difference from the last escaped value.
+void TraceWriter::put_predicted(FieldState& s, std::uint64_t value) {
+    const std::uint64_t escape = live_escape(s.width);
+    const auto predictors = static_cast<std::uint64_t>(std::popcount(s.value));
+    std::optional<std::uint64_t> code;
+    if (s.pool != 0) {
+        const auto back = pools_.back_of(s.pool, value);
+        if (back && *back < escape - predictors) {
+            code = predictors + *back;
+            pools_.refer(s.pool, value);
+        }
+    }
+    if (!code) code = predictions_.code_of(s.value, value, s.salt, s.history);
+    if (code) {
+        append_raw(*code, s.width);
+    } else {
+        append_raw(escape, s.width);
+        std::array<std::byte, max_varint_bytes> out;
+        buffer_->append(std::span(out.data(), put_varint(out.data(), s.history.escape(value))));
+    }
+    predictions_.update(s.salt, s.history, value);
 }
 
 void TraceWriter::put_scaled(FieldState& s, std::uint64_t value, std::uint64_t difference, bool sign) {
@@ -310,6 +336,10 @@ void TraceWriter::start_keyframe() {
         throw;
     }
     pools_.clear();
+    predictions_.clear();
+    for (auto& record : states_) {
+        for (FieldState& f : record) f.history = {};
+    }
 }
 
 void TraceWriter::comment(std::string_view text) {

@@ -172,7 +172,8 @@ struct Expect {
         const rt::FieldDesc& f = r.fields[m.field];
         const bool signed_first = f.type == rt::Type::signed_int && m.op != rt::MetaOp::width &&
                                   m.op != rt::MetaOp::section_offset && m.op != rt::MetaOp::section_stride &&
-                                  m.op != rt::MetaOp::live && m.op != rt::MetaOp::feed && m.op != rt::MetaOp::unit;
+                                  m.op != rt::MetaOp::live && m.op != rt::MetaOp::feed && m.op != rt::MetaOp::unit &&
+                                  m.op != rt::MetaOp::predict;
         json values = json::array();
         if (rt::metadata_value_count(m.op) > 0) values.push_back(signed_first ? json(static_cast<std::int64_t>(m.a)) : json(m.a));
         if (rt::metadata_value_count(m.op) > 1) values.push_back(static_cast<std::int64_t>(m.b));
@@ -191,7 +192,7 @@ struct Expect {
     static const char* mtf_property(rt::MetaOp op) {
         static const char* const names[] = {"width",         "none",   "baseOffset", "delta",
                                             "default", "sectionOffset", "stride", "sectionStride",
-                                            "live",    "feed",   "unit"};
+                                            "live",    "feed",   "unit",       "predict"};
         return names[static_cast<int>(op)];
     }
 };

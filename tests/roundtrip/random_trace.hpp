@@ -128,6 +128,16 @@ private:
                                                    : random_.bits();
                 break;
             }
+            case rt::Interp::predict: {  // values the pool or a predictor guesses (a repeat, a step), and any
+                const std::uint64_t live = s.pool == 0 ? 0 : pools_.live(s.pool);
+                const std::uint64_t last = last_[i], pick = random_.below(5);
+                if (pick == 0 && live > 0) {
+                    v = *pools_.value_back(s.pool, random_.below(std::min<std::uint64_t>(live, 300)));
+                } else {
+                    v = pick == 1 ? last : pick == 2 ? last + 16 : pick == 3 ? last - random_.skewed(2, false) : random_.bits();
+                }
+                break;
+            }
         }
         if (sizing_.count(i) && s.kind == rt::Interp::none && !rt::fits_unsigned(v, s.width)) v = 0;
         last_[i] = v;
@@ -351,16 +361,18 @@ private:
             if (s.desc->width_from != rt::no_field) return;
             a = random_.below(6);
         } else {
-            op = static_cast<rt::MetaOp>(random_.below(11));
+            op = static_cast<rt::MetaOp>(random_.below(12));
             switch (op) {
                 case rt::MetaOp::unit: a = random_.chance(25) ? 1 : 2 + random_.below(3); break;
                 case rt::MetaOp::live:
                 case rt::MetaOp::feed:
-                    if (rt::table_section(dtd_, -1)) return;  // a DTD with tables has no pools
-                    if (op == rt::MetaOp::live && s.restore == 0) return;  // a reference needs a width
+                case rt::MetaOp::predict:
+                    if (rt::table_section(dtd_, -1)) return;  // a DTD with tables has no pools or predictions
+                    if (op != rt::MetaOp::feed && s.restore == 0) return;  // a code needs a width
                     a = (op == rt::MetaOp::live ? 1 : 0) + random_.below(2);
+                    if (op == rt::MetaOp::predict) b = random_.chance(50) ? rt::all_predictors : random_.below(rt::all_predictors + 1);
                     break;
-                case rt::MetaOp::width: a = (s.kind == rt::Interp::live ? 1 : 0) + random_.below(s.kind == rt::Interp::live ? 8 : 9); break;
+                case rt::MetaOp::width: a = (rt::codes(s.kind) ? 1 : 0) + random_.below(rt::codes(s.kind) ? 8 : 9); break;
                 case rt::MetaOp::none: break;
                 case rt::MetaOp::base_offset:
                 case rt::MetaOp::delta:
@@ -394,7 +406,7 @@ private:
         } else {
             w.set_interpretation(type, field, op, a, static_cast<std::int64_t>(b));
         }
-        const bool two = op == rt::MetaOp::stride || op == rt::MetaOp::section_stride;
+        const bool two = op == rt::MetaOp::stride || op == rt::MetaOp::section_stride || op == rt::MetaOp::predict;
         written_.push_back(Any(std::in_place_type<Metadata>, Metadata{type, field, op, a, two ? b : 0}));
     }
 

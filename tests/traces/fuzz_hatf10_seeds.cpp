@@ -1,5 +1,5 @@
 // Writes the fuzzer's seed corpus into the directory given: valid HATF 1.0
-// traces using every record type and metadata of every sort, in both classes
+// traces using every record type and metadata of every sort (predict among them), in both classes
 // and byte orders and all five container versions, version 1 also in a compact
 // form without the embedded DTD text
 // (the reader checks the DTD's name and fingerprint, not its text), so that
@@ -37,6 +37,11 @@ void write_rich(const std::string& path, rt::WriterOptions options) {
     w.set_interpretation(RecordType::Free, Free::address_field, rt::MetaOp::stride, 0x2000, 16);
     w.write(Free{.address = 0x2010});
     w.write(Free{.address = 0x2020});
+    // predict (docs/trace-format.md, 5.3): a code for the repeat, the escape and a difference.
+    w.set_interpretation(RecordType::Free, Free::address_field, rt::MetaOp::predict, 0, rt::all_predictors);
+    w.set_width(RecordType::Free, Free::address_field, 1);
+    w.write(Free{.address = 0x2020});
+    w.write(Free{.address = 0x9000});
     w.section(0);
     w.write(ReallocNoAlloc{.size = 8, .oldAddress = 0x3000, .newAddress = 0x3000});
     w.write(ReallocAllocFree{.size = 64, .oldAddress = 0x3000, .newAddress = 0x4000});
@@ -105,8 +110,8 @@ int main(int argc, char** argv) {
             // Each must read back whole.
             for (const std::string& path : written) {
                 const std::uint64_t records = metatf::test::read_all<hatf10::Reader>(path);
-                if (records != 26) {
-                    std::fprintf(stderr, "%s: %llu records, expected 26\n", path.c_str(), static_cast<unsigned long long>(records));
+                if (records != 30) {
+                    std::fprintf(stderr, "%s: %llu records, expected 30\n", path.c_str(), static_cast<unsigned long long>(records));
                     return 1;
                 }
             }

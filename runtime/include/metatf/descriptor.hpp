@@ -16,10 +16,10 @@ struct Encoding {
     Interp kind = Interp::none;
     std::uint32_t width = 0;    // bytes in each record now
     std::uint32_t restore = 0;  // the last non-zero width, restored by a byte-storing interpretation
-    std::uint64_t value = 0;    // default value, base or initial value
+    std::uint64_t value = 0;    // default value, base or initial value; predict: the predictors it uses (predictor.hpp)
     std::int64_t stride = 0;
     std::uint8_t section = 0;
-    std::uint8_t pool = 0;  // live: the pool its values are taken from
+    std::uint8_t pool = 0;  // live and predict: the pool its values are taken from (predict: 0 for none)
     std::uint8_t feed = 0;  // the pool its values are added to, 0 for none (any interpretation)
     // What one step of the stored integer is worth under none, baseOffset and
     // delta: the stored integer times the unit is the value, the difference

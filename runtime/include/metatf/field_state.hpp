@@ -9,6 +9,7 @@
 
 #include "bytes.hpp"
 #include "descriptor.hpp"
+#include "predictor.hpp"
 
 namespace metatf::rt {
 
@@ -28,13 +29,13 @@ struct FieldPlan {
 
 // Whether the bytes a field of type `t` stores under `k` are a signed integer.
 constexpr bool stores_signed(Type t, Interp k) {
-    if (k == Interp::section_offset || k == Interp::live) return false;
+    if (k == Interp::section_offset || k == Interp::live || k == Interp::predict) return false;
     return t == Type::signed_int || k == Interp::base_offset || k == Interp::delta;
 }
 
 // The unit (Encoding::unit) scales the stored integer of these interpretations
-// only: default and stride store none, and a live count, a section offset and
-// a strided element are positions, not values.
+// only: default and stride store none, a live count, a section offset and
+// a strided element are positions, not values, and a predict code is a code.
 constexpr bool unit_applies(Interp k) { return k == Interp::none || k == Interp::base_offset || k == Interp::delta; }
 // Units are 1 to max_unit, so that a unit is a metadata value in either class.
 inline constexpr std::uint64_t max_unit = 0xffffffffu;
@@ -50,8 +51,10 @@ inline std::optional<std::uint64_t> divide_by_unit(std::uint64_t difference, std
 struct FieldState : Encoding, FieldPlan {
     const FieldDesc* desc = nullptr;
     std::uint64_t previous = 0;  // delta and stride: the field's last value
+    PredictHistory history{};    // predict: the field's last values
+    std::uint64_t salt = 0;      // predict: the field's place in the shared tables (predict_salt())
 
-    static FieldState initial(const FieldDesc& d);
+    static FieldState initial(const FieldDesc& d, std::uint64_t salt = 0);
     // Sets the FieldPlan part from the encoding.
     void derive() {
         derive_width();
@@ -260,7 +263,7 @@ METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t stored) {
 // metadata record widens a field, or under sectionStride the elements that
 // follow (stored_width()). `sized` is false where no width helps: a field
 // that is not an integer, or whose width is another field's value, or
-// under live (which holds any value: see live_escape()).
+// under live or predict (which hold any value: see live_escape()).
 struct FieldFit {
     bool sized = false;
     bool to_none = false;
@@ -271,7 +274,7 @@ struct FieldFit {
 // Inline: the AutoEncoder calls it for every value under every encoding it weighs.
 inline FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous) {
     const bool integer = is_integer(s.desc->type);
-    if (!integer || s.kind == Interp::live || s.desc->width_from != no_field) return {};
+    if (!integer || codes(s.kind) || s.desc->width_from != no_field) return {};
     FieldFit fit{.sized = true};
     Interp kind = s.kind;
     if (kind == Interp::default_value || kind == Interp::stride) {
@@ -312,7 +315,8 @@ struct FieldNeeds {
 };
 
 // The count a `live` field of `width` bytes (1-8) stores for a value it does
-// not refer to: all ones. The value itself follows in 8 bytes.
+// not refer to: all ones. The value itself follows in 8 bytes. A `predict`
+// field's escape is the same, followed by a difference (predictor.hpp).
 constexpr std::uint64_t live_escape(std::uint32_t width) {
     return width >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * width)) - 1;
 }

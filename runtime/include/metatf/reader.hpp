@@ -215,10 +215,13 @@ private:
             case Interp::section_offset: return take(s.width);
             case Interp::section_stride: return strided(s);
             case Interp::live: return live(s);
+            case Interp::predict: return predicted(s);
         }
         return 0;
     }
     std::uint64_t live(FieldState& s);
+    std::uint64_t predicted(FieldState& s);
+    std::uint64_t varint();
     void attach(const DtdDesc& dtd);
     void check_dtd(const DtdDesc& dtd) const;
     bool load_next_chunk(Stream& s);
@@ -269,6 +272,7 @@ private:
     const DtdDesc* dtd_ = nullptr;
     std::vector<std::vector<FieldState>> states_;  // per slot
     ReadPools pools_;
+    PredictTables predictions_;  // the context tables of predict fields
     std::vector<char> initial_;                    // per slot: see initial()
     std::vector<RecordPlan> plans_;                // per slot: see plan()
     std::uint64_t fast_tags_ = 0;                  // for run(): tags below 64 whose slot is initial here

@@ -168,6 +168,7 @@ public:
             case Interp::section_offset: put(s, value, fits_unsigned(value, s.width)); break;
             case Interp::section_stride: put_strided(s, value); break;
             case Interp::live: put_live(s, value); break;
+            case Interp::predict: put_predicted(s, value); break;
         }
         if (s.feed != 0) [[unlikely]] pools_.feed(s.feed, value);
     }
@@ -223,6 +224,7 @@ private:
     void put_scaled(FieldState& s, std::uint64_t value, std::uint64_t difference, bool sign);
     void put_strided(FieldState& s, std::uint64_t value);
     void put_live(FieldState& s, std::uint64_t value);
+    void put_predicted(FieldState& s, std::uint64_t value);
     [[noreturn]] void reject(const FieldState& s, std::uint64_t value, const std::string& why);
     [[noreturn]] void not_fixed(const FieldState& s, std::uint64_t value);
     [[noreturn]] void fail(ErrorKind kind, const std::string& message);
@@ -247,6 +249,7 @@ private:
     Header header_;
     std::vector<std::vector<FieldState>> states_;
     LivePools pools_;
+    PredictTables predictions_;  // the context tables of predict fields
     std::vector<char> initial_;  // per slot: see initial()
     std::vector<RecordPlan> plans_;  // per slot: see plan()
     std::vector<int> variants_;      // per slot: see variant()

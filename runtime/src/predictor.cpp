@@ -1,0 +1,62 @@
+#include "metatf/predictor.hpp"
+
+#include <algorithm>
+
+namespace metatf::rt {
+
+namespace {
+
+// Three values in one context word: order-3 predictors see the last three.
+constexpr std::uint64_t three(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+    return a ^ std::rotl(b, 21) ^ std::rotl(c, 42);
+}
+
+}  // namespace
+
+std::uint64_t& PredictTables::slot(Table t, std::uint64_t context, std::uint64_t salt) {
+    if (words_.empty()) words_.assign(std::size_t(4) << bits_, 0);
+    const std::uint64_t mixed = (context + salt * 0x9e3779b97f4a7c15u) * 0xd6e8feb86659fd93u;
+    return words_[(std::size_t(t) << bits_) + (mixed >> (64 - bits_))];
+}
+
+std::uint64_t PredictTables::prediction(unsigned which, std::uint64_t salt, const PredictHistory& h) {
+    const auto& l = h.last;
+    switch (which) {
+        case 0: return l[0];
+        case 1: return l[1];
+        case 2: return l[0] + (l[0] - l[1]);
+        case 3: return slot(fcm1, l[0], salt);
+        case 4: return slot(fcm3, three(l[0], l[1], l[2]), salt);
+        case 5: return l[0] + slot(dfcm1, l[0] - l[1], salt);
+        default: return l[0] + slot(dfcm3, three(l[0] - l[1], l[1] - l[2], l[2] - l[3]), salt);
+    }
+}
+
+std::uint64_t PredictTables::named(std::uint64_t set, std::uint64_t code, std::uint64_t salt, const PredictHistory& h) {
+    for (; code != 0; --code) set &= set - 1;  // drops the lowest bits, one a code
+    return prediction(static_cast<unsigned>(std::countr_zero(set)), salt, h);
+}
+
+std::optional<std::uint64_t> PredictTables::code_of(std::uint64_t set, std::uint64_t value, std::uint64_t salt, const PredictHistory& h) {
+    std::uint64_t code = 0;
+    for (unsigned which = 0; which < predictor_count; ++which) {
+        if ((set >> which & 1) == 0) continue;
+        if (prediction(which, salt, h) == value) return code;
+        ++code;
+    }
+    return std::nullopt;
+}
+
+void PredictTables::update(std::uint64_t salt, PredictHistory& h, std::uint64_t value) {
+    auto& l = h.last;
+    const std::uint64_t d0 = l[0] - l[1], d1 = l[1] - l[2], d2 = l[2] - l[3];
+    slot(fcm1, l[0], salt) = value;
+    slot(fcm3, three(l[0], l[1], l[2]), salt) = value;
+    slot(dfcm1, d0, salt) = value - l[0];
+    slot(dfcm3, three(d0, d1, d2), salt) = value - l[0];
+    l = {value, l[0], l[1], l[2]};
+}
+
+void PredictTables::clear() { std::fill(words_.begin(), words_.end(), 0); }
+
+}  // namespace metatf::rt
