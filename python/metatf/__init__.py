@@ -375,9 +375,11 @@ class Writer:
     "hatf10") when no file of that name exists. The options are those of
     `mtf recode`: `encoding` "auto" chooses each field's encoding from the
     data ("initial" keeps the DTD's, widened where a value needs it), `live`
-    lets auto use references to live values; `compress` is a zstd level
-    (1-22, True for 9, 0 for none); `chunk_size` the bytes of records a chunk
-    holds (4K-64M, an int or text such as "4M"); `split` the fields
+    lets auto use references to live values (as `predict` fields: `mtf
+    recode --references predict`); `compress` is a zstd level (1-22, True
+    for 19, 0 for none); `chunk_size` the bytes of records a chunk holds
+    (4K-64M, an int or text such as "4M"; None: 16M when compressing, else
+    1M); `split` the fields
     ("record.field") that get a value section of their own;
     `container_version` the layout (None: the newest). The file appears at
     `path` when the writer closes (use `with`); an existing file is replaced
@@ -385,14 +387,16 @@ class Writer:
     `with` block raises, leaves nothing.
     """
 
-    def __init__(self, dtd, path, overwrite=False, compress=0, chunk_size="1M", split=(), container_version=None,
+    def __init__(self, dtd, path, overwrite=False, compress=0, chunk_size=None, split=(), container_version=None,
                  encoding="auto", live=True):
         if not overwrite and os.path.lexists(path):
             # Said here in Python's terms; the runtime refuses it too, in mtf's (-f).
             raise FileExistsError(f"{os.fspath(path)}: exists; pass overwrite=True to replace it")
-        level = 9 if compress is True else int(compress)
+        level = 19 if compress is True else int(compress)
         if not 0 <= level <= 22:
-            raise ValueError(f"compress takes a zstd level from 1 to 22 (True: 9), or 0 for none, not {compress!r}")
+            raise ValueError(f"compress takes a zstd level from 1 to 22 (True: 19), or 0 for none, not {compress!r}")
+        if chunk_size is None:
+            chunk_size = "16M" if level else "1M"
         if encoding not in ("auto", "initial"):
             raise ValueError(f"encoding is 'auto' or 'initial', not {encoding!r}")
         if not live and encoding != "auto":

@@ -832,7 +832,7 @@ public:
         } catch (const std::exception& e) {
             raise_error(PyExc_ValueError, e.what());
         }
-        if (automatic) encoder_.emplace(*writer_, rt::AutoEncoder::default_window, live);
+        if (automatic) encoder_.emplace(*writer_, rt::AutoEncoder::default_window, live ? rt::References::predict : rt::References::none);
     }
 
     // Writes `n` rows in order: row k is a record of type types[codes[k]]

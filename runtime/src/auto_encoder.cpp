@@ -58,6 +58,7 @@ public:
         }
         if (now_.kind != Interp::none) add(all, MetaOp::none, 0, 0);
         if (now_.kind != Interp::delta) add(all, MetaOp::delta, values_.front(), 0);
+        predicted(all);
         const auto [lo, hi] = range();
         add(all, MetaOp::base_offset, lo + (hi - lo) / 2, 0);
         // A base on the values' grid, so that the offsets have their common unit too.
@@ -103,6 +104,28 @@ private:
             all.push_back(Candidate{});
         } else if (carries(now_, MetaOp::stride, 0, first - step, word_)) {
             all.push_back(Candidate{MetaOp::stride, first - step, step, 0, metadata_cost(MetaOp::stride)});
+        }
+    }
+
+    // `predict` with no pool and all seven predictors: the field's codes at
+    // the width in force when it is predicted now (its history goes on), else
+    // at 1 byte, where they estimate a tenth smaller than the rest (as for
+    // references, pool_planner.cpp).
+    void predicted(std::vector<Candidate>& all) {
+        const bool now = now_.kind == Interp::predict && now_.pool == 0;
+        // Setting predict needs a width to restore, and a DTD without tables (read out of sequence).
+        if (!now && (now_.restore == 0 || table_section(dtd_, -1))) return;
+        std::vector<detail::Count> values;
+        values.reserve(values_.size());
+        for (std::uint64_t v : values_) values.push_back({std::nullopt, v});
+        const std::uint32_t width = now ? now_.width : 1;
+        detail::code_column(values, width, true, all_predictors, now ? now_.history : PredictHistory{}, column_);
+        const double cost = detail::column_cost(column_, cctx_);
+        if (now && now_.value == all_predictors) {
+            all.push_back({std::nullopt, 0, 0, width, cost});
+        } else {
+            const double set = metadata_cost(MetaOp::predict) + (now_.restore != 1 ? metadata_cost(MetaOp::width) : 0);
+            all.push_back({MetaOp::predict, 0, all_predictors, 1, cost / 0.9 + set});
         }
     }
 
@@ -195,8 +218,8 @@ bool may_change(const DtdDesc& dtd, std::uint32_t slot) {
 
 }  // namespace
 
-AutoEncoder::AutoEncoder(TraceWriter& writer, std::size_t window, bool live)
-    : writer_(writer), window_(std::max<std::size_t>(window, 1)), live_(live) {
+AutoEncoder::AutoEncoder(TraceWriter& writer, std::size_t window, References references)
+    : writer_(writer), window_(std::max<std::size_t>(window, 1)), references_(references) {
     if (writer.options().strict) {
         throw TraceError(ErrorKind::usage, "a strict writer keeps its encodings: it cannot have them chosen from the data");
     }
@@ -269,9 +292,9 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
         }
     }
     detail::PoolChoice pools;
-    if (live_ && !table_section(dtd, -1)) {
+    if (references_ != References::none && !table_section(dtd, -1)) {
         pools = detail::plan_pools(
-            writer_, records, cctx.get(), [&](detail::FieldKey k) { return best.count(k) != 0; },
+            writer_, records, cctx.get(), references_ == References::predict, [&](detail::FieldKey k) { return best.count(k) != 0; },
             [&](detail::FieldKey k) { return best.at(k).cost; });
     }
     std::vector<Change> changes = std::move(elements);
@@ -282,10 +305,11 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
         const std::uint8_t feed = feeds == pools.feeders.end() ? 0 : feeds->second;
         if (feed != now.feed) changes.push_back({slot, f, MetaOp::feed, feed, 0});
         if (const auto live = pools.live.find(key); live != pools.live.end()) {
-            const auto [pool, width] = live->second;
+            const auto [pool, width, predict, set] = live->second;
+            const Interp kind = predict ? Interp::predict : Interp::live;
             // The width first: a field that stores nothing has none to restore.
-            if (width != (now.kind == Interp::live ? now.width : now.restore)) changes.push_back({slot, f, MetaOp::width, width, 0});
-            if (now.kind != Interp::live || now.pool != pool) changes.push_back({slot, f, MetaOp::live, pool, 0});
+            if (width != (codes(now.kind) ? now.width : now.restore)) changes.push_back({slot, f, MetaOp::width, width, 0});
+            if (now.kind != kind || now.pool != pool || (predict && now.value != set)) changes.push_back({slot, f, op_of(kind), pool, set});
             continue;
         }
         if (c.op) changes.push_back({slot, f, *c.op, c.a, c.b});

@@ -1,6 +1,7 @@
 #include "pool_planner.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -24,7 +25,7 @@ Current current(TraceWriter& writer) {
         for (std::uint32_t f = 0; f < dtd.records[slot].field_count; ++f) {
             const FieldState& s = writer.states(slot)[f];
             if (s.feed != 0) c.feeds[field_key(slot, f)] = s.feed;
-            if (s.kind == Interp::live) c.refers[field_key(slot, f)] = s.pool;
+            if (codes(s.kind) && s.pool != 0) c.refers[field_key(slot, f)] = s.pool;
         }
     }
     return c;
@@ -174,11 +175,6 @@ std::vector<Taker> choose_takers(const Matches& m, const Current& now) {
 }
 
 // One value of a taker: its count back into the pool, if it would find it.
-struct Count {
-    std::optional<std::uint64_t> back;
-    std::uint64_t value;
-};
-
 // Pass 2: the counts the takers would store with their fields feeding their
 // pools, as the pool rules order them (docs/trace-format.md, section 5.1).
 // Values live before the window count back from the writer's pool as it is
@@ -220,38 +216,65 @@ std::map<FieldKey, std::vector<Count>> simulate(const LivePools& pools, const st
     return out;
 }
 
-// The cheapest width for a taker's references, and its cost.
-std::pair<std::uint32_t, double> best_width(const std::vector<Count>& refs, ZSTD_CCtx* cctx) {
-    std::vector<std::byte> column, packed;
-    std::pair<std::uint32_t, double> best{0, 0};
-    for (std::uint32_t w = 1; w <= 4; ++w) {
-        column.clear();
-        const std::uint64_t escape = live_escape(w);
-        const auto put = [&](std::uint64_t x, unsigned n) {
-            for (unsigned i = 0; i < n; ++i) column.push_back(static_cast<std::byte>(x >> (8 * i)));
-        };
-        for (const Count& r : refs) {
-            if (r.back && *r.back < escape) {
-                put(*r.back, w);
-            } else {
-                put(escape, w);
-                put(r.value, 8);
+// The cheapest width for a taker's references under `live`, or under
+// `predict` (from `history`) with no predictors or all seven, and its cost.
+// All seven must estimate a tenth smaller: a miss a predictor turns into a
+// code often costs more after compression than its difference would
+// (docs/compactness.md).
+Reference best_width(std::uint8_t pool, bool predict, const std::vector<Count>& refs, ZSTD_CCtx* cctx,
+                     const PredictHistory& history, double& cost) {
+    std::vector<std::byte> column;
+    Reference best{pool, 0};
+    const auto price = [&](std::uint64_t set, double margin) {
+        for (std::uint32_t w = 1; w <= 4; ++w) {
+            code_column(refs, w, predict, set, history, column);
+            const double c = column_cost(column, cctx) * margin;
+            if (best.width == 0 || c < cost) {
+                best = {pool, w, predict, set};
+                cost = c;
             }
         }
-        double cost = static_cast<double>(column.size());
-        if (cctx) {
-            packed.resize(ZSTD_compressBound(column.size()));
-            const std::size_t n = ZSTD_compressCCtx(cctx, packed.data(), packed.size(), column.data(), column.size(), 1);
-            if (!ZSTD_isError(n)) cost = std::min(cost, static_cast<double>(n));
-        }
-        if (best.first == 0 || cost < best.second) best = {w, cost};
-    }
+    };
+    price(0, 1);
+    if (predict) price(all_predictors, 1 / 0.9);
     return best;
 }
 
 }  // namespace
 
-PoolChoice plan_pools(TraceWriter& writer, const std::vector<WindowRecord>& records, ZSTD_CCtx* cctx,
+void code_column(const std::vector<Count>& values, std::uint32_t width, bool predict, std::uint64_t set, PredictHistory history,
+                 std::vector<std::byte>& column) {
+    column.clear();
+    const auto put = [&](std::uint64_t x, unsigned n) {
+        for (unsigned i = 0; i < n; ++i) column.push_back(static_cast<std::byte>(x >> (8 * i)));
+    };
+    const std::uint64_t escape = live_escape(width);
+    // Smaller tables than a trace's: an estimate, in a fraction of the memory to clear.
+    PredictTables tables(12);
+    for (const Count& c : values) {
+        const auto first = static_cast<std::uint64_t>(predict ? std::popcount(set) : 0);
+        std::optional<std::uint64_t> code;
+        if (c.back && *c.back < escape - first) code = first + *c.back;
+        if (predict && !code) code = tables.code_of(set, c.value, 0, history);
+        put(code.value_or(escape), width);
+        if (!code && !predict) put(c.value, 8);
+        if (!code && predict) {
+            std::array<std::byte, max_varint_bytes> bytes;
+            column.insert(column.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(put_varint(bytes.data(), history.escape(c.value))));
+        }
+        if (predict && set != 0) tables.update(0, history, c.value);
+    }
+}
+
+double column_cost(const std::vector<std::byte>& column, ZSTD_CCtx* cctx) {
+    const auto raw = static_cast<double>(column.size());
+    if (!cctx) return raw;
+    std::vector<std::byte> packed(ZSTD_compressBound(column.size()));
+    const std::size_t n = ZSTD_compressCCtx(cctx, packed.data(), packed.size(), column.data(), column.size(), 1);
+    return ZSTD_isError(n) ? raw : std::min(raw, static_cast<double>(n));
+}
+
+PoolChoice plan_pools(TraceWriter& writer, const std::vector<WindowRecord>& records, ZSTD_CCtx* cctx, bool predict,
                       const std::function<bool(FieldKey)>& eligible, const std::function<double(FieldKey)>& other_cost) {
     const DtdDesc& dtd = writer.dtd();
     const std::set<FieldKey> wide = wide_fields(writer, records, eligible);
@@ -262,9 +285,11 @@ PoolChoice plan_pools(TraceWriter& writer, const std::vector<WindowRecord>& reco
     const double metadata = 2.0 * (2.0 * dtd.tag_width + 2 + (writer.options().cls == Class::bits32 ? 4 : 8));
     PoolChoice choice;
     for (const Taker& t : takers) {
-        const auto [width, cost] = best_width(counts.at(t.key), cctx);
+        const FieldState& now = writer.states(static_cast<std::uint32_t>(t.key >> 32))[static_cast<std::uint32_t>(t.key)];
+        double cost = 0;
+        const Reference r = best_width(t.pool, predict, counts.at(t.key), cctx, now.kind == Interp::predict ? now.history : PredictHistory{}, cost);
         if (cost + metadata >= other_cost(t.key)) continue;
-        choice.live.emplace(t.key, Reference{t.pool, width});
+        choice.live.emplace(t.key, r);
         for (FieldKey p : t.from) choice.feeders[p] = t.pool;
     }
     return choice;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -31,7 +32,24 @@ struct WindowRecord {
 struct Reference {
     std::uint8_t pool;
     std::uint32_t width;
+    bool predict = false;  // `predict pool set` rather than `live pool`
+    std::uint64_t set = 0;
 };
+
+// A value a field takes in the window, and how far back it is in the
+// field's pool if it is there.
+struct Count {
+    std::optional<std::uint64_t> back;
+    std::uint64_t value;
+};
+
+// What a `live` field (predict false) or a `predict` field using the
+// predictors `set`, of `width` bytes, from `history`, stores for `values`
+// (docs/trace-format.md, 5.1 and 5.3), into `column`.
+void code_column(const std::vector<Count>& values, std::uint32_t width, bool predict, std::uint64_t set, PredictHistory history,
+                 std::vector<std::byte>& column);
+// The bytes `column` takes, compressed with `cctx` when it is not null.
+double column_cost(const std::vector<std::byte>& column, ZSTD_CCtx* cctx);
 
 struct PoolChoice {
     std::map<FieldKey, Reference> live;          // fields that refer to a pool, and their widths
@@ -42,7 +60,8 @@ struct PoolChoice {
 // field of a record type outside tables); `other_cost(key)`: what the best
 // encoding that is not a reference costs for its values in the window, in
 // the units of `cctx` (compressed bytes when not null, else stored bytes).
-PoolChoice plan_pools(TraceWriter& writer, const std::vector<WindowRecord>& records, ZSTD_CCtx* cctx,
+// `predict`: references are `predict P S` fields (else `live P`).
+PoolChoice plan_pools(TraceWriter& writer, const std::vector<WindowRecord>& records, ZSTD_CCtx* cctx, bool predict,
                       const std::function<bool(FieldKey)>& eligible, const std::function<double(FieldKey)>& other_cost);
 
 }  // namespace metatf::rt::detail

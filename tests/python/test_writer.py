@@ -151,7 +151,7 @@ def test_the_encoding_options_of_mtf_recode(spc, tmp_path):
         writer.write(frame)
     # Written from the frame with options, the trace is the one mtf recode writes of the same records with those options.
     written, recoded = tmp_path / "written.mtf", tmp_path / "recoded.mtf"
-    for options, flags in [({"compress": True}, ["--compress"]),
+    for options, flags in [({"compress": True}, ["--compress", "--references", "predict", "--split", "none"]),
                            ({"compress": 3, "chunk_size": "8K", "split": "spc.lba", "container_version": 3},
                             ["--compress=3", "--chunk-size", "8K", "--split", "spc.lba", "--container-version", "3"]),
                            ({"encoding": "initial", "container_version": 2}, ["--encoding", "initial", "--container-version", "2"]),

@@ -286,8 +286,12 @@ bool all_digits(const std::string& text, std::size_t max) {
     return !text.empty() && text.size() <= max && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// The level of --compress without one: docs/trace-format.md, section 1, says why.
-constexpr int default_compress_level = 9;
+// --compress with no level: zstd's strongest before its "ultra" levels,
+// slow to write (a few MB a second), as fast to read as any level.
+constexpr int default_compress_level = 19;
+// The chunk size when compressing: zstd finds repeats across a whole chunk,
+// and heap traces repeat over megabytes (docs/compactness.md).
+constexpr std::size_t compressed_chunk_size = std::size_t(16) << 20;
 
 // --compress[=LEVEL]: the zstd level, 0 without the option.
 int compress_level(const Options& o) {
@@ -367,8 +371,9 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input, con
     w.order = order == "big" ? rt::ByteOrder::big : rt::ByteOrder::little;
     w.strict = o.has("--strict");
     w.compress = compress_level(o);
-    w.chunk_bytes = chunk_size(o, w.chunk_bytes);
-    w.split = comma_list(o, "--split", "record.field names");
+    w.chunk_bytes = chunk_size(o, w.compress != 0 ? compressed_chunk_size : w.chunk_bytes);
+    // `--split none`: no split streams, and none tried (mtf recode).
+    if (o.get("--split", "") != "none") w.split = comma_list(o, "--split", "record.field names");
     try {
         rt::split_fields(dtd, w.split);  // a name it does not know is a mistake on the command line
     } catch (const rt::TraceError& e) {

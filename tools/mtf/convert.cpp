@@ -249,7 +249,7 @@ int to_binary(const std::string& input, const std::string& output, const Options
         naming_file(output, [&] {
             rt::TraceWriter writer(output, desc, writer_options(o, input, desc));
             std::optional<rt::AutoEncoder> chosen;
-            if (encoding == Encoding::automatic) chosen.emplace(writer, rt::AutoEncoder::default_window, live);
+            if (encoding == Encoding::automatic) chosen.emplace(writer, rt::AutoEncoder::default_window, live ? rt::References::predict : rt::References::none);
             std::uint8_t current = 0;
             rt::GenericRecord record;
             if (native && desc.native_form_count > 1) {
@@ -486,13 +486,15 @@ Options:
                       value that does not fit its field's current encoding
                       an error, not a metadata record
   --compress[=LEVEL]  trace output: compress each chunk with zstd at LEVEL
-                      (1-22, default 9; 20-22 are slow to write, not to
-                      read); chunks it would not shrink stay stored.
-                      Readers decompress on their own
+                      (1-22, default 19: a few MB a second to write; 1-9
+                      are faster; 20-22 slower still); chunks it would not
+                      shrink stay stored. Readers decompress on their own,
+                      as fast at any level
   --chunk-size SIZE   trace output: bytes of records a chunk holds before
                       it is written (4K-64M, K or M for KiB or MiB; default
-                      1M). Larger chunks compress better and cost readers
-                      as much memory each (docs/compactness.md)
+                      1M, 16M with --compress). Larger chunks compress
+                      better and cost readers as much memory each
+                      (docs/compactness.md)
   --split REC.FIELD[,REC.FIELD...]
                       trace output: each field named stores its values in
                       a section of its own (a split stream, compressed

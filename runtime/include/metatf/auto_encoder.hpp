@@ -7,12 +7,21 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
 #include "generic.hpp"
 
 namespace metatf::rt {
+
+// Whether and how the encoder makes fields references to values other
+// fields took before (a free's address is an allocation's: docs/compactness.md).
+enum class References : std::uint8_t {
+    none,     // never: every field stores its own value (faster to read)
+    live,     // `live P`: a value not in the pool follows its escape in 8 bytes
+    predict,  // `predict P S`: one not in the pool is a prediction or a difference from the last such value
+};
 
 class AutoEncoder {
 public:
@@ -21,9 +30,9 @@ public:
     // `window`: records held back before their encodings are chosen. Memory
     // is bounded by it (and the bytes fields' data); the output depends only
     // on the records and the window, so it is the same on every run.
-    // `live`: whether fields may become references to live values (smaller,
-    // slower to read: docs/compactness.md).
-    explicit AutoEncoder(TraceWriter& writer, std::size_t window = default_window, bool live = true);
+    // `references`: whether fields may refer to live values, and how
+    // (smaller, slower to read: docs/compactness.md).
+    explicit AutoEncoder(TraceWriter& writer, std::size_t window = default_window, References references = References::predict);
     AutoEncoder(const AutoEncoder&) = delete;
     AutoEncoder& operator=(const AutoEncoder&) = delete;
 
@@ -50,7 +59,7 @@ private:
 
     TraceWriter& writer_;
     std::size_t window_;
-    bool live_;
+    References references_;
     std::vector<Event> events_;
     std::vector<GenericValue> values_;   // their spans are empty: a bytes value's data is in bytes_
     std::vector<std::size_t> offsets_;   // per value: where its data starts in bytes_

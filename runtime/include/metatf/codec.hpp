@@ -17,12 +17,13 @@ namespace metatf::rt {
 
 enum class ChunkCodec : std::uint8_t { stored = 0, zstd = 1 };
 
-// The most bytes a zstd chunk of `stored` bytes may decode to: 1 MiB, and
-// 1024 more per stored byte. zstd can go further on very regular data (a
-// writer stores such a chunk as it is); the bound keeps what a reader
-// allocates for a chunk in proportion to the bytes the file holds.
+// The most bytes a zstd chunk of `stored` bytes may decode to: 16 MiB (the
+// chunk size mtf writes when it compresses), and 1024 more per stored byte.
+// zstd can go further on very regular data (a writer stores such a chunk as
+// it is); the bound keeps what a reader allocates for a chunk in proportion
+// to the bytes the file holds, past a chunk of that size.
 constexpr std::uint64_t max_decoded(std::uint64_t stored) {
-    constexpr std::uint64_t floor = std::uint64_t(1) << 20, per_byte = 1024;
+    constexpr std::uint64_t floor = std::uint64_t(16) << 20, per_byte = 1024;
     return stored > (~std::uint64_t(0) - floor) / per_byte ? ~std::uint64_t(0) : floor + per_byte * stored;
 }
 
