@@ -14,9 +14,17 @@ constexpr std::uint64_t three(std::uint64_t a, std::uint64_t b, std::uint64_t c)
 }  // namespace
 
 std::uint64_t& PredictTables::slot(Table t, std::uint64_t context, std::uint64_t salt) {
-    if (words_.empty()) words_.assign(std::size_t(4) << bits_, 0);
+    if (words_.empty()) {
+        words_.assign(std::size_t(4) << bits_, 0);
+        written_.assign(words_.size(), generation_);
+    }
     const std::uint64_t mixed = (context + salt * 0x9e3779b97f4a7c15u) * 0xd6e8feb86659fd93u;
-    return words_[(std::size_t(t) << bits_) + (mixed >> (64 - bits_))];
+    const std::size_t i = (std::size_t(t) << bits_) + (mixed >> (64 - bits_));
+    if (written_[i] != generation_) {
+        written_[i] = generation_;
+        words_[i] = 0;
+    }
+    return words_[i];
 }
 
 std::uint64_t PredictTables::prediction(unsigned which, std::uint64_t salt, const PredictHistory& h) {
@@ -57,6 +65,10 @@ void PredictTables::update(std::uint64_t salt, PredictHistory& h, std::uint64_t 
     l = {value, l[0], l[1], l[2]};
 }
 
-void PredictTables::clear() { std::fill(words_.begin(), words_.end(), 0); }
+void PredictTables::clear() {
+    if (++generation_ != 0) return;
+    std::fill(words_.begin(), words_.end(), 0);  // once in 2^32 clears
+    std::fill(written_.begin(), written_.end(), generation_);
+}
 
 }  // namespace metatf::rt

@@ -45,8 +45,8 @@ private:
 };
 
 // The context tables shared by every `predict` field of a trace, each of
-// 2^16 words, so a trace cannot make a reader hold more whatever metadata it
-// writes; a field's salt (its record's tag and its index) keeps the fields
+// 2^16 words (3 MiB in all, with their generations), so a trace cannot make
+// a reader hold more whatever metadata it writes; a field's salt (its record's tag and its index) keeps the fields
 // apart in them. Allocated at the first prediction. (The encoder estimates
 // with smaller ones: `bits` below 16 guesses worse, never differently in kind.)
 class PredictTables {
@@ -60,7 +60,8 @@ public:
     std::optional<std::uint64_t> code_of(std::uint64_t set, std::uint64_t value, std::uint64_t salt, const PredictHistory& h);
     // Records `value` as what followed the contexts of `h`, and makes it the newest of `h`.
     void update(std::uint64_t salt, PredictHistory& h, std::uint64_t value);
-    // Forgets every context, as a segment starts.
+    // Forgets every context, as a segment starts: in constant time, so that
+    // a trace of many small segments costs no more than its size.
     void clear();
 
 private:
@@ -69,6 +70,9 @@ private:
     std::uint64_t& slot(Table t, std::uint64_t context, std::uint64_t salt);
     unsigned bits_;
     std::vector<std::uint64_t> words_;  // the four tables, one after the other
+    // The clear() each word was last written after; older ones read as 0.
+    std::vector<std::uint32_t> written_;
+    std::uint32_t generation_ = 1;
 };
 
 // A field's salt: the tag of its record and its index there.
