@@ -45,9 +45,10 @@ std::uint64_t common_divisor(std::uint64_t divisor, std::uint64_t v) {
 
 class FieldPlanner {
 public:
+    // `predict`: whether `predict` is among the candidates (References::predict).
     FieldPlanner(const FieldState& now, const std::vector<std::uint64_t>& values, const DtdDesc& dtd, unsigned word,
-                 ZSTD_CCtx* cctx)
-        : now_(now), values_(values), dtd_(dtd), word_(word), cctx_(cctx) {}
+                 ZSTD_CCtx* cctx, bool predict)
+        : now_(now), values_(values), dtd_(dtd), word_(word), cctx_(cctx), predict_(predict) {}
 
     // The cheapest encoding for the values, favouring the one in force.
     Candidate best() {
@@ -58,7 +59,7 @@ public:
         }
         if (now_.kind != Interp::none) add(all, MetaOp::none, 0, 0);
         if (now_.kind != Interp::delta) add(all, MetaOp::delta, values_.front(), 0);
-        predicted(all);
+        if (predict_) predicted(all);
         const auto [lo, hi] = range();
         add(all, MetaOp::base_offset, lo + (hi - lo) / 2, 0);
         // A base on the values' grid, so that the offsets have their common unit too.
@@ -204,6 +205,7 @@ private:
     const DtdDesc& dtd_;
     unsigned word_;
     ZSTD_CCtx* cctx_;
+    bool predict_;
     std::vector<std::byte> column_, packed_;
 };
 
@@ -288,7 +290,7 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
                 if (need != now.restore) elements.push_back({slot, f, MetaOp::width, need, 0});
                 continue;
             }
-            best.emplace(detail::field_key(slot, f), FieldPlanner(now, values, dtd, word, cctx.get()).best());
+            best.emplace(detail::field_key(slot, f), FieldPlanner(now, values, dtd, word, cctx.get(), references_ == References::predict).best());
         }
     }
     detail::PoolChoice pools;

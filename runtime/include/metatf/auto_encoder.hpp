@@ -20,7 +20,10 @@ namespace metatf::rt {
 enum class References : std::uint8_t {
     none,     // never: every field stores its own value (faster to read)
     live,     // `live P`: a value not in the pool follows its escape in 8 bytes
-    predict,  // `predict P S`: one not in the pool is a prediction or a difference from the last such value
+    // `predict P S`: one not in the pool is a prediction or a difference
+    // from the last such value; fields that are no references may be
+    // `predict 0 S` too
+    predict,
 };
 
 class AutoEncoder {
