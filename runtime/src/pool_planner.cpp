@@ -249,8 +249,10 @@ void code_column(const std::vector<Count>& values, std::uint32_t width, bool pre
         for (unsigned i = 0; i < n; ++i) column.push_back(static_cast<std::byte>(x >> (8 * i)));
     };
     const std::uint64_t escape = live_escape(width);
-    // Smaller tables than a trace's: an estimate, in a fraction of the memory to clear.
-    PredictTables tables(12);
+    // Smaller tables than a trace's: an estimate. Kept from call to call,
+    // since clear() takes constant time and allocating them does not.
+    thread_local PredictTables tables(12);
+    tables.clear();
     for (const Count& c : values) {
         const auto first = static_cast<std::uint64_t>(predict ? std::popcount(set) : 0);
         std::optional<std::uint64_t> code;
