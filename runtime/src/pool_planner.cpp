@@ -253,8 +253,8 @@ void code_column(const std::vector<Count>& values, std::uint32_t width, bool pre
     // since clear() takes constant time and allocating them does not.
     thread_local PredictTables tables(12);
     tables.clear();
+    const auto first = static_cast<std::uint64_t>(predict ? std::popcount(set) : 0);  // the codes before the references
     for (const Count& c : values) {
-        const auto first = static_cast<std::uint64_t>(predict ? std::popcount(set) : 0);
         std::optional<std::uint64_t> code;
         if (c.back && *c.back < escape - first) code = first + *c.back;
         if (predict && !code) code = tables.code_of(set, c.value, 0, history);

@@ -627,6 +627,12 @@ std::uint64_t TraceReader::live(FieldState& s) {
     const std::byte* at = pos_;
     const std::uint64_t back = take(s.width);
     if (back == live_escape(s.width)) return take(8);
+    return referred(s, back, at);
+}
+
+// The live value `back` places from the newest of field `s`'s pool, whose
+// reference is stored at `at`: an error there when the pool holds fewer.
+std::uint64_t TraceReader::referred(const FieldState& s, std::uint64_t back, const std::byte* at) {
     const auto value = pools_.refer_back(s.pool, back);
     if (!value) {
         fail_at(at, ErrorKind::bad_value, "field '" + std::string(s.desc->path) + "' refers " + std::to_string(back) +
@@ -653,13 +659,7 @@ std::uint64_t TraceReader::predicted(FieldState& s) {
                                                   ", which names neither one of its " + std::to_string(predictors) +
                                                   " predictors nor the escape, and the field has no pool");
         }
-        const auto live = pools_.refer_back(s.pool, back);
-        if (!live) {
-            fail_at(at, ErrorKind::bad_value, "field '" + std::string(s.desc->path) + "' refers " + std::to_string(back) +
-                                                  " values back in pool " + std::to_string(s.pool) + ", which holds " +
-                                                  std::to_string(pools_.live(s.pool)));
-        }
-        value = *live;
+        value = referred(s, back, at);
     }
     predictions_.update(s.salt, s.history, value);
     return value;

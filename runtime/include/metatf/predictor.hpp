@@ -1,7 +1,7 @@
 // Value prediction for `predict` fields (docs/trace-format.md, section 5.3).
 // A `predict` field stores a code: which of seven predictors guessed its
 // value, or (with a pool) how far back the value is among the live ones, or
-// an escape followed by the difference from the field's last value. The
+// an escape followed by the difference from its last escaped value. The
 // predictors look at the field's own last values (its history, kept in its
 // FieldState) and at four tables of what followed a context before. Readers
 // and writers update both alike after every value, so they predict alike.

@@ -221,6 +221,7 @@ private:
     }
     std::uint64_t live(FieldState& s);
     std::uint64_t predicted(FieldState& s);
+    std::uint64_t referred(const FieldState& s, std::uint64_t back, const std::byte* at);
     std::uint64_t varint();
     void attach(const DtdDesc& dtd);
     void check_dtd(const DtdDesc& dtd) const;
