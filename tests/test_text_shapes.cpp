@@ -151,3 +151,18 @@ other : (tag, wl, word, n) { tag.value = 5; tag.mnemonic = ""; }
     while (reader.next(record)) names.push_back(lowered.desc().records[record.slot].name);
     CHECK(names == std::vector<std::string>{"known", "other", "known"});
 }
+
+TEST_CASE("shapes: a token the writer could not write back (an empty call name) is not read as that shape") {
+    const std::string line = at39("12    05:48:55.543726 (-1, 0)", " = 0");
+    CHECK(records(line) == std::vector<std::string>{"other"});
+    CHECK(normalized(line) == line);
+    const lower::LoweredDtd lowered = lower::lower(test::schema_of(R"dtd(tag.width = 1;
+text { separator = " "; }
+nl.width = 1; nl.text = omit; name.type = bytes; name.width = nl.value;
+al.width = 2; al.text = omit; args.type = bytes; args.width = al.value; args.text = nested; args.before = "("; args.after = ")";
+call : (tag, nl, name, al, args) { tag.value = 4; tag.mnemonic = "c"; }
+)dtd"));
+    CHECK(test::normalized(lowered.desc(), "c f(1)\n") == "c f(1)\n");
+    CHECK(test::text_error(lowered.desc(), "c (1)\n") ==
+          "line 1, column 3: field 'name' of record 'call' is empty or starts or ends with a blank, which a blank separator would lose");
+}

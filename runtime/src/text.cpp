@@ -239,6 +239,7 @@ public:
                 pad_before();
                 start = pos_;
                 v.bytes = as_bytes(string(index));
+                if (lost_to_blanks(t, v.bytes)) fail(start, describe(index) + " is empty or starts or ends with a blank, which a blank separator would lose");
                 break;
             case TextFormat::line:
                 if (exact(index)) {
@@ -277,6 +278,15 @@ private:
     }
     std::string describe(std::uint32_t index) const {
         return "field " + quote(record_->fields[index].path) + " of record " + quote(record_->name);
+    }
+
+    // A string read up to blanks the writer would refuse (RecordFormatter::bytes):
+    // under a blank separator an empty one that no text of its own marks, or one
+    // with a blank at an end, would not read back as itself.
+    bool lost_to_blanks(const TextFieldDesc& t, std::span<const std::byte> s) const {
+        if (!space_) return false;
+        if (s.empty()) return !t.before && text_of(t.after).empty();
+        return is_blank(static_cast<char>(s.front())) || is_blank(static_cast<char>(s.back()));
     }
 
     // Under a blank separator, a value whose end the line or its length gives
