@@ -90,9 +90,7 @@ bool ColumnTarget::counts_answerable(TraceReader& reader, const FieldState* stat
     for (const Kept& k : steps_) {
         const FieldState& s = states[k.field];
         if (static_cast<std::int32_t>(k.field) == stretch) p += length;  // the fields after a string's bytes
-        if (s.kind != Interp::live) continue;
-        const std::uint64_t back = load_native<8>(p + s.offset) & s.mask;
-        if (back == live_escape(s.width) || back >= reader.pools().live(s.pool)) return false;
+        if (codes(s.kind) && !reader.answerable(s, p)) return false;
     }
     return true;
 }
@@ -105,7 +103,7 @@ bool ColumnTarget::plain(const FieldState* states, const RecordPlan& plan) {
     plain_for_ = states;
     plain_ = plan.fixed && !plan.pools && std::all_of(steps_.begin(), steps_.end(), [&](const Kept& k) {
         const FieldState& s = states[k.field];
-        return k.type != Type::bytes && s.kind != Interp::live && s.unit == 1 && s.feed == 0 && !s.desc->fixed;
+        return k.type != Type::bytes && !codes(s.kind) && s.unit == 1 && s.feed == 0 && !s.desc->fixed;
     });
     return plain_;
 }

@@ -20,8 +20,9 @@ namespace {
 
 // A field's fixed width in a planned record, or nothing when it has none.
 std::optional<std::uint32_t> fixed_width(const FieldState* fields, const FieldState& s) {
-    // A strided element is not in the record; a predict field's escape makes the record longer.
-    if (s.kind == Interp::section_stride || s.kind == Interp::predict) return std::nullopt;
+    // A strided element is not in the record. (A predict field's escape makes
+    // the record longer: a plan reads its records without one, RecordPlan::predicts.)
+    if (s.kind == Interp::section_stride) return std::nullopt;
     if (s.desc->width_from == no_field) return s.width;
     const FieldState& length = fields[s.desc->width_from];
     const bool constant = length.kind == Interp::default_value && length.value <= 65535;
@@ -102,7 +103,8 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
             plan.stretch = static_cast<std::int32_t>(f);
             width = 0;
         }
-        const bool pooled = s.kind == Interp::live || s.feed != 0;
+        const bool refers = s.kind == Interp::live || (s.kind == Interp::predict && s.pool != 0);
+        const bool pooled = refers || s.kind == Interp::predict || s.feed != 0;
         // The plan's arithmetic has no multiplication: generated code reads fields with a unit one by one.
         scaled = scaled || (s.unit != 1 && unit_applies(s.kind));
         if (!width || (pooled && f >= 64)) return {};
@@ -112,8 +114,9 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
         if (pooled) {
             const std::uint64_t bit = std::uint64_t(1) << f;
             plan.pools = true;
-            if (s.kind == Interp::live) {
-                plan.live |= bit;
+            if (s.kind == Interp::live) plan.live |= bit;
+            if (s.kind == Interp::predict) plan.predicts |= bit;
+            if (refers) {
                 immediate = immediate && !touched[s.pool];
                 touched[s.pool] = true;
             }

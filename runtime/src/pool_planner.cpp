@@ -264,7 +264,7 @@ void code_column(const std::vector<Count>& values, std::uint32_t width, bool pre
             std::array<std::byte, max_varint_bytes> bytes;
             column.insert(column.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(put_varint(bytes.data(), history.escape(c.value))));
         }
-        if (predict && set != 0) tables.update(0, history, c.value);
+        if (predict && set != 0) tables.update(set, 0, history, c.value);
     }
 }
 

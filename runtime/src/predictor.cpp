@@ -55,14 +55,13 @@ std::optional<std::uint64_t> PredictTables::code_of(std::uint64_t set, std::uint
     return std::nullopt;
 }
 
-void PredictTables::update(std::uint64_t salt, PredictHistory& h, std::uint64_t value) {
-    auto& l = h.last;
-    const std::uint64_t d0 = l[0] - l[1], d1 = l[1] - l[2], d2 = l[2] - l[3];
-    slot(fcm1, l[0], salt) = value;
-    slot(fcm3, three(l[0], l[1], l[2]), salt) = value;
-    slot(dfcm1, d0, salt) = value - l[0];
-    slot(dfcm3, three(d0, d1, d2), salt) = value - l[0];
-    l = {value, l[0], l[1], l[2]};
+void PredictTables::learn(std::uint64_t set, std::uint64_t salt, const PredictHistory& h, std::uint64_t value) {
+    const auto& l = h.last;
+    const std::uint64_t d0 = l[0] - l[1];
+    if (set >> 3 & 1) slot(fcm1, l[0], salt) = value;
+    if (set >> 4 & 1) slot(fcm3, three(l[0], l[1], l[2]), salt) = value;
+    if (set >> 5 & 1) slot(dfcm1, d0, salt) = value - l[0];
+    if (set >> 6 & 1) slot(dfcm3, three(d0, l[1] - l[2], l[2] - l[3]), salt) = value - l[0];
 }
 
 void PredictTables::clear() {

@@ -646,7 +646,7 @@ std::uint64_t TraceReader::referred(const FieldState& s, std::uint64_t back, con
 std::uint64_t TraceReader::predicted(FieldState& s) {
     const std::byte* at = pos_;
     const std::uint64_t code = take(s.width);
-    const auto predictors = static_cast<std::uint64_t>(std::popcount(s.value));
+    const std::uint64_t predictors = s.predictors;
     std::uint64_t value;
     if (code < predictors) {
         value = predictions_.named(s.value, code, s.salt, s.history);
@@ -661,7 +661,7 @@ std::uint64_t TraceReader::predicted(FieldState& s) {
         }
         value = referred(s, back, at);
     }
-    predictions_.update(s.salt, s.history, value);
+    predictions_.update(s.value, s.salt, s.history, value);
     return value;
 }
 

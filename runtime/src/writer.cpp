@@ -212,7 +212,7 @@ void TraceWriter::put_predicted(FieldState& s, std::uint64_t value) {
         std::array<std::byte, max_varint_bytes> out;
         buffer_->append(std::span(out.data(), put_varint(out.data(), s.history.escape(value))));
     }
-    predictions_.update(s.salt, s.history, value);
+    predictions_.update(s.value, s.salt, s.history, value);
 }
 
 void TraceWriter::put_scaled(FieldState& s, std::uint64_t value, std::uint64_t difference, bool sign) {

@@ -3,8 +3,11 @@
 // a pool before predictions; and the errors of codes a reader cannot answer.
 #include <doctest/doctest.h>
 
+#include <metatf/generic.hpp>
+
 #include <hatf10.hpp>
 #include <predicted.hpp>
+#include <type_traits>
 #include <variant>
 
 #include "trace_support.hpp"
@@ -165,4 +168,44 @@ TEST_CASE("a DTD's own predict settings need no metadata, and segments decode al
     }
     CHECK(read == written);
     CHECK(r.runtime().header().record_count == written.size());
+}
+
+TEST_CASE("records with predict fields are read with their plan, and every path reads the same values") {
+    TempTrace t("predict-planned");
+    // 300 allocations fed to pool 1, then frees: live ones (pool codes),
+    // repeats (predictor codes) and new addresses (escapes, which leave the plan).
+    std::vector<std::uint64_t> addresses;
+    for (std::uint64_t i = 0; i < 3000; ++i) {
+        const std::uint64_t k = i * 7919 % 300;
+        addresses.push_back(i % 5 == 0 ? 0x900000 + 48 * i : i % 5 == 1 ? addresses.back() : 0x1000 + 16 * k);
+    }
+    rt::WriterOptions options;
+    options.output.replace = true;
+    options.strict = true;
+    {
+        Writer w(t.path(), options);
+        w.set_interpretation(RecordType::Alloc, Alloc::address_field, rt::MetaOp::feed, 1);
+        w.set_width(RecordType::Free, Free::address_field, 1);
+        w.set_interpretation(RecordType::Free, Free::address_field, rt::MetaOp::predict, 1, rt::all_predictors);
+        for (std::uint64_t i = 0; i < 300; ++i) w.write(Alloc{.size = 16, .address = 0x1000 + 16 * i});
+        for (std::uint64_t a : addresses) w.write(Free{.address = a});
+        w.close();
+    }
+    CHECK(frees(t.path()) == addresses);
+    std::vector<std::uint64_t> visited, generic;
+    Reader visiting(t.path());
+    visiting.visit([&](const auto& r) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(r)>, Free>) visited.push_back(r.address);
+    });
+    CHECK(visited == addresses);
+    const rt::RecordPlan& plan = visiting.runtime().plan(static_cast<std::uint32_t>(RecordType::Free));
+    CHECK(plan.fixed);
+    CHECK(plan.predicts == std::uint64_t(1) << Free::address_field);
+    rt::TraceReader reader(t.path(), Codec::dtd);
+    rt::GenericRecord record;
+    while (reader.begin_record()) {
+        rt::decode_generic(reader, record);
+        if (record.slot == static_cast<std::uint32_t>(RecordType::Free)) generic.push_back(record.values.at(0).integer);
+    }
+    CHECK(generic == addresses);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +54,7 @@ struct FieldState : Encoding, FieldPlan {
     std::uint64_t previous = 0;  // delta and stride: the field's last value
     PredictHistory history{};    // predict: the field's last values
     std::uint64_t salt = 0;      // predict: the field's place in the shared tables (predict_salt())
+    std::uint8_t predictors = 0; // predict: how many predictors its set names (its first pool code)
 
     static FieldState initial(const FieldDesc& d, std::uint64_t salt = 0);
     // Sets the FieldPlan part from the encoding.
@@ -61,6 +63,7 @@ struct FieldState : Encoding, FieldPlan {
         const bool adds_value = kind == Interp::default_value || kind == Interp::base_offset;
         add = adds_value ? value : kind == Interp::stride ? static_cast<std::uint64_t>(stride) : 0;
         keep = kind == Interp::delta || kind == Interp::stride ? ~std::uint64_t(0) : 0;
+        predictors = kind == Interp::predict ? static_cast<std::uint8_t>(std::popcount(value)) : 0;
     }
     // The part of the FieldPlan the width decides.
     void derive_width() {
@@ -94,12 +97,12 @@ struct FieldState : Encoding, FieldPlan {
 // on a little-endian machine: generated code reads and writes it with FieldPlan arithmetic at
 // fixed offsets, with no per-field branch on its encoding.
 //
-// Fields that refer to or feed pools (live_pool.hpp) keep a plan for
-// readers: a live field's count is a load like any other, and a record
-// whose counts are all answerable (no escape, none past its pool) is read
-// with the plan, its pool changes applied at its end, or as each field is
-// read where that comes to the same (`immediate`). Writers write such
-// records field by field.
+// Fields that refer to or feed pools (live_pool.hpp), and predict fields,
+// keep a plan for readers: a live count or a predict code is a load like any
+// other, and a record whose codes are all answerable (no escape, no
+// reference past its pool) is read with the plan, its pool changes applied
+// at its end, or as each field is read where that comes to the same
+// (`immediate`). Writers write such records field by field.
 struct RecordPlan {
     // The layout is fixed: the fields' offsets and size are set. Generated
     // code needs `usable` too, which a field with a unit (whose value is the
@@ -109,7 +112,7 @@ struct RecordPlan {
     bool counted = false;  // fixed only in records whose groups' stored counts are 0
     bool usable = false;
     bool plain = false;         // every varying integer field is a bare load & mask: add, keep and shift are 0
-    bool pools = false;         // some field is live or feeds a pool (then plain is false)
+    bool pools = false;         // some field is live, predict or feeds a pool (then plain is false)
     bool immediate = false;     // no pool is referred to after a field of the record referred to it or fed it
     // Not fixed only because of this bytes field, outside groups, whose
     // length is the value of an earlier field outside groups (a string): the
@@ -120,6 +123,7 @@ struct RecordPlan {
     std::uint32_t size = 0;     // bytes after the tag (a stretch's bytes not counted)
     std::uint64_t varying = 0;  // bit i: field i (below 64) takes a value from the record or its predecessor
     std::uint64_t live = 0;     // bit i: field i is live
+    std::uint64_t predicts = 0; // bit i: field i is predict (its code a load; an escape is read field by field)
     std::uint64_t feeds = 0;    // bit i: field i feeds a pool
 };
 

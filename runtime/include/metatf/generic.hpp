@@ -82,8 +82,8 @@ inline bool groups_empty(const RecordDesc& r, const FieldState* states, const st
     return true;
 }
 
-// Whether every live field of a planned record at `p` stores a count that
-// names a live value (no escape, none past its pool), as each sees its pool
+// Whether every live or predict field of a planned record at `p` stores a
+// code that names a value (TraceReader::answerable), as each sees its pool
 // before the record.
 inline bool counts_answerable(TraceReader& reader, const RecordDesc& r, const FieldState* states, const std::byte* p) {
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
@@ -92,9 +92,7 @@ inline bool counts_answerable(TraceReader& reader, const RecordDesc& r, const Fi
             continue;
         }
         const FieldState& s = states[r.layout[i].index];
-        if (s.kind != Interp::live) continue;
-        const std::uint64_t back = load_native<8>(p + s.offset) & s.mask;
-        if (back == live_escape(s.width) || back >= reader.pools().live(s.pool)) return false;
+        if (codes(s.kind) && !reader.answerable(s, p)) return false;
     }
     return true;
 }
@@ -109,13 +107,15 @@ METATF_INLINE std::uint64_t planned_integer(TraceReader& reader, FieldState& s, 
     std::uint64_t v;
     if (s.kind == Interp::live) {
         v = reader.pools().refer_back_live(s.pool, load_native<8>(p + s.offset) & s.mask);
+    } else if (s.kind == Interp::predict) {
+        v = reader.planned_prediction<false>(s, p);
     } else if (s.unit != 1) {
         v = s.previous = plan_peek(s, p);
     } else {
         v = plan_read(s, p);
     }
     if (s.feed != 0) reader.pools().feed(s.feed, v);
-    if (s.desc->breaks_fixed(v)) [[unlikely]] refuse(s, v, p + s.offset + (s.kind == Interp::live ? s.width : 0));
+    if (s.desc->breaks_fixed(v)) [[unlikely]] refuse(s, v, p + s.offset + (codes(s.kind) ? s.width : 0));
     return v;
 }
 METATF_INLINE double planned_float(const FieldState& s, const std::byte* p) {

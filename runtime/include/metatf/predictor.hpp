@@ -58,8 +58,13 @@ public:
     std::uint64_t named(std::uint64_t set, std::uint64_t code, std::uint64_t salt, const PredictHistory& h);
     // The code of the first predictor of `set` that guesses `value`, if one does.
     std::optional<std::uint64_t> code_of(std::uint64_t set, std::uint64_t value, std::uint64_t salt, const PredictHistory& h);
-    // Records `value` as what followed the contexts of `h`, and makes it the newest of `h`.
-    void update(std::uint64_t salt, PredictHistory& h, std::uint64_t value);
+    // Makes `value` the newest of `h`, and records it as what followed the
+    // contexts of `h` in the tables of `set`'s context predictors, only
+    // theirs: a field that uses none costs no table traffic.
+    void update(std::uint64_t set, std::uint64_t salt, PredictHistory& h, std::uint64_t value) {
+        if (set >> 3 != 0) learn(set, salt, h, value);
+        h.last = {value, h.last[0], h.last[1], h.last[2]};
+    }
     // Forgets every context, as a segment starts: in constant time, so that
     // a trace of many small segments costs no more than its size.
     void clear();
@@ -67,6 +72,7 @@ public:
 private:
     enum Table : unsigned { fcm1, fcm3, dfcm1, dfcm3 };
     std::uint64_t prediction(unsigned which, std::uint64_t salt, const PredictHistory& h);
+    void learn(std::uint64_t set, std::uint64_t salt, const PredictHistory& h, std::uint64_t value);
     std::uint64_t& slot(Table t, std::uint64_t context, std::uint64_t salt);
     unsigned bits_;
     std::vector<std::uint64_t> words_;  // the four tables, one after the other

@@ -102,6 +102,31 @@ public:
     ReadPools& pools() { return pools_; }
     const ReadPools& pools() const { return pools_; }
 
+    // ---- planned records' codes (RecordPlan): a live count or a predict
+    // code stored at `p`, which names a value without reading further when
+    // it is answerable (not the escape, no reference past its pool).
+    METATF_INLINE bool answerable(const FieldState& s, const std::byte* p) const {
+        const std::uint64_t code = load_native<8>(p + s.offset) & s.mask;
+        if (s.kind == Interp::predict && code < s.predictors) return true;
+        return code != live_escape(s.width) && s.pool != 0 && code - s.predictors < pools_.live(s.pool);
+    }
+    // The value of an answerable predict code. Immediate (RecordPlan::immediate):
+    // a referred value leaves its pool now, not at the record's end.
+    template <bool Immediate>
+    METATF_INLINE std::uint64_t planned_prediction(FieldState& s, const std::byte* p) {
+        const std::uint64_t code = load_native<8>(p + s.offset) & s.mask;
+        std::uint64_t value;
+        if (code < s.predictors) {
+            value = predictions_.named(s.value, code, s.salt, s.history);
+        } else if constexpr (Immediate) {
+            value = pools_.now(s.pool).take(code - s.predictors);
+        } else {
+            value = pools_.refer_back_live(s.pool, code - s.predictors);
+        }
+        predictions_.update(s.value, s.salt, s.history, value);
+        return value;
+    }
+
     // ---- the fast path of generated code
     // Whether a record type still has the DTD's initial encodings, in the
     // machine's byte order: then its layout is known when the code is generated.

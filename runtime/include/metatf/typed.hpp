@@ -391,13 +391,14 @@ struct PlanLoadPools {
     FieldState* s;
     const std::byte* p;
     ReadPools& pools;
+    TraceReader& reader;
 
     template <std::uint32_t I, typename Member>
     METATF_INLINE void field(Index<I>, Member& m) const {
         if constexpr (I < 64 && (std::is_integral_v<Member> || std::is_enum_v<Member>)) {
             if (!varies<I>(plan.varying)) return;
             FieldState& f = s[I];
-            std::uint64_t value = plan_read(f, p);
+            std::uint64_t value = (plan.predicts >> I & 1) ? reader.planned_prediction<Immediate>(f, p) : plan_read(f, p);
             if constexpr (Immediate) {
                 if (plan.live >> I & 1) value = pools.now(f.pool).take(value);
                 if (plan.feeds >> I & 1) pools.now(f.feed).add(value);
@@ -417,20 +418,16 @@ struct PlanLoadPools {
 // the pool's live values). Those that do not are read field by field.
 template <typename D>
 struct PlanPoolsAnswer {
-    std::uint64_t live;
+    std::uint64_t coded;  // RecordPlan::live | RecordPlan::predicts
     const FieldState* s;
     const std::byte* p;
-    const ReadPools& pools;
+    const TraceReader& reader;
     bool ok = true;
 
     template <std::uint32_t I, typename Member>
     METATF_INLINE void field(Index<I>, const Member&) {
         if constexpr (I < 64 && (std::is_integral_v<Member> || std::is_enum_v<Member>)) {
-            if (live >> I & 1) {
-                const FieldState& f = s[I];
-                const std::uint64_t count = load_native<8>(p + f.offset) & f.mask;
-                ok = ok && count != f.mask && count < pools.live(f.pool);
-            }
+            if (coded >> I & 1) ok = ok && reader.answerable(s[I], p);
         }
     }
 };
@@ -812,13 +809,13 @@ private:
         using D = detail::Desc<Codec, Record>;
         const RecordPlan& plan = r_.plan(D::slot);
         const std::byte* p = pos + tag_width;
-        detail::PlanPoolsAnswer<D> answer{plan.live, r_.states(D::slot), p, r_.pools()};
+        detail::PlanPoolsAnswer<D> answer{plan.live | plan.predicts, r_.states(D::slot), p, r_};
         detail::members(record, answer);
         if (!answer.ok) return nullptr;
         if (plan.immediate) {
-            visit_fields(record, detail::PlanLoadPools<D, true>{plan, r_.states(D::slot), p, r_.pools()});
+            visit_fields(record, detail::PlanLoadPools<D, true>{plan, r_.states(D::slot), p, r_.pools(), r_});
         } else {
-            visit_fields(record, detail::PlanLoadPools<D, false>{plan, r_.states(D::slot), p, r_.pools()});
+            visit_fields(record, detail::PlanLoadPools<D, false>{plan, r_.states(D::slot), p, r_.pools(), r_});
             r_.pools().end_record();
         }
         return p + plan.size;
