@@ -160,7 +160,7 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
             std::uint64_t bits = 0;
             switch (k.type) {
                 case Type::unsigned_int:
-                case Type::signed_int: bits = detail::planned_integer(reader, s, at, refuse); break;
+                case Type::signed_int: bits = detail::planned_integer(reader, s, at, plan.immediate, refuse); break;
                 case Type::floating: bits = std::bit_cast<std::uint64_t>(detail::planned_float(s, at)); break;
                 case Type::bytes: {
                     const bool stretched = static_cast<std::int32_t>(k.field) == plan.stretch;

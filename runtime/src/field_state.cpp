@@ -82,6 +82,8 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
     bool plain = true, immediate = true, scaled = false, grouped = false;
     std::array<bool, max_pool + 1> touched{};  // by a field before: a reference or a feed
     std::vector<bool> placed(r.field_count);  // fields outside groups so far
+    std::int64_t last_effect = -1;
+    plan.skippable = true;
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
         if (r.layout[i].op == LayoutStep::repeat) {
             // A group that repeats no time takes no bytes (SPC's optional
@@ -124,6 +126,12 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
                 plan.feeds |= bit;
                 touched[s.feed] = true;
             }
+        }
+        // A field whose reading changes state or checks its value (RecordPlan::effects).
+        if (is_integer(s.desc->type) && (s.keep != 0 || pooled || s.desc->fixed)) {
+            plan.skippable = plan.skippable && f < 64 && f > last_effect;
+            if (f < 64) plan.effects |= std::uint64_t(1) << f;
+            last_effect = static_cast<std::int64_t>(f);
         }
         // Fields from 64 on are read whatever their encoding (see typed.hpp's varies()).
         const bool constant = s.mask == 0 && s.keep == 0 && (s.desc->type != Type::bytes || *width == 0) && !pooled && f < 64;

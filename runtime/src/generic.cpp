@@ -69,13 +69,30 @@ void fit_encodings(TraceWriter& writer, const GenericRecord& record) {
 
 void decode_generic(TraceReader& reader, GenericRecord& out) {
     out.slot = reader.slot();
-    out.values.clear();
     const RecordDesc& r = reader.dtd().records[out.slot];
     if (r.predefined != Predefined::none) {
+        out.values.clear();
         decode_predefined(reader, out);
     } else {
-        decode_values(reader, [&](const GenericValue& v) { out.values.push_back(v); }, out.last);
+        // Values stored in place: a push_back() a value, out of line, cost
+        // as much as the decoding (mtf check).
+        std::vector<GenericValue>& values = out.values;
+        values.resize(std::max<std::size_t>(values.capacity(), 8));
+        std::size_t n = 0;
+        decode_values(reader, [&](const GenericValue& v) {
+            if (n == values.size()) [[unlikely]] values.resize(2 * n);
+            values[n++] = v;
+        }, out.last);
+        values.resize(n);
     }
+    reader.end_record();
+}
+
+void skip_generic(TraceReader& reader, GenericRecord& scratch) {
+    const RecordDesc& r = reader.dtd().records[reader.slot()];
+    if (r.predefined != Predefined::none) return decode_generic(reader, scratch);
+    std::nullptr_t no_sink = nullptr;
+    if (!detail::read_planned(reader, r, no_sink)) decode_values(reader, [](const GenericValue&) {}, scratch.last);
     reader.end_record();
 }
 

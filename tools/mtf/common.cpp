@@ -428,6 +428,18 @@ void Progress::show(std::uint64_t done) {
     std::fflush(stderr);
 }
 
+std::uint64_t check_records(const char* command, Trace& trace) {
+    rt::TraceReader& reader = trace.reader();
+    Progress progress(command, trace.header().record_count);
+    rt::GenericRecord scratch;
+    std::uint64_t records = 0;
+    while (reader.begin_record()) {
+        rt::skip_generic(reader, scratch);
+        progress.tick(++records);
+    }
+    return records;
+}
+
 // ---- values
 
 std::string format_real(double v) {

@@ -279,6 +279,10 @@ std::uint32_t metadata_target(const rt::DtdDesc& dtd, const ReadRecord& r);
 // The top-level keys emit_record() gives for a record type, in order.
 std::vector<std::string> record_keys(const rt::RecordDesc& r);
 
+// Reads every record with every check, for that alone (rt::skip_generic);
+// shows progress on a terminal. Returns how many there were.
+std::uint64_t check_records(const char* command, Trace& trace);
+
 // Reads every record, calling `each(const ReadRecord&)`, or until `each`
 // returns false if it returns bool; shows progress on a terminal.
 template <typename Each>

@@ -125,6 +125,12 @@ struct RecordPlan {
     std::uint64_t live = 0;     // bit i: field i is live
     std::uint64_t predicts = 0; // bit i: field i is predict (its code a load; an escape is read field by field)
     std::uint64_t feeds = 0;    // bit i: field i feeds a pool
+    // Bit i: reading integer field i changes state (delta, stride, pools,
+    // predictions) or checks its value (a fixed one). With `skippable` (every
+    // such field below 64, in layout order) a reader that keeps no values
+    // reads just these (skip_generic()).
+    std::uint64_t effects = 0;
+    bool skippable = false;
 };
 
 namespace detail {

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "layout.hpp"
@@ -31,6 +34,11 @@ struct GenericRecord {
 // predefined ones included (as decode_predefined() lists them, predefined.hpp).
 // Ends the record.
 void decode_generic(TraceReader& reader, GenericRecord& out);
+// The same reading, with every check decode_generic() makes, for its effects
+// alone (metadata, pools, predictions): a record's values are not kept
+// (`scratch` holds its predefined records' values and the lengths). Faster,
+// for readers that only check.
+void skip_generic(TraceReader& reader, GenericRecord& scratch);
 
 // Reads the values of the user-defined record the reader has just begun, in
 // layout order, repeated groups expanded, handing each to `sink(value)`
@@ -84,15 +92,11 @@ inline bool groups_empty(const RecordDesc& r, const FieldState* states, const st
 
 // Whether every live or predict field of a planned record at `p` stores a
 // code that names a value (TraceReader::answerable), as each sees its pool
-// before the record.
-inline bool counts_answerable(TraceReader& reader, const RecordDesc& r, const FieldState* states, const std::byte* p) {
-    for (std::uint32_t i = 0; i < r.layout_count; ++i) {
-        if (r.layout[i].op == LayoutStep::repeat) {
-            i = group_end(r, i);  // repeated no time: its fields have no offset
-            continue;
-        }
-        const FieldState& s = states[r.layout[i].index];
-        if (codes(s.kind) && !reader.answerable(s, p)) return false;
+// before the record. (Such fields are all below 64 and outside groups:
+// make_plan() plans no other.)
+inline bool counts_answerable(const TraceReader& reader, const RecordPlan& plan, const FieldState* states, const std::byte* p) {
+    for (std::uint64_t bits = plan.live | plan.predicts; bits != 0; bits &= bits - 1) {
+        if (!reader.answerable(states[std::countr_zero(bits)], p)) return false;
     }
     return true;
 }
@@ -101,20 +105,23 @@ inline bool counts_answerable(TraceReader& reader, const RecordDesc& r, const Fi
 // field-by-field path takes it: a live count looked up, the unit applied,
 // the value fed to its pool. A value the DTD fixes otherwise goes to
 // `refuse(s, value, at)`, which throws, at the place the field-by-field path
-// reports it: a live count's end, else the field.
+// reports it: a live count's end, else the field. `immediate`: the record's
+// pool changes are made as its fields are read (RecordPlan::immediate).
 template <typename Refuse>
-METATF_INLINE std::uint64_t planned_integer(TraceReader& reader, FieldState& s, const std::byte* p, Refuse&& refuse) {
+METATF_INLINE std::uint64_t planned_integer(TraceReader& reader, FieldState& s, const std::byte* p, bool immediate, Refuse&& refuse) {
+    ReadPools& pools = reader.pools();
     std::uint64_t v;
     if (s.kind == Interp::live) {
-        v = reader.pools().refer_back_live(s.pool, load_native<8>(p + s.offset) & s.mask);
+        const std::uint64_t back = load_native<8>(p + s.offset) & s.mask;
+        v = immediate ? pools.now(s.pool).take(back) : pools.refer_back_live(s.pool, back);
     } else if (s.kind == Interp::predict) {
-        v = reader.planned_prediction<false>(s, p);
+        v = immediate ? reader.planned_prediction<true>(s, p) : reader.planned_prediction<false>(s, p);
     } else if (s.unit != 1) {
         v = s.previous = plan_peek(s, p);
     } else {
         v = plan_read(s, p);
     }
-    if (s.feed != 0) reader.pools().feed(s.feed, v);
+    if (s.feed != 0) immediate ? pools.now(s.feed).add(v) : pools.feed(s.feed, v);
     if (s.desc->breaks_fixed(v)) [[unlikely]] refuse(s, v, p + s.offset + (codes(s.kind) ? s.width : 0));
     return v;
 }
@@ -128,6 +135,9 @@ METATF_INLINE double planned_float(const FieldState& s, const std::byte* p) {
 // field-by-field path does, when the chunk has the 8 bytes of slack the
 // loads need; false, having read nothing, when it must be read field by
 // field (a live field's escape, whose value follows, among them).
+//
+// Without a sink (std::nullptr_t), only the fields with effects are read
+// when the plan allows (RecordPlan::effects): the others change nothing.
 template <typename Sink>
 bool read_planned(TraceReader& reader, const RecordDesc& r, Sink& sink) {
     const RecordPlan& plan = reader.plan(reader.slot());
@@ -136,9 +146,17 @@ bool read_planned(TraceReader& reader, const RecordDesc& r, Sink& sink) {
     if (static_cast<std::size_t>(run.end - run.pos) < std::size_t(plan.size) + 8) return false;
     FieldState* states = reader.states(reader.slot());
     if (plan.counted && !groups_empty(r, states, run.pos)) return false;
-    if (plan.pools && !counts_answerable(reader, r, states, run.pos)) return false;
+    if (plan.pools && !counts_answerable(reader, plan, states, run.pos)) return false;
     const std::byte* p = reader.fixed(plan.size);
     const auto refuse = [&](const FieldState& s, std::uint64_t value, const std::byte* at) { reader.refuse_fixed(s, value, at); };
+    if constexpr (std::is_same_v<Sink, std::nullptr_t>) {
+        if (plan.skippable) {
+            for (std::uint64_t bits = plan.effects; bits != 0; bits &= bits - 1) {
+                planned_integer(reader, states[std::countr_zero(bits)], p, plan.immediate, refuse);
+            }
+            return true;
+        }
+    }
     for (std::uint32_t i = 0; i < r.layout_count; ++i) {
         if (r.layout[i].op == LayoutStep::repeat) {
             i = group_end(r, i);  // repeated no time (RecordPlan::fixed)
@@ -149,11 +167,11 @@ bool read_planned(TraceReader& reader, const RecordDesc& r, Sink& sink) {
         v.field = r.layout[i].index;
         switch (s.desc->type) {
             case Type::unsigned_int:
-            case Type::signed_int: v.integer = planned_integer(reader, s, p, refuse); break;
+            case Type::signed_int: v.integer = planned_integer(reader, s, p, plan.immediate, refuse); break;
             case Type::floating: v.real = planned_float(s, p); break;
             case Type::bytes: v.bytes = {p + s.offset, planned_bytes(s, states)}; break;
         }
-        sink(v);
+        if constexpr (!std::is_same_v<Sink, std::nullptr_t>) sink(v);
     }
     return true;
 }
