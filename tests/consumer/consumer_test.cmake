@@ -39,6 +39,14 @@ if(DEFINED ENV{CMAKE_BUILD_PARALLEL_LEVEL})
 else()
   cmake_host_system_information(RESULT jobs QUERY NUMBER_OF_LOGICAL_CORES)
 endif()
+# Through add_subdirectory the project builds its own mtfc and runtime and
+# links nothing of this build: with build type None (Debian's: no flags of
+# its own, so neither optimized nor with debug information) they compile in
+# a fraction of the time, and what is tested, that a project can take
+# Meta-TF this way, is the same.
+if(MODE STREQUAL "subdirectory")
+  set(BUILD_TYPE None)
+endif()
 set(config_args)
 if(BUILD_TYPE)
   set(config_args --config "${BUILD_TYPE}")
