@@ -29,6 +29,7 @@ cmake --build build-sanitize -j"$jobs"
 # build converts, and fuzz_text_reader reads under them, already.
 ctest --test-dir build-sanitize --output-on-failure --timeout 900 -j"$jobs" -E '^(consumer_subdirectory|mtf_lackey_ls|mtf_pandas)$'
 
-CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DMETATF_FUZZ=ON -DMETATF_BUILD_PYTHON=OFF >/dev/null
+# -O1, as OSS-Fuzz builds its fuzzers: a minute less to compile than -O2.
+CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DMETATF_FUZZ=ON -DMETATF_BUILD_PYTHON=OFF >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_hatf10_reader fuzz_mtf_trace fuzz_mtfc fuzz_text_reader
 ctest --test-dir build-fuzz --output-on-failure -R '^fuzz_' -j"$jobs"
