@@ -25,6 +25,17 @@ bool is_blank(char c) { return c == ' ' || c == '\t'; }
 // A text of a field's text form that may be unset.
 std::string_view text_of(const char* s) { return s ? s : ""; }
 
+// Whether a blank separator would lose string `s` of a field with text
+// form `t`, so that the line would not read back as itself: an empty one
+// that no text of the field's own marks, or one with a blank at an end
+// (after its own `before` text a `line` keeps the blanks it starts with).
+// The writer refuses such a value and the reader a token that reads as one.
+bool lost_to_blanks(const TextFieldDesc& t, std::string_view s) {
+    if (s.empty()) return !t.before && text_of(t.after).empty();
+    const bool front_kept = t.format == TextFormat::line && t.before;
+    return (is_blank(s.front()) && !front_kept) || is_blank(s.back());
+}
+
 // The texts a record sets before and after its fields: each ends the token
 // before it, as the separator does.
 std::vector<std::string> stops_of(const RecordDesc& r, const TextRecordDesc& t) {
@@ -239,7 +250,7 @@ public:
                 pad_before();
                 start = pos_;
                 v.bytes = as_bytes(string(index));
-                if (lost_to_blanks(t, v.bytes)) fail(start, describe(index) + " is empty or starts or ends with a blank, which a blank separator would lose");
+                if (space_ && lost_to_blanks(t, as_text(v.bytes))) fail(start, describe(index) + " is empty or starts or ends with a blank, which a blank separator would lose");
                 break;
             case TextFormat::line:
                 if (exact(index)) {
@@ -278,15 +289,6 @@ private:
     }
     std::string describe(std::uint32_t index) const {
         return "field " + quote(record_->fields[index].path) + " of record " + quote(record_->name);
-    }
-
-    // A string read up to blanks the writer would refuse (RecordFormatter::bytes):
-    // under a blank separator an empty one that no text of its own marks, or one
-    // with a blank at an end, would not read back as itself.
-    bool lost_to_blanks(const TextFieldDesc& t, std::span<const std::byte> s) const {
-        if (!space_) return false;
-        if (s.empty()) return !t.before && text_of(t.after).empty();
-        return is_blank(static_cast<char>(s.front())) || is_blank(static_cast<char>(s.back()));
     }
 
     // Under a blank separator, a value whose end the line or its length gives
@@ -1039,7 +1041,7 @@ private:
     }
 
     void bytes(const FieldDesc& f, const TextFieldDesc& t, std::span<const std::byte> data) {
-        const std::string_view s(reinterpret_cast<const char*>(data.data()), data.size());
+        const std::string_view s = as_text(data);
         if (s.find_first_of("\r\n") != std::string_view::npos) refuse(describe(f) + " holds a line break");
         if (f.width_from == no_field && s.size() != f.initial.width) {
             refuse(describe(f) + " has " + std::to_string(s.size()) + " bytes; its text form has " + std::to_string(f.initial.width));
@@ -1056,12 +1058,8 @@ private:
             refuse(describe(f) + " holds the separator " + quote(form_.separator) + ": " + excerpt(s));
         }
 
-        // Text of the field's own around an empty value marks where it is (the line is read back: check_reads_back).
-        const bool marked = t.before || !text_of(t.after).empty();
-        // After its own `before` text, a `line` keeps the blanks it starts with; a nested value ends at its `after` text.
-        const bool front_kept = t.format == TextFormat::line && t.before;
-        if (space_ && !exact_ && t.format != TextFormat::nested &&
-            ((s.empty() && !marked) || (!s.empty() && ((is_blank(s.front()) && !front_kept) || is_blank(s.back()))))) {
+        // A nested value ends at its `after` text; an exact form writes what it reads.
+        if (space_ && !exact_ && t.format != TextFormat::nested && lost_to_blanks(t, s)) {
             refuse(describe(f) + " is empty or starts or ends with a blank, which a blank separator would lose");
         }
         out_ += s;

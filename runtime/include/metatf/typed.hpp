@@ -390,7 +390,6 @@ struct PlanLoadPools {
     const RecordPlan& plan;
     FieldState* s;
     const std::byte* p;
-    ReadPools& pools;
     TraceReader& reader;
 
     template <std::uint32_t I, typename Member>
@@ -400,11 +399,11 @@ struct PlanLoadPools {
             FieldState& f = s[I];
             std::uint64_t value = (plan.predicts >> I & 1) ? reader.planned_prediction<Immediate>(f, p) : plan_read(f, p);
             if constexpr (Immediate) {
-                if (plan.live >> I & 1) value = pools.now(f.pool).take(value);
-                if (plan.feeds >> I & 1) pools.now(f.feed).add(value);
+                if (plan.live >> I & 1) value = reader.pools().now(f.pool).take(value);
+                if (plan.feeds >> I & 1) reader.pools().now(f.feed).add(value);
             } else {
-                if (plan.live >> I & 1) value = pools.refer_back_live(f.pool, value);
-                if (plan.feeds >> I & 1) pools.feed(f.feed, value);
+                if (plan.live >> I & 1) value = reader.pools().refer_back_live(f.pool, value);
+                if (plan.feeds >> I & 1) reader.pools().feed(f.feed, value);
             }
             assign(m, value);
         } else {
@@ -813,9 +812,9 @@ private:
         detail::members(record, answer);
         if (!answer.ok) return nullptr;
         if (plan.immediate) {
-            visit_fields(record, detail::PlanLoadPools<D, true>{plan, r_.states(D::slot), p, r_.pools(), r_});
+            visit_fields(record, detail::PlanLoadPools<D, true>{plan, r_.states(D::slot), p, r_});
         } else {
-            visit_fields(record, detail::PlanLoadPools<D, false>{plan, r_.states(D::slot), p, r_.pools(), r_});
+            visit_fields(record, detail::PlanLoadPools<D, false>{plan, r_.states(D::slot), p, r_});
             r_.pools().end_record();
         }
         return p + plan.size;
