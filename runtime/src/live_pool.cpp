@@ -16,6 +16,55 @@ unsigned bit_from_top(std::uint64_t word, std::uint64_t above) {
 
 }  // namespace
 
+std::size_t ValueIndex::slot_of(std::uint64_t key) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = home(key);
+    while (slots_[i].position != none && slots_[i].key != key) i = (i + 1) & mask;
+    return i;
+}
+
+const std::size_t* ValueIndex::find(std::uint64_t key) const {
+    if (size_ == 0) return nullptr;
+    const Slot& s = slots_[slot_of(key)];
+    return s.position == none ? nullptr : &s.position;
+}
+
+std::pair<std::size_t*, bool> ValueIndex::try_emplace(std::uint64_t key, std::size_t position) {
+    if (2 * (size_ + 1) > slots_.size()) grow();  // at most half full: short probes
+    Slot& s = slots_[slot_of(key)];
+    if (s.position != none) return {&s.position, false};
+    s = {key, position};
+    ++size_;
+    return {&s.position, true};
+}
+
+// Backward-shift deletion: the entries after the hole that may live there
+// move into it, so no probe sequence is cut and no tombstone is left.
+void ValueIndex::erase(std::uint64_t key) {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t hole = slot_of(key);
+    for (std::size_t j = (hole + 1) & mask; slots_[j].position != none; j = (j + 1) & mask) {
+        const std::size_t h = home(slots_[j].key);
+        // The entry at j stays when its home lies cyclically in (hole, j].
+        const bool stays = hole < j ? (hole < h && h <= j) : (hole < h || h <= j);
+        if (stays) continue;
+        slots_[hole] = slots_[j];
+        hole = j;
+    }
+    slots_[hole].position = none;
+    --size_;
+}
+
+void ValueIndex::grow() {
+    std::vector<Slot> old = std::move(slots_);
+    const std::size_t n = old.empty() ? 64 : 2 * old.size();
+    slots_.assign(n, Slot{});
+    shift_ = 64 - static_cast<unsigned>(std::countr_zero(n));
+    for (const Slot& s : old) {
+        if (s.position != none) slots_[slot_of(s.key)] = s;
+    }
+}
+
 // Positions grow with every add() and are reclaimed by compact() once most of
 // them are dead.
 
@@ -60,9 +109,9 @@ std::uint64_t LivePool::back_of(std::size_t position) const {
 }
 
 std::optional<std::size_t> LivePool::find(std::uint64_t value) const {
-    const auto it = newest_.find(value);
-    if (it == newest_.end()) return std::nullopt;
-    return it->second;
+    const std::size_t* p = newest_.find(value);
+    if (!p) return std::nullopt;
+    return *p;
 }
 
 void LivePool::remove(std::size_t position) {
@@ -73,21 +122,21 @@ void LivePool::remove(std::size_t position) {
     --groups_[position / group];
     --live_;
     // The newest copy left: an older live copy of the same value, if any.
-    const auto it = newest_.find(values_[position]);
-    if (it == newest_.end() || it->second != position) return;
+    std::size_t* newest = newest_.find(values_[position]);
+    if (!newest || *newest != position) return;
     std::size_t p = same_before_[position];
     while (p != none && !alive(p)) p = same_before_[p];
     if (p == none) {
-        newest_.erase(it);
+        newest_.erase(values_[position]);
     } else {
-        it->second = p;
+        *newest = p;
     }
 }
 
 void LivePool::index(std::size_t position) {
-    const auto [it, added] = newest_.try_emplace(values_[position], position);
-    same_before_.push_back(added ? none : it->second);
-    it->second = position;
+    const auto [newest, added] = newest_.try_emplace(values_[position], position);
+    same_before_.push_back(added ? none : *newest);
+    *newest = position;
 }
 
 void LivePool::compact() {
@@ -116,14 +165,10 @@ std::optional<std::uint64_t> LivePools::value_back(std::uint8_t pool, std::uint6
     return p ? std::optional<std::uint64_t>(at(pool).value(*p)) : std::nullopt;
 }
 
-std::optional<std::uint64_t> LivePools::back_of(std::uint8_t pool, std::uint64_t value) const {
+std::optional<LivePools::Found> LivePools::find(std::uint8_t pool, std::uint64_t value) const {
     const auto p = at(pool).find(value);
     if (!p) return std::nullopt;
-    return at(pool).back_of(*p);
-}
-
-void LivePools::refer(std::uint8_t pool, std::uint64_t value) {
-    if (const auto p = at(pool).find(value)) referred_.emplace_back(pool, *p);
+    return Found{*p, at(pool).back_of(*p)};
 }
 
 void LivePools::end_record() {

@@ -8,6 +8,7 @@
 
 #include "metatf/checksum.hpp"
 #include "metatf/segment_state.hpp"
+#include "segment_thread.hpp"
 
 namespace metatf::rt {
 
@@ -79,6 +80,9 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     if (options_.compress != 0 && options_.version == 1) {
         throw TraceError(ErrorKind::usage, "a version-1 trace cannot hold compressed chunks", 0, -1, 0);
     }
+    if (options_.background && options_.version == 1) {
+        throw TraceError(ErrorKind::usage, "a version-1 trace has no segments to write in the background", 0, -1, 0);
+    }
     if (options_.auto_window != 0 && table_section(dtd, -1)) {
         throw TraceError(ErrorKind::usage, "auto_window holds records back, so write() cannot return the offsets that this DTD's sectionOffset fields need");
     }
@@ -122,7 +126,20 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     }
 }
 
-TraceWriter::~TraceWriter() = default;  // the OutputFile removes its temporary unless committed
+// thread_ goes first: it reads header_ and writes out_. The OutputFile
+// removes its temporary file unless committed.
+TraceWriter::~TraceWriter() { thread_.reset(); }
+
+// Waits until thread_ has written every segment handed to it.
+void TraceWriter::finish_segments() {
+    if (!thread_) return;
+    try {
+        thread_->finish();
+    } catch (...) {
+        failed_ = true;
+        throw;
+    }
+}  // the OutputFile removes its temporary unless committed
 
 void TraceWriter::emit(const std::byte* data, std::size_t n) {
     try {
@@ -178,11 +195,11 @@ void TraceWriter::write_bytes(FieldState& s, std::span<const std::byte> data, st
 // A `live` field stores how far back its value is in its pool (live_pool.hpp),
 // or, when it is not there or too far back for the width, the escape and the value.
 void TraceWriter::put_live(FieldState& s, std::uint64_t value) {
-    const auto back = pools_.back_of(s.pool, value);
+    const auto found = pools_.find(s.pool, value);
     const std::uint64_t escape = live_escape(s.width);
-    if (back && *back < escape) {
-        append_raw(*back, s.width);
-        pools_.refer(s.pool, value);
+    if (found && found->back < escape) {
+        append_raw(found->back, s.width);
+        pools_.refer(s.pool, *found);
     } else {
         append_raw(escape, s.width);
         append_raw(value, 8);
@@ -195,13 +212,13 @@ void TraceWriter::put_live(FieldState& s, std::uint64_t value) {
 // that guesses it, else the escape and the difference from the last escaped value.
 void TraceWriter::put_predicted(FieldState& s, std::uint64_t value) {
     const std::uint64_t escape = live_escape(s.width);
-    const auto predictors = static_cast<std::uint64_t>(std::popcount(s.value));
+    const std::uint64_t predictors = s.predictors;
     std::optional<std::uint64_t> code;
     if (s.pool != 0) {
-        const auto back = pools_.back_of(s.pool, value);
-        if (back && *back < escape - predictors) {
-            code = predictors + *back;
-            pools_.refer(s.pool, value);
+        const auto found = pools_.find(s.pool, value);
+        if (found && found->back < escape - predictors) {
+            code = predictors + found->back;
+            pools_.refer(s.pool, *found);
         }
     }
     if (!code) code = predictions_.code_of(s.value, value, s.salt, s.history);
@@ -273,52 +290,76 @@ void TraceWriter::flush(std::uint8_t section) {
 
 void TraceWriter::flush_segment() {
     Segment seg;
-    seg.offset = out_->position();
     seg.first_record = segment_first_record_;
     seg.records = record_count_ - segment_first_record_;
     seg.start_section = segment_section_;
     seg.state = std::move(next_state_);
+    std::vector<std::span<const std::byte>> raw;
     for (std::size_t n = 0; n < sections_.size(); ++n) {
         if (sections_[n] && !sections_[n]->buffer.empty()) {
-            const std::size_t size = sections_[n]->buffer.size();
-            seg.chunks.push_back(Chunk{static_cast<std::uint8_t>(n), 0, 0, size, size});
+            const ByteBuffer& b = sections_[n]->buffer;
+            seg.chunks.push_back(Chunk{static_cast<std::uint8_t>(n), 0, 0, b.size(), b.size()});
+            raw.emplace_back(b.data(), b.size());
         }
     }
     if (seg.chunks.empty()) {
         next_state_ = std::move(seg.state);
         return;
     }
-    if (packed_.size() < seg.chunks.size()) packed_.resize(seg.chunks.size());
-    for (std::size_t i = 0; i < seg.chunks.size(); ++i) {
-        Chunk& c = seg.chunks[i];
-        ByteBuffer& raw = sections_[c.section]->buffer;
-        std::span<const std::byte> stored(raw.data(), raw.size());
-        if (compressor_ && compressor_->compress(stored, packed_[i])) {
-            c.codec = static_cast<std::uint8_t>(ChunkCodec::zstd);
-            c.size = packed_[i].size();
-            stored = packed_[i];
-        }
-        if (header_.version >= 4) c.crc = crc32c(stored);
-    }
-    emit(encode_segment(header_, seg));
-    for (std::size_t i = 0; i < seg.chunks.size(); ++i) {
-        const Chunk& c = seg.chunks[i];
-        SectionOut& s = *sections_[c.section];
-        if (c.codec == static_cast<std::uint8_t>(ChunkCodec::zstd)) {
-            emit(packed_[i].data(), packed_[i].size());
+    try {
+        if (options_.background) {
+            detail::SegmentJob job{std::move(seg), {}};
+            for (const auto& r : raw) job.raw.emplace_back(r.begin(), r.end());
+            if (!thread_) {
+                thread_ = std::make_unique<detail::SegmentThread>(
+                    [this](detail::SegmentJob& j) { write_segment(j.seg, {j.raw.begin(), j.raw.end()}); }, options_.thread_start);
+            }
+            thread_->push(std::move(job));
         } else {
-            emit(s.buffer.data(), s.buffer.size());
+            write_segment(std::move(seg), std::move(raw));
         }
-        s.flushed += s.buffer.size();
-        s.buffer.clear();
+    } catch (...) {
+        failed_ = true;
+        throw;
+    }
+    for (const auto& s : sections_) {
+        if (!s) continue;
+        s->flushed += s->buffer.size();
+        s->buffer.clear();
     }
     flushed_ = sections_[static_cast<std::size_t>(current_)]->flushed;
     segment_first_record_ = record_count_;
     segment_due_ = false;
     segment_section_ = static_cast<std::uint8_t>(current_);
+    if (header_.version >= 3) start_keyframe();
+}
+
+// Compresses and checksums a segment's chunks (`raw`, by chunk) and writes
+// it: on the writer's thread, or on thread_ (WriterOptions::background),
+// so it touches nothing the records' side changes.
+void TraceWriter::write_segment(Segment seg, std::vector<std::span<const std::byte>> raw) {
+    if (packed_.size() < seg.chunks.size()) packed_.resize(seg.chunks.size());
+    for (std::size_t i = 0; i < seg.chunks.size(); ++i) {
+        Chunk& c = seg.chunks[i];
+        if (compressor_ && compressor_->compress(raw[i], packed_[i])) {
+            c.codec = static_cast<std::uint8_t>(ChunkCodec::zstd);
+            c.size = packed_[i].size();
+            raw[i] = packed_[i];
+        }
+        if (header_.version >= 4) c.crc = crc32c(raw[i]);
+    }
+    seg.offset = out_->position();
+    const auto put = [&](std::span<const std::byte> bytes) {
+        try {
+            out_->write(bytes.data(), bytes.size());
+        } catch (const OutputError& e) {
+            throw TraceError(ErrorKind::output, e.what(), out_->position(), seg.start_section, seg.first_record + seg.records);
+        }
+    };
+    put(encode_segment(header_, seg));
+    for (const auto& r : raw) put(r);
     seg.state.clear();  // only its size is kept, in the frame
     segments_.push_back(std::move(seg));
-    if (header_.version >= 3) start_keyframe();
 }
 
 // Version 3: the next segment decodes alone. Its state block restores the
@@ -449,6 +490,7 @@ void TraceWriter::close() {
     if (in_record_) fail(ErrorKind::usage, "close() in the middle of a record");
     if (header_.version >= 2) {
         flush_segment();
+        finish_segments();
     } else {
         for (std::size_t n = 0; n < sections_.size(); ++n) {
             if (sections_[n]) flush(static_cast<std::uint8_t>(n));

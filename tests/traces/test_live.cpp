@@ -10,6 +10,7 @@
 #include <hatf10.hpp>
 #include <pools.hpp>
 #include <random>
+#include <unordered_map>
 #include <variant>
 
 #include "trace_support.hpp"
@@ -53,9 +54,11 @@ TEST_CASE("a pool agrees with a list of live values through adds, references and
         } else {
             const std::uint64_t back = rng() % 16 == 0 ? rng() % model.live.size() : rng() % std::min<std::size_t>(8, model.live.size());
             const std::uint64_t v = model.live[model.live.size() - 1 - back];
+            const auto found = writer.find(1, v);
+            REQUIRE(found);
             const auto written = writer.back_of(1, v);
             REQUIRE(written == model.back_of(v));  // the newest copy
-            writer.refer(1, v);
+            writer.refer(1, *found);
             CHECK(reader.refer_back(1, *written) == v);
             model.live.erase(model.live.end() - 1 - static_cast<std::ptrdiff_t>(*written));
         }
@@ -66,6 +69,30 @@ TEST_CASE("a pool agrees with a list of live values through adds, references and
     }
     CHECK(reader.refer_back(1, model.live.size()) == std::nullopt);
     CHECK(writer.back_of(1, 5000) == std::nullopt);
+}
+
+TEST_CASE("a writer's value index agrees with std::unordered_map through growth and deletions") {
+    rt::ValueIndex index;
+    std::unordered_map<std::uint64_t, std::size_t> model;
+    std::mt19937_64 rng(11);
+    for (std::size_t step = 0; step < 300000; ++step) {
+        // Heap-like keys, 16 bytes apart in a few regions, so probes collide and wrap.
+        const std::uint64_t key = (rng() % 3) << 40 | (rng() % 20000) << 4;
+        if (rng() % 3 != 0) {
+            const auto [position, added] = index.try_emplace(key, step);
+            const auto [it, model_added] = model.try_emplace(key, step);
+            REQUIRE(added == model_added);
+            REQUIRE(*position == it->second);
+        } else if (model.erase(key)) {
+            index.erase(key);
+        }
+        const std::uint64_t probe = (rng() % 3) << 40 | (rng() % 20000) << 4;
+        const auto it = model.find(probe);
+        const std::size_t* found = index.find(probe);
+        REQUIRE((found != nullptr) == (it != model.end()));
+        if (found) REQUIRE(*found == it->second);
+    }
+    for (const auto& [key, position] : model) REQUIRE(*index.find(key) == position);
 }
 
 TEST_CASE("a pool drops its oldest value past max_live") {

@@ -5,11 +5,16 @@
 // pools, split streams with gaps, several record sections and zstd chunks;
 // and the generated reader, which keeps constants derived from the
 // encodings, reads from a segment alike.
+#include <sys/resource.h>
+
+#include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <metatf/generic.hpp>
@@ -315,3 +320,58 @@ TEST_CASE("a segment is a place to start only in a version-3 file") {
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("segments written in the background make the same bytes as written in place") {
+    const auto bytes = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+    };
+    for (const int level : {0, 3}) {
+        for (const auto write : {write_hatf, write_pools, write_features}) {
+            CAPTURE(level);
+            rt::WriterOptions o = options();
+            o.compress = level;
+            TempTrace in_place("segments-in-place"), background("segments-background");
+            write(in_place.path(), o);
+            o.background = true;
+            write(background.path(), o);
+            const auto a = bytes(in_place.path()), b = bytes(background.path());
+            CHECK(a.size() > 3 * o.chunk_bytes);  // several segments
+            CHECK(a == b);
+        }
+    }
+}
+
+std::atomic<std::thread::id> writer_thread;
+
+TEST_CASE("a background write that fails is an output error at a later write or at close, and leaves no file") {
+    TempTrace t("segments-background-full");
+    rt::WriterOptions o = options();
+    o.background = true;
+    o.thread_start = [] { writer_thread = std::this_thread::get_id(); };
+    // Files of this process may not grow past 64 KiB meanwhile: a write past it fails (EFBIG).
+    rlimit old{};
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+    const auto old_signal = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small = old;
+    small.rlim_cur = 64 << 10;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    const auto e = error_of([&] {
+        hatf10::Writer w(t.path(), o);
+        for (std::uint64_t i = 0; i < 100000; ++i) w.write(hatf10::Alloc{.size = 16 + i % 1000, .address = 0x1000 + 64 * (i * 7919 % 100000)});
+        w.close();
+    });
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, old_signal);
+    REQUIRE(e);
+    CHECK(e->kind == rt::ErrorKind::output);
+    CHECK(std::string(e->what()).find("File too large") != std::string::npos);
+    CHECK(writer_thread.load() != std::thread::id());
+    CHECK(writer_thread.load() != std::this_thread::get_id());
+    CHECK_FALSE(std::filesystem::exists(t.path()));
+
+    rt::WriterOptions v1 = options(1);
+    v1.background = true;
+    CHECK(show(error_of([&] { hatf10::Writer(t.path(), v1); })) ==
+          show(rt::TraceError(rt::ErrorKind::usage, "a version-1 trace has no segments to write in the background", 0, -1, 0)));
+}

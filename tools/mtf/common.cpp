@@ -371,6 +371,8 @@ rt::WriterOptions writer_options(const Options& o, const std::string& input, con
     w.order = order == "big" ? rt::ByteOrder::big : rt::ByteOrder::little;
     w.strict = o.has("--strict");
     w.compress = compress_level(o);
+    // Compression, the slow part of writing at high levels, runs beside the encoding.
+    w.background = w.compress != 0 && w.version >= 2;
     w.chunk_bytes = chunk_size(o, w.compress != 0 ? compressed_chunk_size : w.chunk_bytes);
     // `--split none`: no split streams, and none tried (mtf recode).
     if (o.get("--split", "") != "none") w.split = comma_list(o, "--split", "record.field names");

@@ -275,14 +275,17 @@ METATF_INLINE bool plan_fits(const FieldState& s, std::uint64_t stored) {
 // that is not an integer, or whose width is another field's value, or
 // under live or predict (which hold any value: see live_escape()).
 struct FieldFit {
-    bool sized = false;
-    bool to_none = false;
-    bool to_unit_one = false;  // the value is not a whole number of the field's units
+    // Bits of one word: as three bools, a writer's check of every field
+    // stored them as bytes and loaded them as a word (a store-forwarding stall).
+    bool sized : 1 = false;
+    bool to_none : 1 = false;
+    bool to_unit_one : 1 = false;  // the value is not a whole number of the field's units
     std::uint32_t width = 0;
     std::uint32_t width_unit_one = 0;  // the width it takes at unit 1
 };
-// Inline: the AutoEncoder calls it for every value under every encoding it weighs.
-inline FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous) {
+// Inline: the AutoEncoder calls it for every value under every encoding it
+// weighs, and a writer with narrow_after for every field of every record.
+METATF_INLINE FieldFit fit_value(const FieldState& s, std::uint64_t value, std::uint64_t previous) {
     const bool integer = is_integer(s.desc->type);
     if (!integer || codes(s.kind) || s.desc->width_from != no_field) return {};
     FieldFit fit{.sized = true};
@@ -312,11 +315,13 @@ struct FieldNeeds {
     bool seen = false;
     std::uint32_t in_units = 0;  // the widest of the values in the field's units
 
-    void add(const FieldState& s, std::uint64_t value) {
+    METATF_INLINE void add(const FieldState& s, std::uint64_t value) {
         const FieldFit one = fit_value(s, value, seen ? previous : s.previous);
         in_units = std::max(in_units, one.width);
-        fit = {fit.sized || one.sized, fit.to_none || one.to_none, fit.to_unit_one || one.to_unit_one, 0,
-               std::max(fit.width_unit_one, one.width_unit_one)};
+        fit.sized = fit.sized || one.sized;
+        fit.to_none = fit.to_none || one.to_none;
+        fit.to_unit_one = fit.to_unit_one || one.to_unit_one;
+        fit.width_unit_one = std::max(fit.width_unit_one, one.width_unit_one);
         // One value off the unit sets it back to 1 for all of them.
         fit.width = fit.to_unit_one ? fit.width_unit_one : in_units;
         previous = value;

@@ -16,7 +16,6 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -27,6 +26,39 @@ namespace metatf::rt {
 
 // At most this many values of a pool are live: adding one more drops the oldest.
 inline constexpr std::uint64_t max_live = std::uint64_t(1) << 20;
+
+// A writer's index from a value to a position: open addressing with linear
+// probing, every key in one array. A writer looks up every value a pool
+// field stores; std::unordered_map's node per entry cost a malloc at each
+// add() and a cache miss at each look-up.
+class ValueIndex {
+public:
+    static constexpr std::size_t none = ~std::size_t(0);
+    // The position of `key`, or null.
+    const std::size_t* find(std::uint64_t key) const;
+    std::size_t* find(std::uint64_t key) { return const_cast<std::size_t*>(std::as_const(*this).find(key)); }
+    // The entry of `key`, added with `position` when it is not there; whether it was added.
+    std::pair<std::size_t*, bool> try_emplace(std::uint64_t key, std::size_t position);
+    // Takes out `key`, which is there.
+    void erase(std::uint64_t key);
+    // Empties it, keeping its room: a pool compacts often when few values are live.
+    void clear() {
+        std::fill(slots_.begin(), slots_.end(), Slot{});
+        size_ = 0;
+    }
+
+private:
+    struct Slot {
+        std::uint64_t key = 0;
+        std::size_t position = none;  // none: empty
+    };
+    std::size_t home(std::uint64_t key) const { return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15u) >> shift_); }
+    std::size_t slot_of(std::uint64_t key) const;  // where key is, or the empty slot it would go in
+    void grow();
+    std::vector<Slot> slots_;
+    unsigned shift_ = 64;
+    std::size_t size_ = 0;
+};
 
 // A writer's pool: values by position, with an index from value to position
 // so that a writer finds how far back a value is.
@@ -63,7 +95,7 @@ private:
     std::vector<std::uint32_t> spans_;   // live values of each span
     std::vector<std::uint32_t> groups_;  // live values of each group
     // Value -> its newest live position, and by position the one before it with the same value.
-    std::unordered_map<std::uint64_t, std::size_t> newest_;
+    ValueIndex newest_;
     std::vector<std::size_t> same_before_;
     void index(std::size_t position);
 };
@@ -72,13 +104,22 @@ private:
 // current record makes to them at its end.
 class LivePools {
 public:
+    // Where the newest live copy of a value is, and how many live values came after it.
+    struct Found {
+        std::size_t position;
+        std::uint64_t back;
+    };
+    std::optional<Found> find(std::uint8_t pool, std::uint64_t value) const;
     // How far back `value` is in `pool`, if it is live there.
-    std::optional<std::uint64_t> back_of(std::uint8_t pool, std::uint64_t value) const;
+    std::optional<std::uint64_t> back_of(std::uint8_t pool, std::uint64_t value) const {
+        const auto f = find(pool, value);
+        return f ? std::optional<std::uint64_t>(f->back) : std::nullopt;
+    }
     bool holds(std::uint8_t pool, std::uint64_t value) const { return at(pool).find(value).has_value(); }
     // The value `back` places from the newest of `pool`, if there are that many (the pool unchanged).
     std::optional<std::uint64_t> value_back(std::uint8_t pool, std::uint64_t back) const;
-    // `value`, which back_of() found, leaves `pool` at the record's end.
-    void refer(std::uint8_t pool, std::uint64_t value);
+    // The value find() found leaves `pool` at the record's end.
+    void refer(std::uint8_t pool, const Found& found) { referred_.emplace_back(pool, found.position); }
     // `value` joins `pool` at the record's end.
     void feed(std::uint8_t pool, std::uint64_t value) { fed_.emplace_back(pool, value); }
     std::uint64_t live(std::uint8_t pool) const { return at(pool).live(); }

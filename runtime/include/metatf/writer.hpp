@@ -68,6 +68,14 @@ struct WriterOptions {
     // entry "a.x+b.y" gives its fields one section. The trace keeps the
     // DTD's fingerprint, so the DTD's readers read it.
     std::vector<std::string> split{};
+    // Segments (versions 2 and later) are compressed and written on a
+    // thread of the writer's own, one segment at a time while the caller
+    // encodes the next: compression costs the caller about nothing where a
+    // core is free. At most two segments' bytes wait. An output error then
+    // surfaces at a later write() or at close(). thread_start (may be null)
+    // runs first on that thread: a preloaded tracer marks it as its own.
+    bool background = false;
+    void (*thread_start)() = nullptr;
 };
 
 // A growable byte buffer that, unlike std::vector, hands out uninitialized
@@ -78,6 +86,7 @@ public:
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     std::byte* data() { return data_.get(); }
+    const std::byte* data() const { return data_.get(); }
     void clear() { size_ = 0; }
     // n more bytes at the end, uninitialized; returns where they start.
     // `slack` more bytes past them may be written over: the next extend() overwrites them.
@@ -96,6 +105,10 @@ private:
     std::unique_ptr<std::byte[]> data_;
     std::size_t size_ = 0, capacity_ = 0;
 };
+
+namespace detail {
+class SegmentThread;
+}
 
 class TraceWriter {
 public:
@@ -231,6 +244,8 @@ private:
     void check_usable() const;
     void flush(std::uint8_t section);
     void flush_segment();
+    void write_segment(Segment seg, std::vector<std::span<const std::byte>> raw);
+    void finish_segments();
     void start_keyframe();
     void emit(const std::vector<std::byte>& bytes) { emit(bytes.data(), bytes.size()); }
     void emit(const std::byte* data, std::size_t n);
@@ -239,6 +254,7 @@ private:
     std::unique_ptr<Compressor> compressor_;             // with WriterOptions::compress
     std::vector<std::vector<std::byte>> packed_;         // a segment's compressed chunks, by chunk
     std::vector<Segment> segments_;                      // versions 2 and later: the segments written
+    std::unique_ptr<detail::SegmentThread> thread_;      // WriterOptions::background: writes segments
     std::vector<std::byte> next_state_;                  // version 3: the next segment's state block
     std::uint64_t segment_first_record_ = 0;             // versions 2 and later: the first record not yet in a segment
     std::uint8_t segment_section_ = 0;                   // versions 2 and later: the section current at that record
