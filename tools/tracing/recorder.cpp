@@ -2,7 +2,10 @@
 //
 // Each thread appends events to its own log, with no lock shared between
 // threads; a full log, a thread's exit and the process's exit move the
-// events to the one writer under a mutex. Logs are mapped memory, so that
+// events, under a mutex, into a batch, and a thread of the recorder's own
+// (the writer thread) hands full batches to the one writer: the traced
+// threads copy events and never wait for their encoding or compression
+// unless every batch is in use. Logs and batches are mapped memory, so that
 // the recorder never calls the allocator a tracer may be tracing.
 #include "recorder.hpp"
 
@@ -14,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -51,8 +55,12 @@ struct ThreadLog {
     void unlock() { busy.store(false, std::memory_order_release); }
 };
 
-// Everything below `mutex` is shared and guarded by it.
+// Everything below `mutex` is shared and guarded by it, but for the sink
+// (sink to sink_stat, may_open), which `sink_mutex` guards: the writer
+// thread writes batches under it alone. Lock order: mutex, then
+// queue_mutex or sink_mutex.
 pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t sink_mutex = PTHREAD_MUTEX_INITIALIZER;
 const char* output = nullptr;
 bool fork_traced = true;
 bool replace = false;
@@ -116,7 +124,7 @@ int find_temporary(const std::string& path, std::string& name) {
     return found;
 }
 
-// Stops tracing for good in this process after an error; with `mutex` held.
+// Stops tracing for good in this process after an error; with `sink_mutex` held.
 void give_up(const std::string& why) {
     tracing.store(false);
     may_open = false;
@@ -141,7 +149,7 @@ void abandon_sink() {
 
 // Programs that close descriptors they did not open (closefrom(), a daemon's
 // clean-up) may close the trace's: checked by open_sink() before each batch
-// of events and before the end of the trace, with `mutex` held. A closed
+// of events and before the end of the trace, with `sink_mutex` held. A closed
 // descriptor is opened again, at the same number and at the end of the
 // file, where the writer left it.
 bool sink_intact() {
@@ -162,7 +170,7 @@ bool sink_intact() {
     return false;
 }
 
-// With `mutex` held. False when there is no trace to write to.
+// With `sink_mutex` held. False when there is no trace to write to.
 bool open_sink() {
     if (sink) return sink_intact();
     if (!may_open) return false;
@@ -183,18 +191,144 @@ void discard(unsigned char* events, std::uint32_t n) {
     for (std::uint32_t i = 0; i < n; ++i) tracer.discard(events + std::size_t(i) * tracer.event_size);
 }
 
-// With `mutex` held (and the log's lock, when the log is shared).
-void write_events(std::uint32_t tid, unsigned char* events, std::uint32_t n) {
+// Writes events to the trace; with `sink_mutex` held. tids: each event's
+// thread, or null for `tid`'s.
+void write_now(const std::uint32_t* tids, std::uint32_t tid, unsigned char* events, std::uint32_t n) {
     if (n == 0) return;
     std::uint32_t i = 0;
     if (open_sink()) {
         try {
-            for (; i < n; ++i) tracer.write(sink, tid, events + std::size_t(i) * tracer.event_size);
+            for (; i < n; ++i) tracer.write(sink, tids ? tids[i] : tid, events + std::size_t(i) * tracer.event_size);
         } catch (const std::exception& e) {
             give_up(e.what());
         }
     }
     discard(events + std::size_t(i) * tracer.event_size, n - i);
+}
+
+// ---- batches and the writer thread -----------------------------------------------------------
+
+// Events of any threads, in the order they left their logs. A ring of
+// batch_count: `queued` of them from `head` wait for (or are in) the
+// writer thread, and the next one after them fills.
+constexpr std::uint32_t batch_capacity = 16384;
+constexpr unsigned batch_count = 4;
+
+struct Batch {
+    std::uint32_t count = 0;
+    std::uint32_t* tids = nullptr;     // batch_capacity of them
+    unsigned char* events = nullptr;  // batch_capacity events
+};
+
+Batch batches[batch_count];              // mapped at the first event the writer thread takes
+pthread_mutex_t queue_mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t queue_changed = PTHREAD_COND_INITIALIZER;
+unsigned head = 0, queued = 0;           // queue_mutex
+bool stopping = false;                   // queue_mutex: the writer thread ends when the queue is empty
+pthread_t writer;
+bool writer_running = false;             // mutex; false: events are written at once (no thread could start)
+bool writer_failed = false;              // mutex: mapping the batches or starting the thread failed
+
+Batch& filling() { return batches[(head + queued) % batch_count]; }  // with mutex held; queued < batch_count
+
+void* writer_main(void*) {
+    inside = true;  // for good: the recorder's own work
+    ::pthread_mutex_lock(&queue_mutex);
+    for (;;) {
+        while (queued == 0 && !stopping) ::pthread_cond_wait(&queue_changed, &queue_mutex);
+        if (queued == 0) break;
+        Batch& b = batches[head];
+        ::pthread_mutex_unlock(&queue_mutex);
+        ::pthread_mutex_lock(&sink_mutex);
+        write_now(b.tids, 0, b.events, b.count);
+        ::pthread_mutex_unlock(&sink_mutex);
+        ::pthread_mutex_lock(&queue_mutex);
+        b.count = 0;
+        head = (head + 1) % batch_count;
+        --queued;
+        ::pthread_cond_broadcast(&queue_changed);
+    }
+    ::pthread_mutex_unlock(&queue_mutex);
+    return nullptr;
+}
+
+// With `mutex` held: maps the batches and starts the writer thread, once a
+// process; false when it cannot (events are then written at once).
+bool start_writer() {
+    if (writer_running || writer_failed) return writer_running;
+    const std::size_t bytes = std::size_t(batch_capacity) * (sizeof(std::uint32_t) + tracer.event_size);
+    for (Batch& b : batches) {
+        if (b.tids) continue;
+        void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (memory == MAP_FAILED) return !(writer_failed = true);
+        b.tids = static_cast<std::uint32_t*>(memory);
+        b.events = static_cast<unsigned char*>(memory) + std::size_t(batch_capacity) * sizeof(std::uint32_t);
+    }
+    // The trace is made here, in a traced thread inside the recorder, as
+    // without the writer thread: the runtime opens it at a low descriptor
+    // and moves it high, a moment in which a program that manipulates
+    // descriptors it did not open must not be running its own code.
+    ::pthread_mutex_lock(&sink_mutex);
+    open_sink();
+    ::pthread_mutex_unlock(&sink_mutex);
+    stopping = false;
+    writer_running = ::pthread_create(&writer, nullptr, writer_main, nullptr) == 0;
+    writer_failed = !writer_running;
+    return writer_running;
+}
+
+// With `mutex` held: the filling batch goes to the writer thread; waits
+// while every batch is in use.
+void hand_over() {
+    ::pthread_mutex_lock(&queue_mutex);
+    if (filling().count != 0) {
+        ++queued;
+        ::pthread_cond_broadcast(&queue_changed);
+    }
+    while (queued == batch_count) ::pthread_cond_wait(&queue_changed, &queue_mutex);
+    ::pthread_mutex_unlock(&queue_mutex);
+}
+
+// With `mutex` held: every event taken so far is in the trace (or dropped
+// with the trace) when this returns; the writer thread is idle.
+void flush_batches() {
+    if (!writer_running) return;
+    hand_over();
+    ::pthread_mutex_lock(&queue_mutex);
+    while (queued != 0) ::pthread_cond_wait(&queue_changed, &queue_mutex);
+    ::pthread_mutex_unlock(&queue_mutex);
+}
+
+// With `mutex` held, after flush_batches(): the writer thread ends.
+void stop_writer() {
+    if (!writer_running) return;
+    ::pthread_mutex_lock(&queue_mutex);
+    stopping = true;
+    ::pthread_cond_broadcast(&queue_changed);
+    ::pthread_mutex_unlock(&queue_mutex);
+    ::pthread_join(writer, nullptr);
+    writer_running = false;
+}
+
+// With `mutex` held (and the log's lock, when the log is shared): the
+// events go into batches for the writer thread, or to the trace at once.
+void write_events(std::uint32_t tid, unsigned char* events, std::uint32_t n) {
+    if (!start_writer()) {
+        ::pthread_mutex_lock(&sink_mutex);
+        write_now(nullptr, tid, events, n);
+        ::pthread_mutex_unlock(&sink_mutex);
+        return;
+    }
+    while (n != 0) {
+        Batch& b = filling();
+        const std::uint32_t take = std::min(n, batch_capacity - b.count);
+        for (std::uint32_t i = 0; i < take; ++i) b.tids[b.count + i] = tid;
+        std::memcpy(b.events + std::size_t(b.count) * tracer.event_size, events, std::size_t(take) * tracer.event_size);
+        b.count += take;
+        events += std::size_t(take) * tracer.event_size;
+        n -= take;
+        if (b.count == batch_capacity) hand_over();
+    }
 }
 
 // Moves a log's events to the writer; with `mutex` held.
@@ -310,13 +444,18 @@ void thread_exit(void* p) {
 
 // ---- fork ---------------------------------------------------------------------------------
 
-// No thread may hold the writer across fork(): the child gets it consistent.
+// No thread may hold the writer across fork(): the child gets it
+// consistent. The parent's events so far are written first, so that the
+// child, which has no writer thread, holds none of them in a batch.
 void before_fork() {
     inside = true;
     ::pthread_mutex_lock(&mutex);
+    flush_batches();
+    ::pthread_mutex_lock(&sink_mutex);
 }
 
 void after_fork_parent() {
+    ::pthread_mutex_unlock(&sink_mutex);
     ::pthread_mutex_unlock(&mutex);
     inside = false;
 }
@@ -325,6 +464,11 @@ void after_fork_parent() {
 // file and the events the parent still holds stay the parent's.
 void after_fork_child() {
     ::pthread_mutex_init(&mutex, nullptr);
+    ::pthread_mutex_init(&sink_mutex, nullptr);
+    ::pthread_mutex_init(&queue_mutex, nullptr);
+    ::pthread_cond_init(&queue_changed, nullptr);
+    writer_running = writer_failed = stopping = false;  // the parent's thread is not here; this process starts its own
+    head = queued = 0;
     child = true;
     image = 0;
     owner = ::getpid();
@@ -360,9 +504,11 @@ void after_fork_child() {
 
 // ---- process exit and exec ----------------------------------------------------------------
 
-// With `mutex` held: the end of the trace, made now when no event made it
-// (a process without events still gets its trace), renamed into place.
+// With `mutex` held, after flush_batches(): the end of the trace, made now
+// when no event made it (a process without events still gets its trace),
+// renamed into place.
 void end_trace() {
+    ::pthread_mutex_lock(&sink_mutex);
     try {
         if (open_sink()) tracer.close(sink);
     } catch (const std::exception& e) {
@@ -371,6 +517,7 @@ void end_trace() {
     if (sink) tracer.destroy(sink);
     sink = nullptr;
     sink_fd = -1;
+    ::pthread_mutex_unlock(&sink_mutex);
 }
 
 // Runs at exit() (and the end of main): every thread's events, then the end
@@ -382,11 +529,16 @@ void end_trace() {
     ::pthread_mutex_lock(&mutex);
     // Off before the logs are drained: an event is then either in a log
     // this loop drains or refused by record().
-    if (tracing.exchange(false)) {
+    const bool traced = tracing.exchange(false);
+    if (traced) {
         for (ThreadLog* log = logs; log; log = log->next) drain(*log);
-        end_trace();
     }
+    flush_batches();
+    stop_writer();
+    if (traced) end_trace();
+    ::pthread_mutex_lock(&sink_mutex);
     may_open = false;
+    ::pthread_mutex_unlock(&sink_mutex);
     ::pthread_mutex_unlock(&mutex);
 }
 
@@ -412,6 +564,7 @@ std::string exec_begin() {
     ::pthread_mutex_lock(&mutex);
     if (tracing.load()) {
         for (ThreadLog* log = logs; log; log = log->next) drain_and_restart(*log);
+        flush_batches();
         end_trace();
     }
     ++image;
