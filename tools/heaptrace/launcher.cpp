@@ -16,6 +16,11 @@ int main(int argc, char** argv) {
         "  --time             record CLOCK_MONOTONIC nanoseconds (delta-encoded)\n"
         "  --no-compress      write the trace's chunks as they are (by default each is\n"
         "                     compressed with zstd as it is written)\n"
+        "  --compact          a smaller trace (0.1-0.6 of the default's, near what\n"
+        "                     'mtf recode --compress' makes) for about twice the\n"
+        "                     tracer's time: addresses as references to live and freed\n"
+        "                     blocks, 4 MiB segments compressed at zstd level 9 on a\n"
+        "                     thread of their own\n"
         "  --no-fork          forked children write no trace (by default each writes\n"
         "                     its own, to PATH with its pid, or PATH.PID without %p)\n"
         "  -f, --force        replace an existing trace\n"
@@ -24,6 +29,6 @@ int main(int argc, char** argv) {
         "The exit status is PROGRAM's; 127 when it cannot be found, 126 when it cannot\n"
         "be run, 2 for a mistake on this command line. Needs glibc and a dynamically\n"
         "linked PROGRAM; see docs/tracers.md.\n",
-        {{"--threads", "THREADS"}, {"--time", "TIME"}, {"--no-compress", "NO_COMPRESS"}}};
+        {{"--threads", "THREADS"}, {"--time", "TIME"}, {"--no-compress", "NO_COMPRESS"}, {"--compact", "COMPACT"}}};
     return metatf::tracing::launch(launcher, argc, argv);
 }

@@ -47,6 +47,7 @@ void setup() {
     config.threads = tracing::option("THREADS");
     config.time = tracing::option("TIME");
     config.compress = !tracing::option("NO_COMPRESS");
+    config.compact = tracing::option("COMPACT");
 }
 
 void* sink_open(const std::string& path, bool replace) {

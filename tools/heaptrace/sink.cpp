@@ -10,17 +10,23 @@ namespace rt = metatf::rt;
 using hatf10::RecordType;
 
 // The writer buffers whole segments itself; smaller segments than its 1 MiB
-// default keep more of a crashed program's trace recoverable.
-constexpr std::size_t segment_bytes = std::size_t(256) << 10;
+// default keep more of a crashed program's trace recoverable. --compact:
+// larger ones, since a segment's pools start empty and zstd sees more.
+constexpr std::size_t segment_bytes = std::size_t(256) << 10, compact_segment_bytes = std::size_t(4) << 20;
+// --compact compresses on the writer's own thread, where a stronger level costs the program little.
+constexpr int compact_level = 9;
 
 rt::WriterOptions writer_options(const Config& config) {
     rt::WriterOptions options;
-    options.chunk_bytes = segment_bytes;
+    options.chunk_bytes = config.compact ? compact_segment_bytes : segment_bytes;
     options.output.replace = config.replace;
     // The narrow widths of announce() hold most values; the writer widens a
     // field where values need it and narrows it once 16 in a row fit.
     options.narrow_after = 16;
-    if (config.compress) options.compress = tracing::compress_level;
+    if (config.compress) options.compress = config.compact ? compact_level : tracing::compress_level;
+    options.background = config.compact;
+    // Its allocations are the tracer's own, not the program's.
+    options.thread_start = [] { tracing::inside = true; };
     return options;
 }
 
@@ -56,6 +62,38 @@ constexpr Layout layouts[] = {
     {RecordType::DestroyThread, 0, 0, 0, hatf10::DestroyThread::thread_field, hatf10::DestroyThread::time_field},
 };
 
+// --compact: addresses as references to the values of two pools
+// (docs/trace-format.md, 5.3; the layout is in docs/tracers.md), a fixed
+// choice like the one `mtf recode` makes most often on heap traces: pool 1
+// holds the live blocks, pool 2 the freed ones. An alloc's address is most
+// often a block freed lately (allocators reuse them): it names one of
+// pool 2 and joins pool 1; a free's names one of pool 1 and joins pool 2.
+// A realloc record names its blocks ahead of the alloc and free records
+// that follow it (docs/formats.md): the old block is one of pool 1 and the
+// new one of pool 2, and each field feeds its own pool again, so the value
+// moves to the front, where the next record finds it. A value not in its
+// pool is an escape followed by its difference from the field's last such
+// value (new blocks climb).
+void refer(hatf10::Writer& w, const Layout& l) {
+    constexpr std::uint64_t live = 1, freed = 2, pool_only = 0;
+    // A block is freed from anywhere among the live ones (a hash's deletes),
+    // but allocated mostly from the last few freed.
+    constexpr std::uint32_t live_width = 2;
+    const auto refers = [&](std::uint32_t field, std::uint64_t from, std::uint64_t to) {
+        w.set_interpretation(l.type, field, rt::MetaOp::predict, from, pool_only);
+        w.set_interpretation(l.type, field, rt::MetaOp::feed, to);
+        w.set_width(l.type, field, from == live ? live_width : 1);
+    };
+    if (l.type == RecordType::Alloc) return refers(l.address, freed, live);
+    if (l.type == RecordType::Free) return refers(l.address, live, freed);
+    // realloc(p, n) in place keeps p live; realloc(NULL, n) has no old block, realloc(p, 0) no new one.
+    if (l.new_address == 0) return;
+    if (l.type != RecordType::ReallocAlloc) refers(l.address, live, live);
+    if (l.type == RecordType::ReallocAllocFree || l.type == RecordType::ReallocAlloc) refers(l.new_address, freed, freed);
+    // In place, the new address is the old one: the same reference, fed no second time.
+    if (l.type == RecordType::ReallocNoAlloc) refers(l.new_address, live, 0);
+}
+
 }  // namespace
 
 // Narrow encodings, set by metadata at the start: most values fit them, and
@@ -75,6 +113,7 @@ void Sink::announce(const Config& config, std::uint64_t start_time) {
             w_.set_interpretation(l.type, field, rt::MetaOp::delta, 0);
             w_.set_width(l.type, field, address_width);
         }
+        if (config.compact) refer(w_, l);
         if (l.size != 0) w_.set_width(l.type, l.size, size_width);
         if (config.threads) {
             w_.set_interpretation(l.type, l.thread, rt::MetaOp::base_offset, pid);
