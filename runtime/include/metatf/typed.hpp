@@ -1136,19 +1136,40 @@ private:
     template <typename Record>
     [[gnu::noinline]] void adapt(const Record& o) {
         using D = detail::Desc<Codec, Record>;
-        const FieldState* s = w_.states(D::slot);
-        detail::Needs<D> need{s};
-        detail::members(o, need);
-        for (std::uint32_t f = 0; f < D::record.field_count; ++f) {
-            const FieldFit fit = need.need[f].fit;
-            if (fit.to_none) w_.metadata(D::slot, f, MetaOp::none);
-            if (fit.to_unit_one) w_.metadata(D::slot, f, MetaOp::unit, 1);
-            if (!fit.sized || !s[f].sized_by_width()) continue;
-            const std::uint32_t current = s[f].stored_width();
-            if (fit.width > current) w_.metadata(D::slot, f, MetaOp::width, fit.width);
-            // Never to width 0: a field that stores nothing only says its value repeats.
-            if (!runs_.empty()) narrow(D::slot, f, std::max(fit.width, 1u), current);
+        if constexpr (D::flat()) {
+            // One value a field: each is decided as it is visited, with no table of needs.
+            detail::members(o, FitEach<D>{*this});
+        } else {
+            detail::Needs<D> need{w_.states(D::slot)};
+            detail::members(o, need);
+            for (std::uint32_t f = 0; f < D::record.field_count; ++f) fit(D::slot, f, need.need[f].fit);
         }
+    }
+
+    // adapt() of a flat record: fit() of each integer field's one value.
+    template <typename D>
+    struct FitEach {
+        TypedWriter& t;
+        template <std::uint32_t I, typename Member>
+        METATF_INLINE void field(detail::Index<I>, const Member& m) const {
+            if constexpr (!std::is_same_v<Member, detail::Bytes> && !std::is_floating_point_v<Member>) {
+                const FieldState& s = t.w_.states(D::slot)[I];
+                if (!codes(s.kind)) t.fit(D::slot, I, fit_value(s, detail::bits_of(m), s.previous));
+            }
+        }
+    };
+
+    // The metadata field f of `slot` needs for a record whose values need `fit`.
+    METATF_INLINE void fit(std::uint32_t slot, std::uint32_t f, const FieldFit& fit) {
+        if (!fit.sized) return;
+        if (fit.to_none) w_.metadata(slot, f, MetaOp::none);
+        if (fit.to_unit_one) w_.metadata(slot, f, MetaOp::unit, 1);
+        const FieldState& s = w_.states(slot)[f];
+        if (!s.sized_by_width()) return;
+        const std::uint32_t current = s.stored_width();
+        if (fit.width > current) w_.metadata(slot, f, MetaOp::width, fit.width);
+        // Never to width 0: a field that stores nothing only says its value repeats.
+        if (!runs_.empty()) narrow(slot, f, std::max(fit.width, 1u), current);
     }
 
     // narrow_after's count for field f of `slot`, whose value needs `width` of its `current` bytes.
