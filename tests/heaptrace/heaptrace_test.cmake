@@ -51,28 +51,26 @@ endfunction()
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
+# 8 threads and the main one, then a fork, threads and times recorded, with
+# the tracer's further options: every event of the parent's and the child's
+# traces checked against what the workload did.
+function(threads_and_fork pattern)
+  trace_workload(${ARGN} --threads --time -o "${WORK_DIR}/${pattern}" -- ${WORKLOAD} 8 3000 fork)
+  run(0 ${CHECK} "${WORK_DIR}/notes.txt" "${WORK_DIR}/${pattern}" --threads --time)
+  message(STATUS "${out}")
+  check_all(traces)
+  list(LENGTH traces n)
+  if(NOT n EQUAL 2)
+    message(FATAL_ERROR "expected the parent's and the child's trace, got: ${traces}")
+  endif()
+endfunction()
+
 if(SCENARIO STREQUAL "threads")
-  # 8 threads and the main one, then a fork; threads and times recorded.
-  trace_workload(--threads --time -o "${WORK_DIR}/t.%p.mtf" -- ${WORKLOAD} 8 3000 fork)
-  run(0 ${CHECK} "${WORK_DIR}/notes.txt" "${WORK_DIR}/t.%p.mtf" --threads --time)
-  message(STATUS "${out}")
-  check_all(traces)
-  list(LENGTH traces n)
-  if(NOT n EQUAL 2)
-    message(FATAL_ERROR "expected the parent's and the child's trace, got: ${traces}")
-  endif()
+  threads_and_fork(t.%p.mtf)
 elseif(SCENARIO STREQUAL "compact")
-  # --compact: pool references, segments written on the writer's thread,
-  # across 8 threads and a fork; every event checked as above. Smaller than
-  # the default trace of the same run.
-  trace_workload(--compact --threads --time -o "${WORK_DIR}/c.%p.mtf" -- ${WORKLOAD} 8 3000 fork)
-  run(0 ${CHECK} "${WORK_DIR}/notes.txt" "${WORK_DIR}/c.%p.mtf" --threads --time)
-  message(STATUS "${out}")
-  check_all(traces)
-  list(LENGTH traces n)
-  if(NOT n EQUAL 2)
-    message(FATAL_ERROR "expected the parent's and the child's trace, got: ${traces}")
-  endif()
+  # --compact: pool references, segments written on the writer's thread.
+  # Smaller than the default trace of the same run.
+  threads_and_fork(c.%p.mtf --compact)
   trace_workload(--compact -o "${WORK_DIR}/one.mtf" -- ${WORKLOAD} 0 20000)
   run(0 ${CHECK} "${WORK_DIR}/notes.txt" "${WORK_DIR}/one.mtf" --live)
   run(0 ${MTF} stats "${WORK_DIR}/one.mtf")
