@@ -139,7 +139,7 @@ void TraceWriter::finish_segments() {
         failed_ = true;
         throw;
     }
-}  // the OutputFile removes its temporary unless committed
+}
 
 void TraceWriter::emit(const std::byte* data, std::size_t n) {
     try {

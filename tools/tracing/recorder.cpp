@@ -227,7 +227,9 @@ unsigned head = 0, queued = 0;           // queue_mutex
 bool stopping = false;                   // queue_mutex: the writer thread ends when the queue is empty
 pthread_t writer;
 bool writer_running = false;             // mutex; false: events are written at once (no thread could start)
-bool writer_failed = false;              // mutex: mapping the batches or starting the thread failed
+// mutex: mapping the batches or starting the thread failed, or the exit
+// flush stopped it: events are written at once from then on.
+bool writer_off = false;
 
 Batch& filling() { return batches[(head + queued) % batch_count]; }  // with mutex held; queued < batch_count
 
@@ -255,12 +257,12 @@ void* writer_main(void*) {
 // With `mutex` held: maps the batches and starts the writer thread, once a
 // process; false when it cannot (events are then written at once).
 bool start_writer() {
-    if (writer_running || writer_failed) return writer_running;
+    if (writer_running || writer_off) return writer_running;
     const std::size_t bytes = std::size_t(batch_capacity) * (sizeof(std::uint32_t) + tracer.event_size);
     for (Batch& b : batches) {
         if (b.tids) continue;
         void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (memory == MAP_FAILED) return !(writer_failed = true);
+        if (memory == MAP_FAILED) return !(writer_off = true);
         b.tids = static_cast<std::uint32_t*>(memory);
         b.events = static_cast<unsigned char*>(memory) + std::size_t(batch_capacity) * sizeof(std::uint32_t);
     }
@@ -273,7 +275,7 @@ bool start_writer() {
     ::pthread_mutex_unlock(&sink_mutex);
     stopping = false;
     writer_running = ::pthread_create(&writer, nullptr, writer_main, nullptr) == 0;
-    writer_failed = !writer_running;
+    writer_off = !writer_running;
     return writer_running;
 }
 
@@ -308,6 +310,7 @@ void stop_writer() {
     ::pthread_mutex_unlock(&queue_mutex);
     ::pthread_join(writer, nullptr);
     writer_running = false;
+    writer_off = true;  // a thread's last events after the exit flush start no new one
 }
 
 // With `mutex` held (and the log's lock, when the log is shared): the
@@ -467,7 +470,7 @@ void after_fork_child() {
     ::pthread_mutex_init(&sink_mutex, nullptr);
     ::pthread_mutex_init(&queue_mutex, nullptr);
     ::pthread_cond_init(&queue_changed, nullptr);
-    writer_running = writer_failed = stopping = false;  // the parent's thread is not here; this process starts its own
+    writer_running = writer_off = stopping = false;  // the parent's thread is not here; this process starts its own
     head = queued = 0;
     child = true;
     image = 0;
