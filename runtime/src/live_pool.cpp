@@ -19,23 +19,23 @@ unsigned bit_from_top(std::uint64_t word, std::uint64_t above) {
 std::size_t ValueIndex::slot_of(std::uint64_t key) const {
     const std::size_t mask = slots_.size() - 1;
     std::size_t i = home(key);
-    while (slots_[i].position != none && slots_[i].key != key) i = (i + 1) & mask;
+    while (!empty(slots_[i]) && slots_[i].key != key) i = (i + 1) & mask;
     return i;
 }
 
-const std::size_t* ValueIndex::find(std::uint64_t key) const {
+const ValueIndex::Ends* ValueIndex::find(std::uint64_t key) const {
     if (size_ == 0) return nullptr;
     const Slot& s = slots_[slot_of(key)];
-    return s.position == none ? nullptr : &s.position;
+    return empty(s) ? nullptr : &s.ends;
 }
 
-std::pair<std::size_t*, bool> ValueIndex::try_emplace(std::uint64_t key, std::size_t position) {
+std::pair<ValueIndex::Ends*, bool> ValueIndex::try_emplace(std::uint64_t key, Ends ends) {
     if (2 * (size_ + 1) > slots_.size()) grow();  // at most half full: short probes
     Slot& s = slots_[slot_of(key)];
-    if (s.position != none) return {&s.position, false};
-    s = {key, position};
+    if (!empty(s)) return {&s.ends, false};
+    s = {key, ends};
     ++size_;
-    return {&s.position, true};
+    return {&s.ends, true};
 }
 
 // Backward-shift deletion: the entries after the hole that may live there
@@ -43,7 +43,7 @@ std::pair<std::size_t*, bool> ValueIndex::try_emplace(std::uint64_t key, std::si
 void ValueIndex::erase(std::uint64_t key) {
     const std::size_t mask = slots_.size() - 1;
     std::size_t hole = slot_of(key);
-    for (std::size_t j = (hole + 1) & mask; slots_[j].position != none; j = (j + 1) & mask) {
+    for (std::size_t j = (hole + 1) & mask; !empty(slots_[j]); j = (j + 1) & mask) {
         const std::size_t h = home(slots_[j].key);
         // The entry at j stays when its home lies cyclically in (hole, j].
         const bool stays = hole < j ? (hole < h && h <= j) : (hole < h || h <= j);
@@ -51,7 +51,7 @@ void ValueIndex::erase(std::uint64_t key) {
         slots_[hole] = slots_[j];
         hole = j;
     }
-    slots_[hole].position = none;
+    slots_[hole].ends = {};
     --size_;
 }
 
@@ -61,7 +61,7 @@ void ValueIndex::grow() {
     slots_.assign(n, Slot{});
     shift_ = 64 - static_cast<unsigned>(std::countr_zero(n));
     for (const Slot& s : old) {
-        if (s.position != none) slots_[slot_of(s.key)] = s;
+        if (!empty(s)) slots_[slot_of(s.key)] = s;
     }
 }
 
@@ -71,6 +71,8 @@ void ValueIndex::grow() {
 void LivePool::add(std::uint64_t value) {
     const std::size_t p = values_.size();
     values_.push_back(value);
+    older_.push_back(unlinked);
+    newer_.push_back(unlinked);
     if (p % group == 0) groups_.push_back(0);
     if (p % span == 0) spans_.push_back(0);
     if (p % block == 0) {
@@ -82,7 +84,13 @@ void LivePool::add(std::uint64_t value) {
     ++spans_.back();
     ++groups_.back();
     ++live_;
-    index(p);
+    index_newest(p);
+    if (edge_ == none) {
+        edge_ = p;
+    } else if (live_ > window_) {  // the oldest value the index covered is one too far back now
+        unindex(edge_);
+        edge_ = next_alive(edge_);
+    }
     if (live_ > max_live) remove(*at_back(live_ - 1));
     if (values_.size() > 2 * live_ + 4096) compact();
 }
@@ -108,10 +116,41 @@ std::uint64_t LivePool::back_of(std::size_t position) const {
     return back;
 }
 
-std::optional<std::size_t> LivePool::find(std::uint64_t value) const {
-    const std::size_t* p = newest_.find(value);
-    if (!p) return std::nullopt;
-    return *p;
+// There is one (the caller knows): empty spans are skipped whole.
+std::size_t LivePool::next_alive(std::size_t p) const {
+    std::size_t b = p / block;
+    std::uint64_t w = words_[b] & (~std::uint64_t(1) << (p % block));
+    while (w == 0) {
+        ++b;
+        while (b % 64 == 0 && spans_[b / 64] == 0) b += 64;
+        w = words_[b];
+    }
+    return block * b + static_cast<std::size_t>(std::countr_zero(w));
+}
+
+std::size_t LivePool::prev_alive(std::size_t p) const {
+    std::size_t b = p / block;
+    std::uint64_t w = words_[b] & ((std::uint64_t(1) << (p % block)) - 1);
+    while (w == 0) {
+        if (b == 0) return none;
+        --b;
+        while (b % 64 == 63 && spans_[b / 64] == 0) {
+            if (b < 64) return none;
+            b -= 64;
+        }
+        w = words_[b];
+    }
+    return block * b + 63 - static_cast<std::size_t>(std::countl_zero(w));
+}
+
+std::optional<std::size_t> LivePool::find(std::uint64_t value, std::uint64_t reach) const {
+    if (reach > window_ && live_ > window_) {
+        window_ = std::bit_ceil(std::min(reach, max_live));
+        rebuild();
+    }
+    const ValueIndex::Ends* e = index_.find(value);
+    if (!e) return std::nullopt;
+    return e->newest;
 }
 
 void LivePool::remove(std::size_t position) {
@@ -121,22 +160,53 @@ void LivePool::remove(std::size_t position) {
     --spans_[position / span];
     --groups_[position / group];
     --live_;
-    // The newest copy left: an older live copy of the same value, if any.
-    std::size_t* newest = newest_.find(values_[position]);
-    if (!newest || *newest != position) return;
-    std::size_t p = same_before_[position];
-    while (p != none && !alive(p)) p = same_before_[p];
-    if (p == none) {
-        newest_.erase(values_[position]);
-    } else {
-        *newest = p;
+    if (position < edge_) return;  // older than the window: the index is as it was
+    unindex(position);
+    if (live_ >= window_) {  // the newest value older than the window moves into it
+        edge_ = prev_alive(edge_);
+        index_oldest(edge_);
+    } else if (position == edge_) {
+        edge_ = live_ == 0 ? none : next_alive(position);
     }
 }
 
-void LivePool::index(std::size_t position) {
-    const auto [newest, added] = newest_.try_emplace(values_[position], position);
-    same_before_.push_back(added ? none : *newest);
-    *newest = position;
+void LivePool::index_newest(std::size_t position) const {
+    const auto p = static_cast<std::uint32_t>(position);
+    const auto [ends, added] = index_.try_emplace(values_[position], {p, p});
+    if (added) return;
+    older_[position] = ends->newest;
+    newer_[ends->newest] = p;
+    ends->newest = p;
+}
+
+void LivePool::index_oldest(std::size_t position) const {
+    const auto p = static_cast<std::uint32_t>(position);
+    const auto [ends, added] = index_.try_emplace(values_[position], {p, p});
+    if (added) return;
+    newer_[position] = ends->oldest;
+    older_[ends->oldest] = p;
+    ends->oldest = p;
+}
+
+void LivePool::unindex(std::size_t position) const {
+    const std::uint32_t older = older_[position], newer = newer_[position];
+    older_[position] = newer_[position] = unlinked;
+    if (older == unlinked && newer == unlinked) return index_.erase(values_[position]);
+    ValueIndex::Ends& ends = *index_.find(values_[position]);
+    (newer == unlinked ? ends.newest : older_[newer]) = older;
+    (older == unlinked ? ends.oldest : newer_[older]) = newer;
+}
+
+// The index again, for the newest window_ live values, oldest first.
+void LivePool::rebuild() const {
+    index_.clear();
+    std::fill(older_.begin(), older_.end(), unlinked);
+    std::fill(newer_.begin(), newer_.end(), unlinked);
+    edge_ = live_ == 0 ? none : *at_back(std::min(live_, window_) - 1);
+    if (edge_ == none) return;
+    for (std::size_t p = edge_; p < values_.size(); ++p) {
+        if (alive(p)) index_newest(p);
+    }
 }
 
 void LivePool::compact() {
@@ -145,6 +215,8 @@ void LivePool::compact() {
         if (alive(p)) values_[n++] = values_[p];
     }
     values_.resize(n);
+    older_.resize(n);
+    newer_.resize(n);
     words_.assign((n + block - 1) / block, ~std::uint64_t(0));
     blocks_.assign(words_.size(), static_cast<std::uint8_t>(block));
     spans_.assign((n + span - 1) / span, static_cast<std::uint32_t>(span));
@@ -155,9 +227,7 @@ void LivePool::compact() {
     if (n % span != 0) spans_.back() = static_cast<std::uint32_t>(n % span);
     groups_.assign((n + group - 1) / group, static_cast<std::uint32_t>(group));
     if (n % group != 0) groups_.back() = static_cast<std::uint32_t>(n % group);
-    newest_.clear();
-    same_before_.clear();
-    for (std::size_t p = 0; p < n; ++p) index(p);
+    rebuild();
 }
 
 std::optional<std::uint64_t> LivePools::value_back(std::uint8_t pool, std::uint64_t back) const {
@@ -165,8 +235,8 @@ std::optional<std::uint64_t> LivePools::value_back(std::uint8_t pool, std::uint6
     return p ? std::optional<std::uint64_t>(at(pool).value(*p)) : std::nullopt;
 }
 
-std::optional<LivePools::Found> LivePools::find(std::uint8_t pool, std::uint64_t value) const {
-    const auto p = at(pool).find(value);
+std::optional<LivePools::Found> LivePools::find(std::uint8_t pool, std::uint64_t value, std::uint64_t reach) const {
+    const auto p = at(pool).find(value, reach);
     if (!p) return std::nullopt;
     return Found{*p, at(pool).back_of(*p)};
 }

@@ -195,8 +195,8 @@ void TraceWriter::write_bytes(FieldState& s, std::span<const std::byte> data, st
 // A `live` field stores how far back its value is in its pool (live_pool.hpp),
 // or, when it is not there or too far back for the width, the escape and the value.
 void TraceWriter::put_live(FieldState& s, std::uint64_t value) {
-    const auto found = pools_.find(s.pool, value);
     const std::uint64_t escape = live_escape(s.width);
+    const auto found = pools_.find(s.pool, value, escape);
     if (found && found->back < escape) {
         append_raw(found->back, s.width);
         pools_.refer(s.pool, *found);
@@ -215,7 +215,7 @@ void TraceWriter::put_predicted(FieldState& s, std::uint64_t value) {
     const std::uint64_t predictors = s.predictors;
     std::optional<std::uint64_t> code;
     if (s.pool != 0) {
-        const auto found = pools_.find(s.pool, value);
+        const auto found = pools_.find(s.pool, value, escape - predictors);
         if (found && found->back < escape - predictors) {
             code = predictors + found->back;
             pools_.refer(s.pool, *found);

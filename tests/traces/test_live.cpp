@@ -71,6 +71,41 @@ TEST_CASE("a pool agrees with a list of live values through adds, references and
     CHECK(writer.back_of(1, 5000) == std::nullopt);
 }
 
+TEST_CASE("a pool whose look-ups reach a few hundred values back finds the newest copy within them, against a list") {
+    // The index covers only the newest values a look-up can reach; values
+    // enter it from below as newer ones leave, and leave it as new ones come.
+    // Few distinct values, so most are live several times over; now and then
+    // a look-up reaches further and the index widens.
+    rt::LivePools writer;
+    Model model;
+    std::mt19937_64 rng(5);
+    for (int step = 0; step < 300000; ++step) {
+        const bool widen = step > 150000 && rng() % 5000 == 0;
+        const std::uint64_t reach = widen ? 1 + rng() % 5000 : 1 + rng() % 300;
+        if (rng() % 100 < 52 || model.live.empty()) {
+            const std::uint64_t v = rng() % 400;
+            writer.feed(1, v);
+            model.add(v);
+        } else {
+            const std::uint64_t back = rng() % 4 == 0 ? rng() % model.live.size() : rng() % std::min<std::size_t>(reach, model.live.size());
+            const std::uint64_t v = model.live[model.live.size() - 1 - back];
+            const auto expected = model.back_of(v);
+            const auto found = writer.find(1, v, reach);
+            if (*expected < reach) {
+                REQUIRE(found);
+                REQUIRE(found->back == *expected);
+            }
+            if (found) {
+                REQUIRE(writer.value_back(1, found->back) == v);  // a live copy, wherever it is
+                writer.refer(1, *found);
+                model.live.erase(model.live.end() - 1 - static_cast<std::ptrdiff_t>(found->back));
+            }
+        }
+        writer.end_record();
+        REQUIRE(writer.live(1) == model.live.size());
+    }
+}
+
 TEST_CASE("a writer's value index agrees with std::unordered_map through growth and deletions") {
     rt::ValueIndex index;
     std::unordered_map<std::uint64_t, std::size_t> model;
@@ -79,20 +114,21 @@ TEST_CASE("a writer's value index agrees with std::unordered_map through growth 
         // Heap-like keys, 16 bytes apart in a few regions, so probes collide and wrap.
         const std::uint64_t key = (rng() % 3) << 40 | (rng() % 20000) << 4;
         if (rng() % 3 != 0) {
-            const auto [position, added] = index.try_emplace(key, step);
+            const auto position = static_cast<std::uint32_t>(step);
+            const auto [ends, added] = index.try_emplace(key, {position, position});
             const auto [it, model_added] = model.try_emplace(key, step);
             REQUIRE(added == model_added);
-            REQUIRE(*position == it->second);
+            REQUIRE(ends->newest == it->second);
         } else if (model.erase(key)) {
             index.erase(key);
         }
         const std::uint64_t probe = (rng() % 3) << 40 | (rng() % 20000) << 4;
         const auto it = model.find(probe);
-        const std::size_t* found = index.find(probe);
+        const auto* found = index.find(probe);
         REQUIRE((found != nullptr) == (it != model.end()));
-        if (found) REQUIRE(*found == it->second);
+        if (found) REQUIRE(found->newest == it->second);
     }
-    for (const auto& [key, position] : model) REQUIRE(*index.find(key) == position);
+    for (const auto& [key, position] : model) REQUIRE(index.find(key)->newest == position);
 }
 
 TEST_CASE("a pool drops its oldest value past max_live") {

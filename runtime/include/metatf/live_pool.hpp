@@ -27,20 +27,29 @@ namespace metatf::rt {
 // At most this many values of a pool are live: adding one more drops the oldest.
 inline constexpr std::uint64_t max_live = std::uint64_t(1) << 20;
 
-// A writer's index from a value to a position: open addressing with linear
-// probing, every key in one array. A writer looks up every value a pool
-// field stores; std::unordered_map's node per entry cost a malloc at each
-// add() and a cache miss at each look-up.
+// A writer's index from a value to the newest and the oldest position its
+// live copies hold: open addressing with linear probing, every key in one
+// array. A writer looks up every value a pool field stores;
+// std::unordered_map's node per entry cost a malloc at each add() and a
+// cache miss at each look-up. Positions stay under 2^22 (LivePool::compact).
 class ValueIndex {
 public:
-    static constexpr std::size_t none = ~std::size_t(0);
-    // The position of `key`, or null.
-    const std::size_t* find(std::uint64_t key) const;
-    std::size_t* find(std::uint64_t key) { return const_cast<std::size_t*>(std::as_const(*this).find(key)); }
-    // The entry of `key`, added with `position` when it is not there; whether it was added.
-    std::pair<std::size_t*, bool> try_emplace(std::uint64_t key, std::size_t position);
+    static constexpr std::uint32_t none = ~std::uint32_t(0);
+    struct Ends {
+        std::uint32_t newest = none, oldest = none;  // newest none: an empty slot
+    };
+    // The entry of `key`, or null.
+    const Ends* find(std::uint64_t key) const;
+    Ends* find(std::uint64_t key) { return const_cast<Ends*>(std::as_const(*this).find(key)); }
+    // The entry of `key`, added as `ends` when it is not there; whether it was added.
+    std::pair<Ends*, bool> try_emplace(std::uint64_t key, Ends ends);
     // Takes out `key`, which is there.
     void erase(std::uint64_t key);
+    // Starts loading the slot where a look-up of `key` begins (a hint only):
+    // a large pool's index is far bigger than the caches.
+    void prefetch(std::uint64_t key) const {
+        if (!slots_.empty()) __builtin_prefetch(&slots_[home(key)]);
+    }
     // Empties it, keeping its room: a pool compacts often when few values are live.
     void clear() {
         std::fill(slots_.begin(), slots_.end(), Slot{});
@@ -50,8 +59,9 @@ public:
 private:
     struct Slot {
         std::uint64_t key = 0;
-        std::size_t position = none;  // none: empty
+        Ends ends;
     };
+    static bool empty(const Slot& s) { return s.ends.newest == none; }
     std::size_t home(std::uint64_t key) const { return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15u) >> shift_); }
     std::size_t slot_of(std::uint64_t key) const;  // where key is, or the empty slot it would go in
     void grow();
@@ -75,8 +85,10 @@ public:
     // How many live values come after the one at `position`.
     std::uint64_t back_of(std::size_t position) const;
     std::uint64_t value(std::size_t position) const { return values_[position]; }
-    // The position of the newest live copy of `value`, if any.
-    std::optional<std::size_t> find(std::uint64_t value) const;
+    // The position of the newest live copy of `value` when fewer than
+    // `reach` live values came after it; otherwise none, or an older copy.
+    std::optional<std::size_t> find(std::uint64_t value, std::uint64_t reach = max_live) const;
+    void prefetch(std::uint64_t value) const { index_.prefetch(value); }
 
 private:
     // Positions in blocks of 64 (a word of alive bits and a count each),
@@ -86,6 +98,8 @@ private:
     // 2 max_live + 4096), 64 spans and 64 blocks however far back it is.
     static constexpr std::size_t block = 64, span = 64 * block, group = 64 * span;
     bool alive(std::size_t p) const { return (words_[p / block] >> (p % block) & 1) != 0; }
+    std::size_t next_alive(std::size_t p) const;  // the first live position after p
+    std::size_t prev_alive(std::size_t p) const;  // the last live position before p, or none
     void compact();
 
     std::uint64_t live_ = 0;
@@ -94,10 +108,24 @@ private:
     std::vector<std::uint8_t> blocks_;   // live values of each block
     std::vector<std::uint32_t> spans_;   // live values of each span
     std::vector<std::uint32_t> groups_;  // live values of each group
-    // Value -> its newest live position, and by position the one before it with the same value.
-    ValueIndex newest_;
-    std::vector<std::size_t> same_before_;
-    void index(std::size_t position);
+
+    // The index covers only the newest `window_` live values (all of them
+    // when fewer are live): a writer whose references reach a few hundred
+    // values back keeps an index that fits the caches however many values
+    // are live (the freed blocks of a long heap trace: up to max_live).
+    // find() widens it to the reach asked for. It is a cache of what the
+    // positions hold, so a const find() may rebuild it.
+    static constexpr std::uint32_t unlinked = ValueIndex::none;
+    void index_newest(std::size_t position) const;  // a value added, or the window rebuilt from its oldest up
+    void index_oldest(std::size_t position) const;  // an older value the window reaches now
+    void unindex(std::size_t position) const;       // a value that leaves the window or the pool
+    void rebuild() const;
+    mutable std::uint64_t window_ = 256;
+    mutable std::size_t edge_ = none;  // the oldest position the index covers; none: no value is live
+    // Value -> its newest and oldest indexed positions, and by position the
+    // next older and newer indexed copy of the same value.
+    mutable ValueIndex index_;
+    mutable std::vector<std::uint32_t> older_, newer_;
 };
 
 // The pools of a writer (numbered 1 to max_pool), with the changes the
@@ -109,13 +137,19 @@ public:
         std::size_t position;
         std::uint64_t back;
     };
-    std::optional<Found> find(std::uint8_t pool, std::uint64_t value) const;
+    // The newest live copy of `value` if fewer than `reach` live values came after it (otherwise none, or an older copy).
+    std::optional<Found> find(std::uint8_t pool, std::uint64_t value, std::uint64_t reach = max_live) const;
     // How far back `value` is in `pool`, if it is live there.
     std::optional<std::uint64_t> back_of(std::uint8_t pool, std::uint64_t value) const {
         const auto f = find(pool, value);
         return f ? std::optional<std::uint64_t>(f->back) : std::nullopt;
     }
     bool holds(std::uint8_t pool, std::uint64_t value) const { return at(pool).find(value).has_value(); }
+    // A hint that `value` will be looked up in the pools soon: a writer that
+    // sees its values coming starts the cache misses of their look-ups early.
+    void prefetch(std::uint64_t value) const {
+        for (const LivePool& p : pools_) p.prefetch(value);
+    }
     // The value `back` places from the newest of `pool`, if there are that many (the pool unchanged).
     std::optional<std::uint64_t> value_back(std::uint8_t pool, std::uint64_t back) const;
     // The value find() found leaves `pool` at the record's end.
