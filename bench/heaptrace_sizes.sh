@@ -38,13 +38,13 @@ measure() {  # NAME TRACER_OPTIONS... -- COMMAND...
   shift
   local untraced
   untraced=$(fastest env "${env[@]}" "$@")
-  for setting in default compact; do
+  for setting in fast default; do
     local extra=()
-    [ "$setting" = compact ] && extra=(--compact)
+    [ "$setting" = fast ] && extra=(--fast)
     local file=$out/$name.$setting.mtf
     local t
     t=$(fastest env "${env[@]}" "$trace" -f "${opts[@]}" "${extra[@]}" -o "$file" -- "$@")
-    [ "$setting" = default ] && "$mtf" recode -f --compress "$file" "$out/$name.recoded.mtf"
+    [ "$setting" = fast ] && "$mtf" recode -f --compress "$file" "$out/$name.recoded.mtf"
     local n bytes recoded
     n=$(events "$file")
     bytes=$(stat -c %s "$file")

@@ -177,8 +177,8 @@ def measure_io(args, out):
 
 def measure_heap(args, out):
     """The heap tracers on allocation-heavy programs."""
-    # As it writes by default (zstd chunks), with --compact and with --no-compress.
-    tools = [MetaTF(args.heaptrace, args.mtf), MetaTF(args.heaptrace, args.mtf, ("--time", "--compact"), "heap-compact.mtf"),
+    # As it writes by default (pool references, zstd segments on a thread), with --fast and with --no-compress.
+    tools = [MetaTF(args.heaptrace, args.mtf), MetaTF(args.heaptrace, args.mtf, ("--time", "--fast"), "heap-fast.mtf"),
              MetaTF(args.heaptrace, args.mtf, ("--time", "--no-compress"), "heap-raw.mtf")]
     tools.append(Lttng()) if shutil.which("lttng") else print("note: lttng not found, skipped", file=sys.stderr)
     tools.append(Heaptrack()) if shutil.which("heaptrack") else print("note: heaptrack not found, skipped", file=sys.stderr)

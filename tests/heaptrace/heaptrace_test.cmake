@@ -67,20 +67,22 @@ endfunction()
 
 if(SCENARIO STREQUAL "threads")
   threads_and_fork(t.%p.mtf)
-elseif(SCENARIO STREQUAL "compact")
-  # --compact: pool references, segments written on the writer's thread.
-  # Smaller than the default trace of the same run.
-  threads_and_fork(c.%p.mtf --compact)
-  trace_workload(--compact -o "${WORK_DIR}/one.mtf" -- ${WORKLOAD} 0 20000)
-  run(0 ${CHECK} "${WORK_DIR}/notes.txt" "${WORK_DIR}/one.mtf" --live)
-  run(0 ${MTF} stats "${WORK_DIR}/one.mtf")
-  expect("${out}" "free")
-  trace_workload(-o "${WORK_DIR}/default.mtf" -- ${WORKLOAD} 0 20000)
-  file(SIZE "${WORK_DIR}/one.mtf" compact_size)
-  file(SIZE "${WORK_DIR}/default.mtf" default_size)
-  if(NOT compact_size LESS default_size)
-    message(FATAL_ERROR "--compact wrote ${compact_size} bytes, the default ${default_size}")
-  endif()
+elseif(SCENARIO STREQUAL "fast")
+  # --fast: addresses as deltas, small segments compressed in place; larger
+  # than the default trace of the same run (pool references, segments
+  # written on the writer's thread), which --compact asks for by name.
+  threads_and_fork(f.%p.mtf --fast)
+  foreach(name_options IN ITEMS "fast;--fast" "default" "compact;--fast;--compact")
+    list(POP_FRONT name_options name)
+    trace_workload(${name_options} -o "${WORK_DIR}/${name}.mtf" -- ${WORKLOAD} 0 20000)
+    run(0 ${CHECK} "${WORK_DIR}/notes.txt" "${WORK_DIR}/${name}.mtf" --live)
+    file(SIZE "${WORK_DIR}/${name}.mtf" ${name}_size)
+  endforeach()
+  foreach(name IN ITEMS default compact)
+    if(NOT ${name}_size LESS fast_size)
+      message(FATAL_ERROR "the ${name} trace is ${${name}_size} bytes, the --fast one ${fast_size}")
+    endif()
+  endforeach()
 elseif(SCENARIO STREQUAL "single")
   # One thread, the default options, a fixed name: the child adds its pid.
   trace_workload(-o "${WORK_DIR}/s.mtf" ${WORKLOAD} 0 3000 fork)
@@ -117,9 +119,9 @@ elseif(SCENARIO STREQUAL "no_fork")
 elseif(SCENARIO STREQUAL "quick_exit")
   # _exit() skips the exit flush: the trace stays a .partial file, which
   # readers refuse and mtf recover saves the complete segments of. 12000
-  # iterations make about 180 thousand records, several 256 KiB segments
-  # at the tracer's 6-10 bytes per record.
-  run(0 ${TRACER} -o "${WORK_DIR}/q.mtf" -- ${WORKLOAD} 0 12000 quick-exit)
+  # iterations make about 180 thousand records, several of --fast's 256 KiB
+  # segments at 6-10 bytes per record (the default's are 4 MiB).
+  run(0 ${TRACER} --fast -o "${WORK_DIR}/q.mtf" -- ${WORKLOAD} 0 12000 quick-exit)
   if(EXISTS "${WORK_DIR}/q.mtf")
     message(FATAL_ERROR "a trace finished after _exit()")
   endif()

@@ -34,7 +34,7 @@ struct Config {
     bool fork = true;              // a forked child writes its own trace
     bool replace = false;          // an existing output may be replaced
     bool compress = true;          // zstd chunks and DTD text, as the trace is written
-    bool compact = false;          // addresses as pool references, larger segments compressed on a thread
+    bool compact = true;           // addresses as pool references, larger segments compressed on a thread (not --fast)
 };
 
 }  // namespace metatf::heaptrace

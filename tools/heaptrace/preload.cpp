@@ -47,7 +47,8 @@ void setup() {
     config.threads = tracing::option("THREADS");
     config.time = tracing::option("TIME");
     config.compress = !tracing::option("NO_COMPRESS");
-    config.compact = tracing::option("COMPACT");
+    // --compact, the default since --fast came, still wins over --fast.
+    config.compact = !tracing::option("FAST") || tracing::option("COMPACT");
 }
 
 void* sink_open(const std::string& path, bool replace) {
@@ -59,6 +60,8 @@ void* sink_open(const std::string& path, bool replace) {
 void sink_write(void* sink, std::uint32_t tid, const void* event) {
     static_cast<Sink*>(sink)->write(tid, *static_cast<const Event*>(event));
 }
+
+void sink_ahead(void* sink, const void* event) { static_cast<Sink*>(sink)->ahead(*static_cast<const Event*>(event)); }
 
 void sink_close(void* sink) { static_cast<Sink*>(sink)->close(); }
 
@@ -89,7 +92,8 @@ namespace metatf::tracing {
 static_assert(sizeof(heaptrace::Event) <= 256);
 const Tracer tracer{"metatf-heaptrace", "METATF_HEAPTRACE_", "heap.%p.mtf", sizeof(heaptrace::Event),
                     heaptrace::setup,   heaptrace::sink_open,     heaptrace::sink_write,  heaptrace::sink_close,
-                    heaptrace::sink_destroy, heaptrace::thread_event, nullptr};
+                    heaptrace::sink_destroy, heaptrace::thread_event, nullptr,
+                    heaptrace::sink_ahead};
 }  // namespace metatf::tracing
 
 // ---- the allocator's entry points -----------------------------------------------------------

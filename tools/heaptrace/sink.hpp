@@ -18,6 +18,11 @@ public:
     Sink(const std::string& path, const Config& config, std::uint64_t start_time);
 
     void write(std::uint32_t tid, const Event& e);
+    // `e` is written soon: its addresses' look-ups in the pools (all but --fast) start loading.
+    void ahead(const Event& e) {
+        w_.runtime().pools().prefetch(e.address);
+        if (e.new_address != 0) w_.runtime().pools().prefetch(e.new_address);
+    }
     // Writes the end of the trace and renames it into place.
     void close() { w_.close(); }
 

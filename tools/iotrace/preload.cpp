@@ -202,7 +202,8 @@ static_assert(sizeof(iotrace::Event) <= 256);
 const Tracer tracer{"metatf-iotrace",          "METATF_IOTRACE_",         "io.%p.mtf",
                     sizeof(iotrace::Event),     iotrace::setup,            iotrace::sink_open,
                     iotrace::sink_write,        iotrace::sink_close,       iotrace::sink_destroy,
-                    iotrace::thread_event,      iotrace::discard};
+                    iotrace::thread_event,      iotrace::discard,
+                    nullptr};
 }  // namespace metatf::tracing
 
 using namespace metatf::iotrace;

@@ -198,7 +198,11 @@ void write_now(const std::uint32_t* tids, std::uint32_t tid, unsigned char* even
     std::uint32_t i = 0;
     if (open_sink()) {
         try {
-            for (; i < n; ++i) tracer.write(sink, tids ? tids[i] : tid, events + std::size_t(i) * tracer.event_size);
+            constexpr std::uint32_t lookahead = 32;
+            for (; i < n; ++i) {
+                if (tracer.ahead && i + lookahead < n) tracer.ahead(sink, events + std::size_t(i + lookahead) * tracer.event_size);
+                tracer.write(sink, tids ? tids[i] : tid, events + std::size_t(i) * tracer.event_size);
+            }
         } catch (const std::exception& e) {
             give_up(e.what());
         }

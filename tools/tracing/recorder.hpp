@@ -33,6 +33,9 @@ struct Tracer {
     bool (*thread_event)(bool start, void* event);
     // An event the recorder drops (tracing stopped) or a forked child discards.
     void (*discard)(void* event);  // may be null
+    // A hint, some events ahead, that `event` is written soon: the sink may
+    // start the cache misses its encoding will take. May be null.
+    void (*ahead)(void* sink, const void* event);
 };
 
 // Defined by each tracer.
