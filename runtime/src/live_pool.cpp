@@ -84,7 +84,7 @@ void LivePool::add(std::uint64_t value) {
     ++spans_.back();
     ++groups_.back();
     ++live_;
-    index_newest(p);
+    index_at(p, true);
     if (edge_ == none) {
         edge_ = p;
     } else if (live_ > window_) {  // the oldest value the index covered is one too far back now
@@ -164,28 +164,23 @@ void LivePool::remove(std::size_t position) {
     unindex(position);
     if (live_ >= window_) {  // the newest value older than the window moves into it
         edge_ = prev_alive(edge_);
-        index_oldest(edge_);
+        index_at(edge_, false);
     } else if (position == edge_) {
         edge_ = live_ == 0 ? none : next_alive(position);
     }
 }
 
-void LivePool::index_newest(std::size_t position) const {
+// `position` joins the index as the newest indexed copy of its value (a
+// value added, or the window rebuilt from its oldest up) or as the oldest
+// (a value the window reaches now).
+void LivePool::index_at(std::size_t position, bool newest) const {
     const auto p = static_cast<std::uint32_t>(position);
     const auto [ends, added] = index_.try_emplace(values_[position], {p, p});
     if (added) return;
-    older_[position] = ends->newest;
-    newer_[ends->newest] = p;
-    ends->newest = p;
-}
-
-void LivePool::index_oldest(std::size_t position) const {
-    const auto p = static_cast<std::uint32_t>(position);
-    const auto [ends, added] = index_.try_emplace(values_[position], {p, p});
-    if (added) return;
-    newer_[position] = ends->oldest;
-    older_[ends->oldest] = p;
-    ends->oldest = p;
+    std::uint32_t& end = newest ? ends->newest : ends->oldest;
+    (newest ? older_ : newer_)[position] = end;
+    (newest ? newer_ : older_)[end] = p;
+    end = p;
 }
 
 void LivePool::unindex(std::size_t position) const {
@@ -205,7 +200,7 @@ void LivePool::rebuild() const {
     edge_ = live_ == 0 ? none : *at_back(std::min(live_, window_) - 1);
     if (edge_ == none) return;
     for (std::size_t p = edge_; p < values_.size(); ++p) {
-        if (alive(p)) index_newest(p);
+        if (alive(p)) index_at(p, true);
     }
 }
 

@@ -116,8 +116,7 @@ private:
     // find() widens it to the reach asked for. It is a cache of what the
     // positions hold, so a const find() may rebuild it.
     static constexpr std::uint32_t unlinked = ValueIndex::none;
-    void index_newest(std::size_t position) const;  // a value added, or the window rebuilt from its oldest up
-    void index_oldest(std::size_t position) const;  // an older value the window reaches now
+    void index_at(std::size_t position, bool newest) const;  // as its value's newest or oldest indexed copy
     void unindex(std::size_t position) const;       // a value that leaves the window or the pool
     void rebuild() const;
     mutable std::uint64_t window_ = 256;
