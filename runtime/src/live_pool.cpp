@@ -84,13 +84,14 @@ void LivePool::add(std::uint64_t value) {
     ++spans_.back();
     ++groups_.back();
     ++live_;
-    index_at(p, true);
-    if (edge_ == none) {
-        edge_ = p;
-    } else if (live_ > window_) {  // the oldest value the index covered is one too far back now
+    // The oldest value the index covered is one too far back now: out
+    // first, so that the index never holds more than window_ values.
+    if (edge_ != none && live_ > window_) {
         unindex(edge_);
         edge_ = next_alive(edge_);
     }
+    index_at(p, true);
+    if (edge_ == none) edge_ = p;
     if (live_ > max_live) remove(*at_back(live_ - 1));
     if (values_.size() > 2 * live_ + 4096) compact();
 }
@@ -186,7 +187,10 @@ void LivePool::index_at(std::size_t position, bool newest) const {
 void LivePool::unindex(std::size_t position) const {
     const std::uint32_t older = older_[position], newer = newer_[position];
     older_[position] = newer_[position] = unlinked;
-    if (older == unlinked && newer == unlinked) return index_.erase(values_[position]);
+    if (older == unlinked && newer == unlinked) {
+        index_.erase(values_[position]);
+        return;
+    }
     ValueIndex::Ends& ends = *index_.find(values_[position]);
     (newer == unlinked ? ends.newest : older_[newer]) = older;
     (older == unlinked ? ends.oldest : newer_[older]) = newer;

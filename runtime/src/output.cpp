@@ -167,6 +167,10 @@ OutputFile::OutputFile(const std::string& path, const OutputOptions& options)
     // Writers hand over whole segments; stdio's buffer would only hold bytes
     // back from a crash, or from a tracer that must abandon the descriptor.
     std::setvbuf(file_, nullptr, _IONBF, 0);
+    if (::fstat(fd, &st) == 0) {
+        device_ = st.st_dev;
+        inode_ = st.st_ino;
+    }
 }
 
 // Standard output, or a descriptor a path names, is written where it stands
@@ -214,7 +218,22 @@ OutputFile::~OutputFile() { discard(); }
 
 void OutputFile::fail(const std::string& what) const { throw OutputError(name_ + ": " + what); }
 
+// A trace written from inside another program (the tracers) may find its
+// descriptor closed by that program, or reused for a file of its own, before
+// a segment written on the writer's thread reaches it: nothing is written
+// then, and the descriptor, no longer the writer's, is not closed.
+void OutputFile::check_descriptor() {
+    if (temporary_.empty() || inode_ == 0) return;
+    struct stat st{};
+    const int fd = ::fileno(file_);
+    if (::fstat(fd, &st) == 0 && st.st_dev == device_ && st.st_ino == inode_) return;
+    file_ = nullptr;  // left open: the number may be the program's now
+    discard();
+    fail("cannot write: its descriptor " + std::to_string(fd) + " was closed or now names another file");
+}
+
 void OutputFile::write(const void* data, std::size_t n) {
+    if (n != 0) check_descriptor();
     if (n != 0 && std::fwrite(data, 1, n, file_) != n) {
         const std::string why = error_text();
         discard();
@@ -224,6 +243,7 @@ void OutputFile::write(const void* data, std::size_t n) {
 }
 
 void OutputFile::patch(std::uint64_t offset, const void* data, std::size_t n) {
+    if (!streaming()) check_descriptor();
     if (streaming() || std::fflush(file_) != 0 ||
         ::pwrite(::fileno(file_), data, n, static_cast<off_t>(offset)) != static_cast<ssize_t>(n)) {
         const std::string why = streaming() ? "it is a stream" : error_text();
@@ -234,6 +254,7 @@ void OutputFile::patch(std::uint64_t offset, const void* data, std::size_t n) {
 
 void OutputFile::commit() {
     if (done_) return;
+    check_descriptor();
     bool ok = std::fflush(file_) == 0;
     if (ok && !temporary_.empty()) ok = ::fsync(::fileno(file_)) == 0;
     const std::string why = error_text();

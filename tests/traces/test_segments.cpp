@@ -5,7 +5,9 @@
 // pools, split streams with gaps, several record sections and zstd chunks;
 // and the generated reader, which keeps constants derived from the
 // encodings, reads from a segment alike.
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
@@ -374,4 +376,57 @@ TEST_CASE("a background write that fails is an output error at a later write or 
     v1.background = true;
     CHECK(show(error_of([&] { hatf10::Writer(t.path(), v1); })) ==
           show(rt::TraceError(rt::ErrorKind::usage, "a version-1 trace has no segments to write in the background", 0, -1, 0)));
+}
+
+namespace {
+
+// The descriptor this process holds on the temporary file of the trace at `path`.
+int descriptor_of_temporary(const std::string& path) {
+    const std::string stem = std::filesystem::path(path).filename().string() + ".";
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        const std::string target = std::filesystem::read_symlink(entry.path(), ec).filename().string();
+        if (!ec && target.starts_with(stem) && target.ends_with(".partial")) return std::stoi(entry.path().filename().string());
+    }
+    return -1;
+}
+
+}  // namespace
+
+TEST_CASE("a writer whose descriptor now names another file writes nothing into it, and fails") {
+    // As a traced program may do: it closes the trace's descriptor and opens a
+    // file of its own at that number, while segments wait to be written.
+    for (const bool background : {false, true}) {
+        CAPTURE(background);
+        TempTrace t("segments-stolen"), own("segments-stolen-own");
+        rt::WriterOptions o = options();
+        o.background = background;
+        int fd = -1;
+        const auto e = error_of([&] {
+            hatf10::Writer w(t.path(), o);
+            w.write(hatf10::Alloc{.size = 16, .address = 0x1000});
+            fd = descriptor_of_temporary(t.path());
+            REQUIRE(fd >= 0);
+            const int mine = ::open(own.path().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            REQUIRE(mine >= 0);
+            REQUIRE(::write(mine, "mine\n", 5) == 5);
+            REQUIRE(::dup2(mine, fd) == fd);
+            ::close(mine);
+            for (std::uint64_t i = 0; i < 100000; ++i) w.write(hatf10::Alloc{.size = 16 + i % 1000, .address = 0x1000 + 64 * i});
+            w.close();
+        });
+        REQUIRE(e);
+        CHECK(e->kind == rt::ErrorKind::output);
+        CHECK(std::string(e->what()).find("its descriptor " + std::to_string(fd) + " was closed or now names another file") !=
+              std::string::npos);
+        CHECK(::fcntl(fd, F_GETFD) >= 0);  // still open: the program's
+        ::close(fd);
+        std::ifstream in(own.path());
+        CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == "mine\n");
+        CHECK_FALSE(std::filesystem::exists(t.path()));
+        CHECK(descriptor_of_temporary(t.path()) == -1);
+        for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(t.path()).parent_path())) {
+            CHECK_FALSE(entry.path().filename().string().starts_with(std::filesystem::path(t.path()).filename().string() + "."));
+        }
+    }
 }

@@ -28,7 +28,7 @@ namespace metatf::rt {
 inline constexpr std::uint64_t max_live = std::uint64_t(1) << 20;
 
 // A writer's index from a value to the newest and the oldest position its
-// live copies hold: open addressing with linear probing, every key in one
+// indexed live copies hold: open addressing with linear probing, every key in one
 // array. A writer looks up every value a pool field stores;
 // std::unordered_map's node per entry cost a malloc at each add() and a
 // cache miss at each look-up. Positions stay under 2^22 (LivePool::compact).
@@ -114,7 +114,8 @@ private:
     // values back keeps an index that fits the caches however many values
     // are live (the freed blocks of a long heap trace: up to max_live).
     // find() widens it to the reach asked for. It is a cache of what the
-    // positions hold, so a const find() may rebuild it.
+    // positions hold, so a const find() may rebuild it: const calls are not
+    // safe from several threads at once.
     static constexpr std::uint32_t unlinked = ValueIndex::none;
     void index_at(std::size_t position, bool newest) const;  // as its value's newest or oldest indexed copy
     void unindex(std::size_t position) const;       // a value that leaves the window or the pool

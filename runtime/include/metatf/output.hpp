@@ -59,11 +59,13 @@ public:
 private:
     [[noreturn]] void fail(const std::string& what) const;
     void open_descriptor(int fd, const OutputOptions& options);
+    void check_descriptor();
     std::string path_, name_, target_, temporary_;
     std::FILE* file_ = nullptr;
     static int keep_apart(int fd);
     bool replace_ = false, done_ = false;
     std::uint64_t position_ = 0;
+    std::uint64_t device_ = 0, inode_ = 0;  // the temporary file's, checked before each write
 };
 
 // The descriptor "/dev/stdout", "/dev/stderr", "/dev/fd/N" or
