@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
         "  --time             record CLOCK_MONOTONIC nanoseconds (delta-encoded)\n"
         "  --no-compress      write the trace's chunks as they are (by default each is\n"
         "                     compressed with zstd as it is written)\n"
-        "  --fast             about half the tracer's time for a trace 1.6-9 times\n"
+        "  --fast             about half the tracer's time for a trace 1.5-9 times\n"
         "                     larger: addresses as deltas, 256 KiB segments at zstd\n"
         "                     level 1 (by default addresses are references to live and\n"
         "                     freed blocks, in 4 MiB segments compressed at zstd level 5\n"
