@@ -37,7 +37,7 @@ rt::WriterOptions writer_options(const Config& config) {
 }  // namespace
 
 Sink::Sink(const std::string& path, const Config& config, std::uint64_t start_time)
-    : w_(path, writer_options(config)), threads_(config.threads) {
+    : w_(path, writer_options(config)), threads_(config.threads), compact_(config.compact) {
     announce(config, start_time);
 }
 

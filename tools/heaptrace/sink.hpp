@@ -20,6 +20,7 @@ public:
     void write(std::uint32_t tid, const Event& e);
     // `e` is written soon: its addresses' look-ups in the pools (all but --fast) start loading.
     void ahead(const Event& e) {
+        if (!compact_) return;
         w_.runtime().pools().prefetch(e.address);
         if (e.new_address != 0) w_.runtime().pools().prefetch(e.new_address);
     }
@@ -31,7 +32,7 @@ private:
     void write_realloc(std::uint64_t thread, const Event& e);
 
     hatf10::Writer w_;
-    bool threads_;
+    bool threads_, compact_;
 };
 
 }  // namespace metatf::heaptrace
