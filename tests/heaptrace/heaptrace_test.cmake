@@ -16,6 +16,18 @@ function(expect text pattern)
   endif()
 endfunction()
 
+# After a run whose program put STEM.txt at the trace's descriptor number:
+# that file holds the program's two lines only, and no STEM.mtf was finished.
+function(stolen_file_untouched stem)
+  file(READ "${WORK_DIR}/${stem}.txt" own)
+  if(NOT own STREQUAL "before\nafter\n")
+    message(FATAL_ERROR "the program's own file holds:\n${own}")
+  endif()
+  if(EXISTS "${WORK_DIR}/${stem}.mtf")
+    message(FATAL_ERROR "a trace was finished through a descriptor the program had taken")
+  endif()
+endfunction()
+
 # The workload under the tracer: its notes to notes.txt, nothing on stderr
 # (the tracer writes nothing there when all goes well).
 function(trace_workload)
@@ -152,29 +164,17 @@ elseif(SCENARIO STREQUAL "steal_trace")
   # The program puts a file of its own at the trace's descriptor number:
   # that file gets the program's lines only, tracing stops with a message,
   # and the segments written before (--fast's 256 KiB ones) stay recoverable.
-  run(0 ${TRACER} --fast -o "${WORK_DIR}/st.mtf" -- ${WORKLOAD} 0 3000 steal-trace "${WORK_DIR}/own.txt")
+  run(0 ${TRACER} --fast -o "${WORK_DIR}/st.mtf" -- ${WORKLOAD} 0 3000 steal-trace "${WORK_DIR}/st.txt")
   expect("${err}" "^metatf-heaptrace: the traced program closed the trace's descriptor \\([0-9]+\\) and opened a file of its own under that number; not tracing any further; the events written so far are in .*/st\\.mtf\\.[^/]*\\.partial \\('mtf recover' saves them\\)\n$")
-  file(READ "${WORK_DIR}/own.txt" own)
-  if(NOT own STREQUAL "before\nafter\n")
-    message(FATAL_ERROR "the program's own file holds:\n${own}")
-  endif()
-  if(EXISTS "${WORK_DIR}/st.mtf")
-    message(FATAL_ERROR "a trace was finished through a descriptor the program had taken")
-  endif()
+  stolen_file_untouched(st)
   file(GLOB partial "${WORK_DIR}/st.mtf.*.partial")
   run(0 ${MTF} recover ${partial} "${WORK_DIR}/recovered.mtf")
   run(0 ${MTF} check "${WORK_DIR}/recovered.mtf")
-  # By default too the program's file gets its own lines only, whether the
-  # tracer notices before a batch or the writer's thread before a segment.
-  run(0 ${TRACER} -o "${WORK_DIR}/st2.mtf" -- ${WORKLOAD} 0 3000 steal-trace "${WORK_DIR}/own2.txt")
+  # By default too, whether the tracer notices before a batch or the
+  # writer's thread before a segment.
+  run(0 ${TRACER} -o "${WORK_DIR}/st2.mtf" -- ${WORKLOAD} 0 3000 steal-trace "${WORK_DIR}/st2.txt")
   expect("${err}" "^metatf-heaptrace: ")
-  file(READ "${WORK_DIR}/own2.txt" own)
-  if(NOT own STREQUAL "before\nafter\n")
-    message(FATAL_ERROR "the program's own file holds:\n${own}")
-  endif()
-  if(EXISTS "${WORK_DIR}/st2.mtf")
-    message(FATAL_ERROR "a trace was finished through a descriptor the program had taken")
-  endif()
+  stolen_file_untouched(st2)
 elseif(SCENARIO STREQUAL "real")
   # A program of the system, its output untouched by the tracer.
   if(NOT EXISTS /usr/bin/sort)
