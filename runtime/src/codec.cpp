@@ -32,7 +32,8 @@ struct FreeD {
 };
 
 // What the messages call a frame: a chunk with its declared size in its
-// entry, or a frame whose own header declares it (the DTD text of version 5).
+// entry, or a frame whose own header declares it (the DTD text and state
+// blocks of versions 5 and 6).
 struct Subject {
     const char* name;
     const char* declarer;
@@ -87,6 +88,11 @@ std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::
 bool zstd_frame(std::span<const std::byte> in) {
     constexpr std::byte magic[4] = {std::byte{0x28}, std::byte{0xb5}, std::byte{0x2f}, std::byte{0xfd}};
     return in.size() >= 4 && std::equal(magic, magic + 4, in.begin());
+}
+
+std::uint64_t declared_size(std::span<const std::byte> in) {
+    const unsigned long long size = ZSTD_getFrameContentSize(in.data(), in.size());
+    return size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ? 0 : size;
 }
 
 std::optional<std::string> decompress_frame(std::span<const std::byte> in, std::uint64_t most, std::vector<std::byte>& out) {

@@ -205,10 +205,10 @@ std::vector<std::byte> encode_end(const Header& h, const std::vector<Segment>& s
 
 namespace {
 
-// Version 5: the DTD text from its zstd frame, which starts at `at` in the file.
+// Versions 5 and 6: the DTD text from its zstd frame, which starts at `at` in the file.
 void decompress_dtd(Header& h, std::uint64_t at) {
     const auto frame = std::as_bytes(std::span(h.dtd_stored.data(), h.dtd_stored.size()));
-    if (!zstd_frame(frame)) header_error(ErrorKind::bad_header, "the embedded DTD of a version-5 trace is not a zstd frame", at);
+    if (!zstd_frame(frame)) header_error(ErrorKind::bad_header, "the embedded DTD of a version-" + std::to_string(h.version) + " trace is not a zstd frame", at);
     std::vector<std::byte> text;
     if (auto problem = decompress_frame(frame, std::min(max_dtd_text, max_decoded(frame.size())), text)) {
         header_error(ErrorKind::bad_header, "the embedded DTD does not decode: " + *problem, at);

@@ -351,10 +351,35 @@ void TraceReader::start_segment(std::span<const std::byte> block, const Chunk& c
     for (const auto& stream : streams_) {
         if (stream && stream->mode != Stream::Mode::records) stream->cursor = 0;
     }
-    decode_state(block, dtd_->tag_width, header_.order, seg.state_offset, record_index_,
-                 [&](const StateEntry& e) { apply_state(e, seg.state_offset + e.offset); });
+    if (header_.version >= 6 && zstd_frame(block)) {
+        apply_packed_state(block, seg.state_offset);
+    } else {
+        decode_state(block, dtd_->tag_width, header_.order, seg.state_offset, record_index_,
+                     [&](const StateEntry& e) { apply_state(e, seg.state_offset + e.offset); });
+    }
     for (std::uint32_t i = 0; i < dtd_->record_count; ++i) set_plan(i);
     update_fast_tags();
+}
+
+// Version 6: a state block stored as one zstd frame, at `at` in the file.
+// What it declares is counted in the budget of ReaderLimits before it is
+// decoded, so that a few bytes per segment cannot make a reader decode and
+// apply megabytes at every one. An error in its entries is placed at the
+// block, with the entry's offset among the decoded bytes.
+void TraceReader::apply_packed_state(std::span<const std::byte> frame, std::uint64_t at) {
+    const auto refuse = [&](const std::string& message) { throw TraceError(ErrorKind::bad_section, message, at, -1, record_index_); };
+    elements_ += declared_size(frame);
+    if (elements_ > element_budget()) {
+        refuse("a compressed state block that declares " + std::to_string(declared_size(frame)) +
+               " bytes, more than the limit for the " + std::to_string(bytes_loaded_) + " bytes of records read (see ReaderLimits)");
+    }
+    std::vector<std::byte> block;
+    if (auto problem = decompress_frame(frame, max_state_bytes, block)) refuse("the state block does not decode: " + *problem);
+    try {
+        decode_state(block, dtd_->tag_width, header_.order, 0, record_index_, [&](const StateEntry& e) { apply_state(e, e.offset); });
+    } catch (const TraceError& e) {
+        throw TraceError(e.kind, e.message + " (byte " + std::to_string(e.offset) + " of the decompressed state block)", at, -1, record_index_);
+    }
 }
 
 // Every field back to the DTD's encoding and the pools empty, as a segment

@@ -52,6 +52,12 @@ void TraceWriter::compress_dtd_text() {
     }
 }
 
+// Version 6: a state block as one zstd frame where that is smaller. Entries
+// start with 'F' or 'C', never with the frame's magic, so readers tell them apart.
+void TraceWriter::compress_state(std::vector<std::byte>& state) {
+    if (!state.empty() && compressor_->compress(state, packed_state_)) state.swap(packed_state_);
+}
+
 TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOptions options)
     : splits_(split_fields(dtd, options.split)),
       split_dtd_(splits_.empty() ? nullptr : std::make_unique<DtdWithSections>(dtd, sections_of(splits_), 0)),
@@ -348,6 +354,7 @@ void TraceWriter::write_segment(Segment seg, std::vector<std::span<const std::by
         }
         if (header_.version >= 4) c.crc = crc32c(raw[i]);
     }
+    if (header_.version >= 6) compress_state(seg.state);
     seg.offset = out_->position();
     const auto put = [&](std::span<const std::byte> bytes) {
         try {

@@ -106,11 +106,11 @@ elseif(SCENARIO STREQUAL "single")
   expect("${err}" "s.mtf: exists; use -f \\(--force\\) to replace it")
   trace_workload(-f -o "${WORK_DIR}/s.mtf" ${WORKLOAD} 0 10)
   run(0 ${CHECK} "${WORK_DIR}/notes.txt" "${WORK_DIR}/s.mtf" --live)
-  # Compressed as it is written (version 5: zstd chunks and DTD text), unless --no-compress.
+  # Compressed as it is written (version 6: zstd chunks, DTD text and state blocks), unless --no-compress.
   trace_workload(-f -o "${WORK_DIR}/z.mtf" ${WORKLOAD} 0 3000)
   run(0 ${CHECK} "${WORK_DIR}/notes.txt" "${WORK_DIR}/z.mtf" --live)
   run(0 ${MTF} info "${WORK_DIR}/z.mtf")
-  expect("${out}" "container +version 5,.*DTD text +[0-9]+ bytes, [0-9]+ stored \\(zstd\\)")
+  expect("${out}" "container +version 6,.*DTD text +[0-9]+ bytes, [0-9]+ stored \\(zstd\\)")
   trace_workload(-f --no-compress -o "${WORK_DIR}/raw.mtf" ${WORKLOAD} 0 3000)
   run(0 ${CHECK} "${WORK_DIR}/notes.txt" "${WORK_DIR}/raw.mtf" --live)
   run(0 ${MTF} info "${WORK_DIR}/raw.mtf")

@@ -4,7 +4,7 @@
 //     the seed corpus of fuzz_mtf_trace: random traces (records, metadata of
 //     every sort, sections, comments) of the shipped DTDs and the feature and
 //     paper-count fixtures, in both classes, both byte orders, small chunks
-//     and container versions 1, 4 and 5 (and for HATF and SPC split streams), each read
+//     and container versions 1, 4, 5 and 6 (and for HATF and SPC split streams), each read
 //     back through its generated reader;
 //     and a small repeat bomb (below) as a regression case.
 //   make_test_traces spc-bomb OUT [RECORDS [COUNT]]
@@ -93,6 +93,7 @@ void write_random(const fs::path& dir, const char* name, const rt::DtdDesc& dtd,
         {"64le-zstd", options(rt::Class::bits64, rt::ByteOrder::little, 512, 2)},
         {"32be-chunks-v4", options(rt::Class::bits32, rt::ByteOrder::big, 64, 4)},
         {"32be-chunks-v5-zstd", options(rt::Class::bits32, rt::ByteOrder::big, 64, 5)},  // the DTD text compressed too
+        {"32be-chunks-v6-zstd", options(rt::Class::bits32, rt::ByteOrder::big, 64, 6)},  // and the state blocks
     };
     if (!split.empty()) {
         shapes.push_back({"64le-split", options(rt::Class::bits64, rt::ByteOrder::little, 256, 2)});

@@ -1,6 +1,6 @@
 // Writes the fuzzer's seed corpus into the directory given: valid HATF 1.0
 // traces using every record type and metadata of every sort (predict among them), in both classes
-// and byte orders and all five container versions, version 1 also in a compact
+// and byte orders and all six container versions, version 1 also in a compact
 // form without the embedded DTD text
 // (the reader checks the DTD's name and fingerprint, not its text), so that
 // mutations land on the header, index and records rather than on comments.
@@ -96,9 +96,10 @@ int main(int argc, char** argv) {
             {"rich-32be-chunks-v3", {rt::Class::bits32, rt::ByteOrder::big, 24, {true, {}}, 3}},
             {"rich-32be-chunks-v4", {rt::Class::bits32, rt::ByteOrder::big, 24, {true, {}}, 4}},
             {"rich-32be-chunks-v5", {rt::Class::bits32, rt::ByteOrder::big, 24, {true, {}}, 5}},  // compressed below
+            {"rich-32be-chunks-v6", {rt::Class::bits32, rt::ByteOrder::big, 24, {true, {}}, 6}},
         };
         for (Seed& s : seeds) {
-            if (s.options.version == 5) s.options.compress = 3;  // version 5 is a compressing writer's
+            if (s.options.version >= 5) s.options.compress = 3;  // versions 5 and 6 are a compressing writer's
             const std::string full = (dir / (std::string(s.name) + ".mtf")).string();
             const std::string compact = (dir / (std::string(s.name) + "-compact.mtf")).string();
             write_rich(full, s.options);

@@ -322,7 +322,7 @@ TEST_CASE("a DTD text longer than readers take is refused by the writer, and nam
 
 TEST_CASE("version 5: a compressed trace keeps its DTD text as a zstd frame, and a damaged one is refused at the header") {
     TempTrace t("sum-v5");
-    write_pools(t.path(), options(3));
+    write_pools(t.path(), options(3, 5));
     const TraceBytes v5 = TraceBytes::load(t.path());
     CHECK(v5.b[7] == 5);
     const std::vector<std::string> records = decode(t.path());
@@ -362,6 +362,87 @@ TEST_CASE("version 5: a compressed trace keeps its DTD text as a zstd frame, and
     REQUIRE(rt::Compressor(1).compress(std::as_bytes(std::span(text.data(), text.size())), frame));
     CHECK(file_error(t, with_text(std::string(reinterpret_cast<const char*>(frame.data()), frame.size()))) ==
           show(ErrorKind::bad_header, at, -1, 0, "the embedded DTD does not decode: the zstd frame declares 16777217 bytes, more than the 16777216 a reader takes"));
+}
+
+namespace {
+
+// The trace `whole` with the state block of segment `k` replaced by `state`,
+// its frame's length word and checksum made to match (the end frame's index
+// is not: a pipe reader meets the block first).
+TraceBytes with_state(const TraceBytes& whole, const rt::Header& h, std::size_t k, std::span<const std::byte> state) {
+    const rt::Segment& s = h.segments[k];
+    const unsigned w = whole.word_size();
+    std::vector<std::byte> frame(s.state_offset - s.offset);
+    for (std::size_t i = 0; i < frame.size(); ++i) frame[i] = std::byte{whole.b[s.offset + i]};
+    for (unsigned i = 0; i < w; ++i) frame[8 + w + i] = std::byte(state.size() >> (8 * i));  // little-endian
+    for (std::size_t i = 4; i < 8; ++i) frame[i] = std::byte{0};
+    const std::uint32_t sum = rt::crc32c(state, rt::crc32c(frame));
+    for (std::size_t i = 0; i < 4; ++i) frame[4 + i] = std::byte(sum >> (8 * i));
+    TraceBytes out;
+    out.b.assign(whole.b.begin(), whole.b.begin() + static_cast<std::ptrdiff_t>(s.offset));
+    for (const std::byte x : frame) out.b.push_back(std::to_integer<std::uint8_t>(x));
+    for (const std::byte x : state) out.b.push_back(std::to_integer<std::uint8_t>(x));
+    out.b.insert(out.b.end(), whole.b.begin() + static_cast<std::ptrdiff_t>(s.state_offset + s.state_size), whole.b.end());
+    return out;
+}
+
+std::vector<std::byte> zstd_of(const std::vector<std::byte>& bytes) {
+    std::vector<std::byte> frame;
+    REQUIRE(rt::Compressor(3).compress(bytes, frame));
+    return frame;
+}
+
+}  // namespace
+
+TEST_CASE("version 6: a compressing writer stores state blocks as zstd frames where smaller; a damaged one is refused at the block") {
+    // Encodings chosen from the data, 16 records at a time, change many fields: blocks worth compressing.
+    rt::WriterOptions o6 = options(3), o5 = options(3, 5);
+    o6.auto_window = o5.auto_window = 16;
+    TempTrace t("sum-v6"), t5("sum-v6-as-5");
+    write_pools(t.path(), o6);
+    write_pools(t5.path(), o5);
+    const TraceBytes v6 = TraceBytes::load(t.path()), v5 = TraceBytes::load(t5.path());
+    CHECK(v6.b[7] == 6);
+    CHECK(v5.b[7] == 5);
+    CHECK(decode(t.path()) == decode(t5.path()));
+    const rt::Header h = header_of(t.path()), h5 = header_of(t5.path());
+    REQUIRE(h.segments.size() == h5.segments.size());
+    std::size_t packed = 0, k = 0;
+    for (std::size_t i = 0; i < h.segments.size(); ++i) {
+        const rt::Segment& s = h.segments[i];
+        const auto block = std::span(v6.b).subspan(s.state_offset, s.state_size);
+        if (rt::zstd_frame(std::as_bytes(block))) {
+            CHECK(s.state_size < h5.segments[i].state_size);
+            if (packed++ == 0) k = i;
+        } else {
+            CHECK(s.state_size == h5.segments[i].state_size);
+        }
+        // A reader that starts at the segment reads what one from the start does.
+        if (i % 3 == 1) CHECK(decode(t.path(), i) == decode(t5.path(), i));
+    }
+    CHECK(packed >= 2);
+    REQUIRE(packed != 0);
+    CHECK(v6.b.size() < v5.b.size());
+
+    // Through a pipe, whose reader meets the changed block before the end frame.
+    const rt::Segment& s = h.segments[k];
+    const auto error = [&](std::span<const std::byte> state) { return pipe_error(with_state(v6, h, k, state).b); };
+    const auto at = [&](ErrorKind kind, const std::string& message) { return show(kind, s.state_offset, -1, s.first_record, message); };
+    std::vector<std::byte> block(s.state_size);
+    std::memcpy(block.data(), v6.b.data() + s.state_offset, block.size());
+    CHECK(error(block) == "no error");
+    block.pop_back();
+    CHECK(error(block) == at(ErrorKind::bad_section, "the state block does not decode: the zstd frame is cut short"));
+    CHECK(error(zstd_of(std::vector<std::byte>(64, std::byte{'X'}))) ==
+          at(ErrorKind::bad_section, "a state block entry of kind 88, which this reader does not know (byte 0 of the decompressed state block)"));
+    std::vector<std::byte> cursor(64, std::byte{0});
+    cursor[0] = std::byte{'C'};
+    cursor[1] = std::byte{5};
+    CHECK(error(zstd_of(cursor)) == at(ErrorKind::bad_metadata, "the state block sets a cursor in section 5, which holds no values there (byte 0 of the decompressed state block)"));
+    // A few bytes that declare megabytes cost the budget before they are decoded.
+    const std::string bomb = error(zstd_of(std::vector<std::byte>(std::size_t(1) << 20, std::byte{'C'})));
+    CHECK(bomb.starts_with(at(ErrorKind::bad_section, "a compressed state block that declares 1048576 bytes, more than the limit for the ")));
+    CHECK(bomb.ends_with(" bytes of records read (see ReaderLimits)"));
 }
 
 }  // TEST_SUITE

@@ -502,12 +502,12 @@ Options:
   --class 32|64       trace output: the header's word size (default 64)
   --byte-order little|big
                       trace output: the byte order (default little)
-  --container-version 1|2|3|4|5
-                      trace output: the layout (default 5: 4 with the
-                      DTD text compressed when --compress is given, else
-                      4, checksummed, whose chunks each decode alone; 3, 2
-                      and 1 for older readers, docs/trace-format.md,
-                      section 1)
+  --container-version 1|2|3|4|5|6
+                      trace output: the layout (default 6: 4 with the
+                      DTD text and state blocks compressed when
+                      --compress is given, else 4, checksummed, whose
+                      chunks each decode alone; 5, 3, 2 and 1 for older
+                      readers, docs/trace-format.md, section 1)
   -f, --force         replace OUTPUT if it exists
   -h, --help          show this help
 

@@ -59,8 +59,11 @@ std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::
 
 // Whether `in` starts as a zstd frame does (its 4-byte magic number).
 bool zstd_frame(std::span<const std::byte> in);
+// The content size a zstd frame declares (0 when it declares none or is no frame).
+std::uint64_t declared_size(std::span<const std::byte> in);
 // Decodes a zstd frame that declares its content size, at most `most` bytes,
-// into `out`, or says why it cannot (container version 5's DTD text).
+// into `out`, or says why it cannot (the DTD text of container versions 5
+// and 6, their state blocks in version 6).
 std::optional<std::string> decompress_frame(std::span<const std::byte> in, std::uint64_t most, std::vector<std::byte>& out);
 
 }  // namespace metatf::rt

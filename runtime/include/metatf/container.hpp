@@ -15,14 +15,15 @@
 namespace metatf::rt {
 
 inline constexpr char magic[4] = {'\177', 'M', 'T', 'F'};
-// Version 5 is version 4 whose embedded DTD text is one zstd frame (writers
-// that compress their chunks write it, and version 4 otherwise).
+// Version 6 is version 5 whose state blocks may each be one zstd frame;
+// version 5 is version 4 whose embedded DTD text is one zstd frame (writers
+// that compress their chunks write 6, and 4 otherwise).
 // Version 4 is version 3 with a CRC32C over every byte but the end frame's
 // (checksum.hpp); version 3 streams segments that each decode alone (a
 // state block opens each one); version 2 streams segments that depend on
 // those before them; version 1 has its index at the end and counts in the
-// header, patched on close. All five are read and written.
-inline constexpr std::uint8_t container_version = 5;
+// header, patched on close. All six are read and written.
+inline constexpr std::uint8_t container_version = 6;
 // magic, class, byte order, name length, version, then the DTD's 8-byte fingerprint
 inline constexpr std::size_t ident_size = 16;
 // Bounds what a hostile prologue can make a reader allocate before it has seen any data.
@@ -75,7 +76,7 @@ struct Header {
     std::uint64_t dtd_fingerprint = 0;  // see fingerprint() in descriptor.hpp
     std::string dtd_name;
     std::string dtd_text;
-    std::string dtd_stored;  // version 5: the DTD text as the file holds it, a zstd frame (else empty)
+    std::string dtd_stored;  // versions 5 and 6: the DTD text as the file holds it, a zstd frame (else empty)
     std::vector<Chunk> chunks;  // every chunk in file order, when the file was indexed
     std::vector<Segment> segments;  // versions 2 and later in a file: every segment, without its chunks and state bytes
 

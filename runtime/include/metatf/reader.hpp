@@ -253,6 +253,7 @@ private:
     bool load_next_chunk(Stream& s);
     std::vector<std::byte> state_block(const Chunk& c);
     void start_segment(std::span<const std::byte> block, const Chunk& c);
+    void apply_packed_state(std::span<const std::byte> frame, std::uint64_t at);
     void apply_state(const StateEntry& e, std::uint64_t at);
     void reset_encodings();
     void decompress_ahead(Stream& s, std::vector<std::byte> room);

@@ -212,6 +212,7 @@ public:
 
 private:
     void compress_dtd_text();
+    void compress_state(std::vector<std::byte>& state);
     struct SectionOut;
     bool set_width_quickly(std::uint32_t slot, std::uint32_t field, std::uint64_t w);
     void changed_by(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a, std::uint64_t b, std::uint32_t old_width);
@@ -253,6 +254,7 @@ private:
     std::unique_ptr<OutputFile> out_;
     std::unique_ptr<Compressor> compressor_;             // with WriterOptions::compress
     std::vector<std::vector<std::byte>> packed_;         // a segment's compressed chunks, by chunk
+    std::vector<std::byte> packed_state_;                // its state block, compressed (version 6)
     std::vector<Segment> segments_;                      // versions 2 and later: the segments written
     std::unique_ptr<detail::SegmentThread> thread_;      // WriterOptions::background: writes segments
     std::vector<std::byte> next_state_;                  // version 3: the next segment's state block
