@@ -79,9 +79,10 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     if (options_.version < 1 || options_.version > container_version) {
         throw TraceError(ErrorKind::usage, "container version " + std::to_string(options_.version) + " cannot be written", 0, -1, 0);
     }
-    if (options_.compress < 0 || options_.compress > max_compress_level) {
-        throw TraceError(ErrorKind::usage, "compression level " + std::to_string(options_.compress) + " is not 0-" +
-                                               std::to_string(max_compress_level), 0, -1, 0);
+    for (const int level : {options_.compress, options_.compress_first.level}) {
+        if (level < 0 || level > max_compress_level) {
+            throw TraceError(ErrorKind::usage, "compression level " + std::to_string(level) + " is not 0-" + std::to_string(max_compress_level), 0, -1, 0);
+        }
     }
     if (options_.compress != 0 && options_.version == 1) {
         throw TraceError(ErrorKind::usage, "a version-1 trace cannot hold compressed chunks", 0, -1, 0);
@@ -93,6 +94,10 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
         throw TraceError(ErrorKind::usage, "auto_window holds records back, so write() cannot return the offsets that this DTD's sectionOffset fields need");
     }
     if (options_.compress != 0) compressor_ = std::make_unique<Compressor>(options_.compress);
+    if (compressor_ && options_.compress_first.level != 0) {
+        first_compressor_ = std::make_unique<Compressor>(options_.compress_first.level);
+        first_bytes_left_ = options_.compress_first.bytes;
+    }
     if (header_.version >= 5) compress_dtd_text();
     try {
         out_ = std::make_unique<OutputFile>(path, options_.output);
@@ -345,9 +350,11 @@ void TraceWriter::flush_segment() {
 // so it touches nothing the records' side changes.
 void TraceWriter::write_segment(Segment seg, std::vector<std::span<const std::byte>> raw) {
     if (packed_.size() < seg.chunks.size()) packed_.resize(seg.chunks.size());
+    Compressor* compressor = first_bytes_left_ != 0 ? first_compressor_.get() : compressor_.get();
     for (std::size_t i = 0; i < seg.chunks.size(); ++i) {
         Chunk& c = seg.chunks[i];
-        if (compressor_ && compressor_->compress(raw[i], packed_[i])) {
+        first_bytes_left_ -= std::min<std::uint64_t>(first_bytes_left_, raw[i].size());
+        if (compressor && compressor->compress(raw[i], packed_[i])) {
             c.codec = static_cast<std::uint8_t>(ChunkCodec::zstd);
             c.size = packed_[i].size();
             raw[i] = packed_[i];

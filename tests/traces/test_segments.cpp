@@ -344,6 +344,44 @@ TEST_CASE("segments written in the background make the same bytes as written in 
     }
 }
 
+TEST_CASE("compress_first: segments at its level until its bytes are compressed, then at compress") {
+    // Each chunk's stored bytes, by segment.
+    const auto chunks = [](const std::string& path) {
+        rt::TraceReader r(path, hatf10::dtd);
+        std::ifstream in(path, std::ios::binary);
+        std::vector<std::string> out;
+        for (const rt::Chunk& c : r.header().chunks) {
+            std::string bytes(c.size, '\0');
+            in.seekg(static_cast<std::streamoff>(c.start)).read(bytes.data(), static_cast<std::streamsize>(c.size));
+            out.push_back(std::to_string(c.segment) + ":" + bytes);
+        }
+        return out;
+    };
+    rt::WriterOptions o = options(rt::container_version);
+    TempTrace weak("first-1"), strong("first-19"), mixed("first-mixed");
+    o.compress = 19;
+    write_hatf(strong.path(), o);
+    o.compress = 1;
+    write_hatf(weak.path(), o);
+    const auto decoded = [&](std::size_t k) { return rt::TraceReader(weak.path(), hatf10::dtd).header().chunks.at(k).decoded; };
+    o.compress_first = {19, decoded(0) + decoded(1)};  // the first two segments' records, to the byte
+    for (const bool background : {false, true}) {
+        o.background = background;
+        write_hatf(mixed.path(), o);
+        const auto a = chunks(weak.path()), b = chunks(strong.path()), m = chunks(mixed.path());
+        REQUIRE(m.size() > 5);
+        REQUIRE(a.size() == m.size());
+        for (std::size_t i = 0; i < m.size(); ++i) {
+            CAPTURE(i);
+            CHECK(a[i] != b[i]);
+            CHECK(m[i] == (i < 2 ? b[i] : a[i]));
+        }
+        CHECK(read_segments(mixed.path(), hatf10::dtd, 0, to_end) == read_segments(weak.path(), hatf10::dtd, 0, to_end));
+    }
+    o.compress_first.level = 23;
+    CHECK(show(error_of([&] { write_hatf(mixed.path(), o); })) == show(rt::ErrorKind::usage, 0, -1, 0, "compression level 23 is not 0-22"));
+}
+
 std::atomic<std::thread::id> writer_thread;
 
 TEST_CASE("a background write that fails is an output error at a later write or at close, and leaves no file") {

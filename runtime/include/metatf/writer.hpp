@@ -61,6 +61,14 @@ struct WriterOptions {
     // it is where that would not make it smaller. 0 (the default): chunks
     // are stored. Needs version 2 or later.
     int compress = 0;
+    // With compress: segments are compressed at this stronger level until
+    // `bytes` bytes of records have been, then at `compress`. A short trace
+    // gets the stronger level's size, and the extra time stays bounded
+    // whatever the trace's length (the heap tracer's default). Level 0: off.
+    struct First {
+        int level = 0;
+        std::uint64_t bytes = 0;
+    } compress_first{};
     // Split streams: each field named "record.field" (its path, as in the
     // DTD) stores its values in a value section of its own, which the writer
     // adds to the embedded DTD; a sectionStride metadata record before the
@@ -253,6 +261,8 @@ private:
 
     std::unique_ptr<OutputFile> out_;
     std::unique_ptr<Compressor> compressor_;             // with WriterOptions::compress
+    std::unique_ptr<Compressor> first_compressor_;       // with WriterOptions::compress_first
+    std::uint64_t first_bytes_left_ = 0;                 // of records it compresses yet
     std::vector<std::vector<std::byte>> packed_;         // a segment's compressed chunks, by chunk
     std::vector<std::byte> packed_state_;                // its state block, compressed (version 6)
     std::vector<Segment> segments_;                      // versions 2 and later: the segments written
