@@ -1,5 +1,5 @@
 // Pieces of the C++ back end shared by its files: cpp.cpp emits the codec,
-// cpp_tables.cpp the descriptor tables, cpp_text.cpp the text form's classes.
+// cpp_tables.cpp the descriptor tables, cpp_forms.cpp the text and native forms' classes.
 #pragma once
 
 #include <cstdint>
