@@ -459,12 +459,12 @@ InputFile::InputFile(const std::string& path) : name_(path == "-" ? "stdin" : pa
         file_ = stdin;
     } else {
         file_ = std::fopen(path.c_str(), "rb");
-        if (!file_) throw TraceError(ErrorKind::io, "cannot open '" + path + "': " + std::strerror(errno), 0, -1, 0);
+        if (!file_) throw TraceError(ErrorKind::io, "cannot open '" + path + "': " + std::strerror(errno));
         owned_ = true;
     }
     struct stat st{};
-    if (::fstat(::fileno(file_), &st) != 0) throw TraceError(ErrorKind::io, "cannot read '" + name_ + "'", 0, -1, 0);
-    if (S_ISDIR(st.st_mode)) throw TraceError(ErrorKind::io, "'" + name_ + "' is a directory", 0, -1, 0);
+    if (::fstat(::fileno(file_), &st) != 0) throw TraceError(ErrorKind::io, "cannot read '" + name_ + "'");
+    if (S_ISDIR(st.st_mode)) throw TraceError(ErrorKind::io, "'" + name_ + "' is a directory");
     seekable_ = S_ISREG(st.st_mode);
     size_ = seekable_ ? static_cast<std::uint64_t>(st.st_size) : 0;
 }

@@ -18,7 +18,7 @@ struct LayoutCheck {
     std::vector<std::uint64_t> last;  // per field: its value (counts, and the lengths of bytes fields)
     std::size_t next = 0;
 
-    [[noreturn]] static void refuse() { throw TraceError(ErrorKind::usage, "a record's values do not follow its layout", 0, -1, 0); }
+    [[noreturn]] static void refuse() { throw TraceError(ErrorKind::usage, "a record's values do not follow its layout"); }
 
     void field(std::uint32_t index) {
         if (next == values.size() || values[next].field != index) refuse();

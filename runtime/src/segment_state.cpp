@@ -93,7 +93,7 @@ std::vector<std::byte> encode_state(const DtdDesc& dtd, const std::vector<std::v
     }
     if (out.size() > max_state_bytes) {
         throw TraceError(ErrorKind::usage, "the encodings in force need a state block of " + std::to_string(out.size()) +
-                                               " bytes, more than readers take; write container version 2", 0, -1, 0);
+                                               " bytes, more than readers take; write container version 2");
     }
     return out;
 }

@@ -69,7 +69,7 @@ DtdWithSections::DtdWithSections(const DtdDesc& dtd, std::span<const std::uint8_
 
 namespace {
 
-[[noreturn]] void bad_split(const std::string& why) { throw TraceError(ErrorKind::usage, "split streams: " + why, 0, -1, 0); }
+[[noreturn]] void bad_split(const std::string& why) { throw TraceError(ErrorKind::usage, "split streams: " + why); }
 
 // The slot of the one record called `name`.
 std::uint32_t record_named(const DtdDesc& dtd, std::string_view name) {

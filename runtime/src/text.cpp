@@ -85,7 +85,7 @@ std::size_t after_mnemonic(const TextFormDesc& form, const TextRecordDesc& t, co
 std::string excerpt(std::string_view s) { return quote(s.size() > 20 ? std::string(s.substr(0, 20)) + "..." : s); }
 
 const TextFormDesc& text_form_of(const DtdDesc& dtd) {
-    if (!dtd.text_form) throw TraceError(ErrorKind::usage, "the DTD '" + std::string(dtd.name) + "' has no text form", 0, -1, 0);
+    if (!dtd.text_form) throw TraceError(ErrorKind::usage, "the DTD '" + std::string(dtd.name) + "' has no text form");
     return *dtd.text_form;
 }
 
@@ -687,7 +687,7 @@ TextReader::TextReader(std::istream& in, const DtdDesc& dtd, TextReadOptions opt
 // the line, so that the next one can be read.
 bool TextReader::read_line() {
     std::streambuf* in = in_.rdbuf();
-    if (!in) throw TraceError(ErrorKind::io, "cannot read the text input", 0, -1, 0);
+    if (!in) throw TraceError(ErrorKind::io, "cannot read the text input");
     constexpr int eof = std::char_traits<char>::eof();
     const std::size_t limit = options_.max_line_length;
     line_.clear();
@@ -719,7 +719,7 @@ bool TextReader::read_line() {
         }
     } catch (const std::ios_base::failure&) {
         // A stream buffer reports a failed read by throwing (std::filebuf does).
-        throw TraceError(ErrorKind::io, "cannot read the text input", 0, -1, 0);
+        throw TraceError(ErrorKind::io, "cannot read the text input");
     }
     ++line_number_;
     end_column_ = line_.size() + 1;
@@ -1157,14 +1157,14 @@ void TextWriter::write(const GenericRecord& record) {
     LineFormatter(form_, line_, lines_, last_).format(dtd_.records[record.slot], form_.records[record.slot], prefixes_[record.slot], record);
     if (!stops_[record.slot].empty() || form_.head != 0) check_reads_back(record);
     out_ << line_;
-    if (!out_) throw TraceError(ErrorKind::io, "cannot write the text output", 0, -1, 0);
+    if (!out_) throw TraceError(ErrorKind::io, "cannot write the text output");
 }
 
 void TextWriter::close() {
     if (*form_.end != '\0') out_ << form_.end << '\n';
     for (; blank_lines_ != 0 && out_; --blank_lines_) out_.put('\n');
     out_.flush();
-    if (!out_) throw TraceError(ErrorKind::io, "cannot write the text output", 0, -1, 0);
+    if (!out_) throw TraceError(ErrorKind::io, "cannot write the text output");
 }
 
 }  // namespace metatf::rt

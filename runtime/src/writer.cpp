@@ -70,25 +70,25 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     header_.dtd_text = dtd.text;
     if (!splits_.empty()) header_.dtd_text += added_sections_text(sections_of(splits_));
     header_.dtd_fingerprint = fingerprint(dtd);  // the DTD's own: its readers read the trace
-    if (header_.dtd_name.size() > 255) throw TraceError(ErrorKind::usage, "the DTD name is longer than 255 bytes", 0, -1, 0);
+    if (header_.dtd_name.size() > 255) throw TraceError(ErrorKind::usage, "the DTD name is longer than 255 bytes");
     // A trace that no reader would open is not written.
     if (header_.dtd_text.size() > max_dtd_text) {
         throw TraceError(ErrorKind::usage, "the DTD text is " + std::to_string(header_.dtd_text.size()) + " bytes long, more than the " +
                                                std::to_string(max_dtd_text) + " (16 MiB) a reader takes");
     }
     if (options_.version < 1 || options_.version > container_version) {
-        throw TraceError(ErrorKind::usage, "container version " + std::to_string(options_.version) + " cannot be written", 0, -1, 0);
+        throw TraceError(ErrorKind::usage, "container version " + std::to_string(options_.version) + " cannot be written");
     }
     for (const int level : {options_.compress, options_.compress_first.level}) {
         if (level < 0 || level > max_compress_level) {
-            throw TraceError(ErrorKind::usage, "compression level " + std::to_string(level) + " is not 0-" + std::to_string(max_compress_level), 0, -1, 0);
+            throw TraceError(ErrorKind::usage, "compression level " + std::to_string(level) + " is not 0-" + std::to_string(max_compress_level));
         }
     }
     if (options_.compress != 0 && options_.version == 1) {
-        throw TraceError(ErrorKind::usage, "a version-1 trace cannot hold compressed chunks", 0, -1, 0);
+        throw TraceError(ErrorKind::usage, "a version-1 trace cannot hold compressed chunks");
     }
     if (options_.background && options_.version == 1) {
-        throw TraceError(ErrorKind::usage, "a version-1 trace has no segments to write in the background", 0, -1, 0);
+        throw TraceError(ErrorKind::usage, "a version-1 trace has no segments to write in the background");
     }
     if (options_.auto_window != 0 && table_section(dtd, -1)) {
         throw TraceError(ErrorKind::usage, "auto_window holds records back, so write() cannot return the offsets that this DTD's sectionOffset fields need");
@@ -102,10 +102,10 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     try {
         out_ = std::make_unique<OutputFile>(path, options_.output);
     } catch (const OutputError& e) {
-        throw TraceError(ErrorKind::output, e.what(), 0, -1, 0);
+        throw TraceError(ErrorKind::output, e.what());
     }
     if (options_.version == 1 && out_->streaming()) {
-        throw TraceError(ErrorKind::usage, "a version-1 trace is finished by rewriting its start; write it to a file", 0, -1, 0);
+        throw TraceError(ErrorKind::usage, "a version-1 trace is finished by rewriting its start; write it to a file");
     }
     const auto prologue = encode_prologue(header_);  // version 1: counts are patched in close()
     emit(prologue);

@@ -28,7 +28,7 @@ struct FromGeneric {
     template <typename Member>
     void field(std::uint32_t index, Member& m) {
         if (pos == values.size() || values[pos].field != index) {
-            throw TraceError(ErrorKind::usage, "a record's values do not follow its layout", 0, -1, 0);
+            throw TraceError(ErrorKind::usage, "a record's values do not follow its layout");
         }
         const GenericValue& v = values[pos++];
         if constexpr (std::is_same_v<Member, std::span<const std::byte>>) {
