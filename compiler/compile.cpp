@@ -7,8 +7,6 @@
 #include <memory>
 #include <utility>
 
-#include <metatf/split.hpp>
-
 #include "front/parser.hpp"
 #include "front/prelude.hpp"
 #include "front/resolver.hpp"
@@ -63,11 +61,6 @@ Compilation compile_stdin(std::optional<std::string> name) {
     std::string text;
     if (auto reason = read_all(stdin, text)) return unreadable("stdin", *reason);
     return compile("stdin", std::move(text), std::move(name));
-}
-
-Compilation compile_embedded(const rt::Header& header) {
-    const std::uint64_t text_at = header.name_offset() + header.dtd_name.size();
-    return compile(header.dtd_name + ".dtd", std::string(rt::split_embedded_dtd(header.dtd_text, text_at).own));
 }
 
 std::string first_error(const Compilation& c) {

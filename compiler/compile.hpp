@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include <metatf/container.hpp>
 
 #include "diagnostics.hpp"
 #include "ir/schema.hpp"
@@ -32,8 +31,6 @@ Compilation compile_file(const std::string& path, std::optional<std::string> nam
 // and, by default, as the DTD's name.
 Compilation compile_stdin(std::optional<std::string> name = std::nullopt);
 
-// Compiles the DTD a trace carries in its header, named NAME.dtd.
-Compilation compile_embedded(const rt::Header& header);
 
 // The DTD file a command line's NAME stands for: NAME itself when something
 // other than a directory exists there; otherwise, for a NAME without '/', the first NAME or

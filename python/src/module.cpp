@@ -42,6 +42,7 @@
 
 #include "compile.hpp"
 #include "lower/lower.hpp"
+#include "open/trace_dtd.hpp"
 
 namespace py = pybind11;
 namespace rt = metatf::rt;
@@ -72,13 +73,11 @@ py::str to_str(std::string_view s) {
 
 // The DTD a trace carries, compiled and lowered, checked against the trace's fingerprint.
 std::unique_ptr<metatf::lower::LoweredDtd> embedded_dtd(const std::string& path, const rt::Header& h) {
-    const metatf::Compilation c = metatf::compile_embedded(h);
-    if (!c.schema) raise_error(PyExc_ValueError, path + ": the trace's embedded DTD has errors: " + metatf::first_error(c));
-    auto dtd = std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
-    if (rt::fingerprint(dtd->desc()) != h.dtd_fingerprint) {
-        raise_error(PyExc_ValueError, path + ": the trace's embedded DTD does not lay out records as the trace says (a damaged header?)");
+    try {
+        return metatf::open::trace_dtd(h);
+    } catch (const metatf::open::DtdError& e) {
+        raise_error(PyExc_ValueError, path + ": " + e.what());
     }
-    return dtd;
 }
 
 // Memory for one column of a read: address space for every row the read

@@ -20,6 +20,7 @@
 #include <metatf/writer.hpp>
 
 #include "compile.hpp"
+#include "open/trace_dtd.hpp"
 
 namespace mtf {
 
@@ -137,12 +138,6 @@ namespace {
 
 std::string display_name(const std::string& path) { return path == "-" ? "stdin" : path; }
 
-std::string hex(std::uint64_t v) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-    return buf;
-}
-
 }  // namespace
 
 Trace::Trace(const std::string& path, const std::optional<std::string>& dtd_file) : name_(display_name(path)) {
@@ -152,15 +147,10 @@ Trace::Trace(const std::string& path, const std::optional<std::string>& dtd_file
 }
 
 const rt::DtdDesc& Trace::make_dtd(const rt::Header& h, const std::optional<std::string>& dtd_file) {
-    const metatf::Compilation c = dtd_file ? metatf::compile_file(*dtd_file) : metatf::compile_embedded(h);
-    const std::string which = dtd_file ? "the DTD " + *dtd_file : "the trace's embedded DTD";
-    if (!c.schema) throw InputError(name_ + ": " + which + " has errors: " + metatf::first_error(c));
-    dtd_ = std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
-    const std::uint64_t got = rt::fingerprint(dtd_->desc());
-    if (got != h.dtd_fingerprint) {
-        // Another DTD, or (embedded) a damaged header or text.
-        throw InputError(name_ + ": " + which + " lays out records differently from the trace, whose DTD is '" +
-                         h.dtd_name + "' (fingerprint " + hex(got) + ", the trace's " + hex(h.dtd_fingerprint) + ")");
+    try {
+        dtd_ = metatf::open::trace_dtd(h, dtd_file);
+    } catch (const metatf::open::DtdError& e) {
+        throw InputError(name_ + ": " + e.what());
     }
     return dtd_->desc();
 }

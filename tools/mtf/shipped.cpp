@@ -1,39 +1,55 @@
-// The DTDs the project ships (dtds/), built into mtf so that it can tell a
-// trace whose header borrows one of their names for another layout.
-#include <blkparse.hpp>
-#include <charisma.hpp>
-#include <hatf10.hpp>
-#include <lackey.hpp>
-#include <laplace.hpp>
-#include <msr.hpp>
-#include <pcap.hpp>
-#include <ptf.hpp>
-#include <spc.hpp>
-#include <strace.hpp>
-
+// Telling a trace whose header borrows a shipped DTD's name for another
+// layout: the shipped DTDs are the files `--dtd NAME` finds by name
+// (dtd_search_dirs()), compiled here only when a trace names one.
+#include <filesystem>
 #include <iostream>
 
 #include "common.hpp"
+#include "compile.hpp"
+#include "lower/lower.hpp"
 
 namespace mtf {
 
 namespace {
 
-const rt::DtdDesc* const shipped[] = {&blkparse::dtd, &charisma::dtd, &hatf10::dtd, &lackey::dtd, &laplace::dtd, &msr::dtd, &pcap::dtd, &ptf::dtd, &spc::dtd, &strace::dtd};
+namespace fs = std::filesystem;
+
+// The fingerprint of the DTD file at `path`, if it compiles.
+std::optional<std::uint64_t> fingerprint_of(const fs::path& path) {
+    const metatf::Compilation c = metatf::compile_file(path.string());
+    if (!c.schema) return std::nullopt;
+    return rt::fingerprint(metatf::lower::lower(*c.schema).desc());
+}
+
+// The shipped DTD file NAME.dtd, where the header's name is a plain file name.
+std::optional<fs::path> shipped_file(const std::string& name) {
+    if (name.empty() || name.front() == '.' || name.find('/') != std::string::npos) return std::nullopt;
+    for (const std::string& dir : metatf::dtd_search_dirs()) {
+        std::error_code ec;
+        const fs::path path = fs::path(dir) / (name + ".dtd");
+        if (fs::is_regular_file(path, ec)) return path;
+    }
+    return std::nullopt;
+}
+
+// The name of a DTD beside `named` that lays records out as `fingerprint` does.
+std::optional<std::string> shipped_with(std::uint64_t fingerprint, const fs::path& named) {
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(named.parent_path(), ec)) {
+        if (e.path().extension() == ".dtd" && e.is_regular_file(ec) && fingerprint_of(e.path()) == fingerprint) return e.path().stem().string();
+    }
+    return std::nullopt;
+}
 
 }  // namespace
 
 std::string dtd_name_warning(const rt::Header& header) {
-    const rt::DtdDesc* named = nullptr;
-    const rt::DtdDesc* same_layout = nullptr;
-    for (const rt::DtdDesc* dtd : shipped) {
-        if (dtd->name == header.dtd_name) named = dtd;
-        if (rt::fingerprint(*dtd) == header.dtd_fingerprint) same_layout = dtd;
-    }
-    if (named == nullptr || named == same_layout) return {};
+    const std::optional<fs::path> named = shipped_file(header.dtd_name);
+    if (!named || fingerprint_of(*named) == header.dtd_fingerprint) return {};
     const std::string start = "the header names the DTD '" + header.dtd_name + "', but the trace is ";
-    if (same_layout == nullptr) return start + "not laid out as the shipped " + header.dtd_name + ".dtd";
-    return start + "laid out as the shipped " + same_layout->name + ".dtd, not " + header.dtd_name + ".dtd";
+    const std::optional<std::string> same_layout = shipped_with(header.dtd_fingerprint, *named);
+    if (!same_layout) return start + "not laid out as the shipped " + header.dtd_name + ".dtd";
+    return start + "laid out as the shipped " + *same_layout + ".dtd, not " + header.dtd_name + ".dtd";
 }
 
 void warn_of_dtd_name(const char* command, const Trace& trace) {
