@@ -30,11 +30,16 @@ class TraceInfo:
         # Every record, the predefined ones (comments, metadata) included.
         self.record_count = self._trace.record_count
         self.records = {r["name"]: r for r in self._trace.records()}
-        # The container version: in version 3 every chunk (a segment of the
-        # file) decodes alone, so a read can start at any of them.
+        # The container version: from version 3 every segment of the file
+        # decodes alone, so a read can start at any of them.
         self.version = self._trace.version
-        # Per chunk: (its first record, its number of records), in trace order.
-        self.chunks = list(self._trace.segments)
+        # Per segment: (its first record, its number of records), in trace order.
+        self.segments = list(self._trace.segments)
+
+    @property
+    def chunks(self):
+        """The older name of `segments`."""
+        return self.segments
 
     def fields(self, record):
         """The fields of record type `record` that have a column (those outside repeated groups)."""
@@ -48,7 +53,7 @@ class TraceInfo:
 
     def __repr__(self):
         return (f"<metatf trace {self.path!r}: DTD {self.dtd_name!r}, {self.record_count} records "
-                f"in {len(self.chunks)} chunks, types {', '.join(self.records)}>")
+                f"in {len(self.segments)} segments, types {', '.join(self.records)}>")
 
 
 def open(path):
@@ -75,23 +80,32 @@ def _progress(info, show):
     return update
 
 
-def _chunk_range(info, chunks):
-    """(first, end) chunk indices for the reader from `chunks`: None (all),
+def _segment_range(info, segments):
+    """(first, end) segment indices for the reader from `segments`: None (all),
     an index, a range with step 1 or a (start, stop) pair, as Python slices them."""
-    if chunks is None:
+    if segments is None:
         return 0, -1
-    count = len(info.chunks)
-    if isinstance(chunks, int):
-        first = chunks + count if chunks < 0 else chunks
+    count = len(info.segments)
+    if isinstance(segments, int):
+        first = segments + count if segments < 0 else segments
         if not 0 <= first < count:
-            raise IndexError(f"chunk {chunks} is not in the trace's {count} chunks")
+            raise IndexError(f"segment {segments} is not in the trace's {count} segments")
         return first, first + 1
-    if isinstance(chunks, range):
-        if chunks.step != 1:
-            raise ValueError("a chunk range must have step 1")
-        chunks = (chunks.start, chunks.stop)
-    start, stop, _ = slice(*chunks).indices(count)
+    if isinstance(segments, range):
+        if segments.step != 1:
+            raise ValueError("a segment range must have step 1")
+        segments = (segments.start, segments.stop)
+    start, stop, _ = slice(*segments).indices(count)
     return start, max(start, stop)
+
+
+def _selection(segments, chunks):
+    """`segments`, or `chunks`, its older name (the segments were called chunks before)."""
+    if chunks is None:
+        return segments
+    if segments is not None:
+        raise TypeError("segments and chunks name the same selection (chunks is its older name): pass one of them")
+    return chunks
 
 
 # A read's default memory budget: this much, plus so many times the file's
@@ -116,16 +130,16 @@ def _budget(info, max_memory):
     return min(int(max_memory), (1 << 64) - 1)
 
 
-def _read_options(info, progress, chunks, threads, max_memory):
-    """The reader's arguments for a progress flag, a chunk selection, a thread count and a memory budget."""
-    first, end = _chunk_range(info, chunks)
+def _read_options(info, progress, segments, threads, max_memory):
+    """The reader's arguments for a progress flag, a segment selection, a thread count and a memory budget."""
+    first, end = _segment_range(info, segments)
     if threads is not None and threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
     return _progress(info, progress), first, end, threads or 0, _budget(info, max_memory)
 
 
-def _read(info, records, fields, progress, chunks=None, threads=None, max_memory=None):
-    return info._trace.read(list(records), list(fields or []), *_read_options(info, progress, chunks, threads, max_memory))
+def _read(info, records, fields, progress, segments=None, threads=None, max_memory=None):
+    return info._trace.read(list(records), list(fields or []), *_read_options(info, progress, segments, threads, max_memory))
 
 
 def _column_name(record, field):
@@ -147,7 +161,7 @@ def _scaled(values, field, scaled, in_place=False):
     return values / unit
 
 
-def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=None, threads=None, max_memory=None):
+def read_numpy(path, record, fields=None, segments=None, scaled="float", progress=None, threads=None, max_memory=None, *, chunks=None):
     """The records of type `record` as a NumPy structured array.
 
     Its fields are `index` (each record's position in the trace, as `mtf
@@ -159,13 +173,14 @@ def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=
     stored integer (the value times 10**scale). Enumerations, flags and
     parts are their numbers.
 
-    `chunks` reads part of the trace: the records of chunk k (an int), of
-    range(a, b) or of (a, b), where a chunk is one segment of the file
-    (TraceInfo.chunks lists them). A version-3 trace (what the project's
-    writers produce) starts reading at the chunk itself; an older trace can
-    only be read from its first chunk. Since its chunks decode alone, a
-    version-3 trace is read by `threads` threads at once (None: one per
-    core), each a run of chunks.
+    `segments` reads part of the trace: the records of segment k (an int),
+    of range(a, b) or of (a, b), where a segment is what a writer flushed
+    at once (TraceInfo.segments lists them; `chunks=` is the older name of
+    this argument). A version-3 trace or later (what the project's writers
+    produce) starts reading at the segment itself; an older trace can only
+    be read from its first segment. Since its segments decode alone, such a
+    trace is read by `threads` threads at once (None: one per core), each a
+    run of segments.
 
     A read that would take more than `max_memory` bytes is refused with
     MemoryError before it starts: by default 256 MiB plus 256 times the
@@ -174,7 +189,7 @@ def read_numpy(path, record, fields=None, chunks=None, scaled="float", progress=
     info = path if isinstance(path, TraceInfo) else open(path)
     info._record(record)
     described = {f["name"]: f for f in info._record(record)["fields"]}
-    options = _read_options(info, progress, chunks, threads, max_memory)
+    options = _read_options(info, progress, _selection(segments, chunks), threads, max_memory)
     packed = info._trace.read_packed(record, list(fields or []), *options)
     if packed is not None:
         return _structured(packed, record, described, scaled)
@@ -211,8 +226,8 @@ def _structured(packed, record, described, scaled):
     return out
 
 
-def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", progress=None, threads=None, max_memory=None,
-                bits="names"):
+def read_pandas(path, record=None, fields=None, segments=None, scaled="float", progress=None, threads=None, max_memory=None,
+                bits="names", *, chunks=None):
     """The records of type `record` (every type when None) as one DataFrame.
 
     Columns: `index` (the record's position in the trace, as `mtf dump`
@@ -223,7 +238,7 @@ def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", pro
     (`read|write`, `fd:5,index:1`), the character of a `chars` text field,
     and bytes. With several record types, rows are in trace order and a
     field a row's type lacks is missing (<NA>: integer columns are pandas'
-    nullable UInt64/Int64). `chunks` reads part of the trace, `threads`
+    nullable UInt64/Int64). `segments` reads part of the trace, `threads`
     sets how many threads read it, and `max_memory` bounds the memory the
     read may take, as in read_numpy().
 
@@ -239,7 +254,7 @@ def read_pandas(path, record=None, fields=None, chunks=None, scaled="float", pro
     names = [record] if record is not None else list(info.records)
     if record is not None:
         info._record(record)
-    tables = _read(info, names if record is not None else [], fields, progress, chunks, threads, max_memory)
+    tables = _read(info, names if record is not None else [], fields, progress, _selection(segments, chunks), threads, max_memory)
     frames = []
     for name in names:
         positions, columns = tables[name]

@@ -407,7 +407,7 @@ private:
                 }
             } catch (const std::bad_alloc&) {
                 const std::string message = path_ + ": the trace's frames count " + std::to_string(rows) +
-                                            " records, more than this machine can reserve columns for (read fewer chunks or record types)";
+                                            " records, more than this machine can reserve columns for (read fewer segments or record types)";
                 PyErr_SetString(PyExc_MemoryError, message.c_str());
                 throw py::error_already_set();
             }
@@ -503,7 +503,7 @@ private:
         raise_error(PyExc_MemoryError, path_ + ": the read would take about " + size + " (" + std::to_string(rows) + " records of up to " +
                                            std::to_string(row) + " bytes each" + (bytes ? ", and their bytes values" : "") +
                                            "), past its memory budget of " + std::to_string(budget) +
-                                           " bytes; pass max_memory=N (bytes) to raise it, or read fewer chunks, record types or fields");
+                                           " bytes; pass max_memory=N (bytes) to raise it, or read fewer segments, record types or fields");
     }
 
     // The targets of `part`: its rows of each type read at row part.row0 of

@@ -356,13 +356,13 @@ def test_values_a_writer_cannot_store_exactly_are_refused_and_the_rest_come_back
             writer.write("e", {"u": np.array([2**64 - 1], dtype=np.uint64)})
 
 
-# ---- chunks that decode alone, and Dask over ranges of them
+# ---- segments that decode alone, and Dask over ranges of them
 
 
 @pytest.fixture(scope="module")
-def spc_chunks(tmp_path_factory):
-    """The SPC trace of `spc` again, in chunks of 8 KiB: some forty, each opened by a state block."""
-    work = tmp_path_factory.mktemp("spc_chunks")
+def spc_segments(tmp_path_factory):
+    """The SPC trace of `spc` again, in segments of 8 KiB: some forty, each opened by a state block."""
+    work = tmp_path_factory.mktemp("spc_segments")
     text, trace = work / "spc.txt", work / "spc.mtf"
     run(MAKE_TEXT, "spc", 20000, text)
     run(MTF, "convert", "--chunk-size", "8192", "--dtd", SOURCE / "dtds/spc.dtd", text, trace)
@@ -374,14 +374,14 @@ def plain(frame):
     return frame.apply(lambda c: c.astype(object) if isinstance(c.dtype, pd.CategoricalDtype) else c).reset_index(drop=True)
 
 
-def test_every_chunk_read_alone_equals_the_same_rows_of_a_full_read(spc_chunks):
-    info = metatf.open(spc_chunks)
-    assert info.version == 4 and len(info.chunks) >= 20
-    assert sum(n for _, n in info.chunks) == info.record_count
-    whole = metatf.read_pandas(spc_chunks, "spc")
+def test_every_segment_read_alone_equals_the_same_rows_of_a_full_read(spc_segments):
+    info = metatf.open(spc_segments)
+    assert info.version == 4 and len(info.segments) >= 20
+    assert sum(n for _, n in info.segments) == info.record_count
+    whole = metatf.read_pandas(spc_segments, "spc")
     parts = []
-    for k, (first, n) in enumerate(info.chunks):
-        part = metatf.read_pandas(info, "spc", chunks=k)
+    for k, (first, n) in enumerate(info.segments):
+        part = metatf.read_pandas(info, "spc", segments=k)
         assert part["index"].between(first, first + n - 1).all()
         rows = whole[whole["index"].between(first, first + n - 1)]
         pd.testing.assert_frame_equal(plain(part), plain(rows))
@@ -389,37 +389,47 @@ def test_every_chunk_read_alone_equals_the_same_rows_of_a_full_read(spc_chunks):
     pd.testing.assert_frame_equal(plain(pd.concat(parts)), plain(whole))
 
 
-def test_a_chunk_range_reads_in_numpy_as_in_pandas(spc_chunks):
-    info = metatf.open(spc_chunks)
+def test_a_segment_range_reads_in_numpy_as_in_pandas(spc_segments):
+    info = metatf.open(spc_segments)
     first, end = 5, 9
-    got = metatf.read_numpy(spc_chunks, "spc", fields=["lba", "timestamp"], chunks=range(first, end))
-    whole = metatf.read_numpy(spc_chunks, "spc", fields=["lba", "timestamp"])
-    lo, hi = info.chunks[first][0], info.chunks[end][0]
+    got = metatf.read_numpy(spc_segments, "spc", fields=["lba", "timestamp"], segments=range(first, end))
+    whole = metatf.read_numpy(spc_segments, "spc", fields=["lba", "timestamp"])
+    lo, hi = info.segments[first][0], info.segments[end][0]
     want = whole[(whole["index"] >= lo) & (whole["index"] < hi)]
     assert len(got) > 0 and got.tolist() == want.tolist()
-    assert metatf.read_numpy(spc_chunks, "spc", chunks=(first, end)).tolist() == \
-        metatf.read_numpy(spc_chunks, "spc", chunks=range(first, end)).tolist()
-    assert len(metatf.read_numpy(spc_chunks, "spc", chunks=(3, 3))) == 0
-    assert metatf.read_numpy(spc_chunks, "spc", chunks=-1).tolist() == \
-        metatf.read_numpy(spc_chunks, "spc", chunks=len(info.chunks) - 1).tolist()
-    with pytest.raises(IndexError, match="chunk 1000 is not in the trace's"):
-        metatf.read_numpy(spc_chunks, "spc", chunks=1000)
+    assert metatf.read_numpy(spc_segments, "spc", segments=(first, end)).tolist() == \
+        metatf.read_numpy(spc_segments, "spc", segments=range(first, end)).tolist()
+    assert len(metatf.read_numpy(spc_segments, "spc", segments=(3, 3))) == 0
+    assert metatf.read_numpy(spc_segments, "spc", segments=-1).tolist() == \
+        metatf.read_numpy(spc_segments, "spc", segments=len(info.segments) - 1).tolist()
+    with pytest.raises(IndexError, match=f"segment 1000 is not in the trace's {len(info.segments)} segments"):
+        metatf.read_numpy(spc_segments, "spc", segments=1000)
     with pytest.raises(ValueError, match="step 1"):
-        metatf.read_numpy(spc_chunks, "spc", chunks=range(0, 10, 2))
+        metatf.read_numpy(spc_segments, "spc", segments=range(0, 10, 2))
 
 
-def test_read_dask_on_a_local_cluster_of_two_workers_equals_pandas(spc_chunks, tmp_path):
+def test_chunks_is_the_older_name_of_segments(spc_segments):
+    info = metatf.open(spc_segments)
+    assert info.chunks == info.segments
+    assert metatf.read_numpy(spc_segments, "spc", chunks=(5, 9)).tolist() == \
+        metatf.read_numpy(spc_segments, "spc", segments=(5, 9)).tolist()
+    pd.testing.assert_frame_equal(metatf.read_pandas(spc_segments, "spc", chunks=3), metatf.read_pandas(spc_segments, "spc", segments=3))
+    with pytest.raises(TypeError, match="segments and chunks name the same selection"):
+        metatf.read_pandas(spc_segments, "spc", segments=1, chunks=1)
+
+
+def test_read_dask_on_a_local_cluster_of_two_workers_equals_pandas(spc_segments, tmp_path):
     dd = pytest.importorskip("dask.dataframe")
     distributed = pytest.importorskip("distributed")
     import metatf.dask
 
-    whole = metatf.read_pandas(spc_chunks, "spc")
-    frame = metatf.dask.read_dask(spc_chunks, "spc", partition_records=3000)
+    whole = metatf.read_pandas(spc_segments, "spc")
+    frame = metatf.dask.read_dask(spc_segments, "spc", partition_records=3000)
     assert isinstance(frame, dd.DataFrame) and frame.npartitions >= 5
     assert list(frame.columns) == list(whole.columns)
     # Two copies of the trace under a glob: each is partitioned alike.
-    (tmp_path / "a.mtf").write_bytes(spc_chunks.read_bytes())
-    (tmp_path / "b.mtf").write_bytes(spc_chunks.read_bytes())
+    (tmp_path / "a.mtf").write_bytes(spc_segments.read_bytes())
+    (tmp_path / "b.mtf").write_bytes(spc_segments.read_bytes())
     both = metatf.dask.read_dask(tmp_path / "*.mtf", "spc", partition_records=3000)
     assert both.npartitions == 2 * frame.npartitions
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
@@ -460,14 +470,14 @@ def test_older_layouts_read_as_one_chunk_and_from_their_start(spc, tmp_path):
         assert lazy["size"].sum().compute() == whole["size"].sum()
 
 
-def test_threads_read_alike(spc_chunks):
-    one = metatf.read_pandas(spc_chunks, "spc", threads=1)
+def test_threads_read_alike(spc_segments):
+    one = metatf.read_pandas(spc_segments, "spc", threads=1)
     for threads in (2, 3, 7):
-        pd.testing.assert_frame_equal(metatf.read_pandas(spc_chunks, "spc", threads=threads), one)
-    pd.testing.assert_frame_equal(plain(metatf.read_pandas(spc_chunks, "spc", chunks=range(3, 11), threads=3)),
-                                  plain(one[one["index"].between(*[metatf.open(spc_chunks).chunks[k][0] for k in (3, 11)], inclusive="left")]))
+        pd.testing.assert_frame_equal(metatf.read_pandas(spc_segments, "spc", threads=threads), one)
+    pd.testing.assert_frame_equal(plain(metatf.read_pandas(spc_segments, "spc", chunks=range(3, 11), threads=3)),
+                                  plain(one[one["index"].between(*[metatf.open(spc_segments).chunks[k][0] for k in (3, 11)], inclusive="left")]))
     with pytest.raises(ValueError, match="threads must be at least 1"):
-        metatf.read_pandas(spc_chunks, "spc", threads=0)
+        metatf.read_pandas(spc_segments, "spc", threads=0)
 
 
 def test_threads_read_several_record_types_alike(tmp_path):
