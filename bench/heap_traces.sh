@@ -16,7 +16,7 @@ back = json.loads(json.dumps(rows))
 assert back == rows'
 "$trace" -f "$@" -o "$out/clangformat.mtf" -- clang-format --style=LLVM "$out/big.cpp" > /dev/null
 # g++ runs cc1plus and as: the compiler proper writes the largest trace.
-"$trace" -f "$@" -o "$out/gcc.%p.mtf" -- g++ -std=c++20 -O1 -I runtime/include -c runtime/src/reader.cpp -o /dev/null
+"$trace" -f "$@" -o "$out/gcc.%p.mtf" -- g++ -std=c++20 -O1 -I runtime/include -c runtime/src/io/reader.cpp -o /dev/null
 mv "$(ls -S "$out"/gcc.*.mtf | head -1)" "$out/cc1plus.mtf" && rm -f "$out"/gcc.*.mtf
 "$trace" -f "$@" -o "$out/cppcheck.mtf" -- cppcheck --quiet runtime/src
 for t in python clangformat cc1plus cppcheck; do

@@ -58,7 +58,7 @@ measure() {  # NAME TRACER_OPTIONS... -- COMMAND...
 echo "| program | tracer | events | untraced s | traced / untraced | bytes | B/event | recoded B/event | / recoded |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 env=()
-measure cppcheck -- cppcheck --quiet runtime/src/reader.cpp
+measure cppcheck -- cppcheck --quiet runtime/src/io/reader.cpp
 measure clang-format -- clang-format compiler/front/resolve_fields.cpp
 measure perl -- perl -e "$perl_churn"
 env=(PYTHONMALLOC=malloc)

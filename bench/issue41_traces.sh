@@ -15,7 +15,7 @@ make() {  # NAME TRACER_OPTIONS... -- COMMAND...
   local name=$1; shift
   [ -s "$out/$name.mtf" ] || "$trace" -f "$@" > /dev/null
 }
-make cppcheck -o "$out/cppcheck.mtf" -- cppcheck --quiet runtime/src/reader.cpp
+make cppcheck -o "$out/cppcheck.mtf" -- cppcheck --quiet runtime/src/io/reader.cpp
 make clangformat -o "$out/clangformat.mtf" -- clang-format compiler/front/resolve_fields.cpp
 make perl -o "$out/perl.mtf" -- perl -e "$perl_churn"
 [ -s "$out/python.mtf" ] || PYTHONMALLOC=malloc "$trace" -f -o "$out/python.mtf" -- /usr/bin/python3 -c '

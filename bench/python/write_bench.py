@@ -5,7 +5,7 @@ metatf.Writer.write() of the frame it gives, in one call (docs/python.md,
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/python/write_bench.py TRACE DTD [WRITER OPTION=VALUE ...]
 e.g. a heap trace of a compiler, from the repository root:
   build/tools/heaptrace/metatf-heaptrace --threads --time -o 'heap.%p.mtf' -- \\
-      g++ -std=c++20 -O1 -c -o /dev/null -Iruntime/include runtime/src/columns.cpp
+      g++ -std=c++20 -O1 -c -o /dev/null -Iruntime/include runtime/src/io/columns.cpp
   PYTHONPATH=build/python /usr/bin/python3 bench/python/write_bench.py heap.PID.mtf hatf10
 (cc1plus's trace is the large one of the two).
 """

@@ -194,4 +194,18 @@ void decode_values(TraceReader& reader, Sink&& sink, std::vector<std::uint64_t>&
 // no value is refused or truncated. Returns the record's offset within its section.
 std::uint64_t encode_generic(TraceWriter& writer, const GenericRecord& record);
 
+// ---- predefined records as values (io/predefined_values.cpp)
+
+// decode_generic() of a predefined record, which the reader has begun:
+// comment gives [length, data], section [number], metadata [record tag,
+// field, property, values...], each value under metadata_values_field.
+void decode_predefined(TraceReader& reader, GenericRecord& out);
+
+// The text of a comment record as decode_predefined() gives it ([length, data]).
+std::string_view comment_text(const GenericRecord& comment);
+
+// The bytes a predefined record that decode_predefined() gave takes in a
+// trace of `dtd` and class word `word`, its tag included.
+std::uint64_t predefined_size(const DtdDesc& dtd, unsigned word, const GenericRecord& record);
+
 }  // namespace metatf::rt

@@ -19,9 +19,6 @@
 
 namespace metatf::rt {
 
-struct GenericRecord;
-class TraceReader;
-
 // The slot of `dtd`'s predefined record of kind `kind` (every DTD has the prelude's).
 inline std::uint32_t predefined_slot(const DtdDesc& dtd, Predefined kind) {
     std::uint32_t slot = 0;
@@ -126,20 +123,8 @@ inline std::uint64_t metadata_value(const MetadataParts& m, const FieldDesc& fie
     return metadata_value_signed(field, static_cast<MetaOp>(m.property), i) ? sign_extend(raw, word) : raw;
 }
 
-// decode_generic() of a predefined record, which the reader has begun:
-// comment gives [length, data], section [number], metadata [record tag,
-// field, property, values...], each value under metadata_values_field.
-void decode_predefined(TraceReader& reader, GenericRecord& out);
-
-// The text of a comment record as decode_predefined() gives it ([length, data]).
-std::string_view comment_text(const GenericRecord& comment);
-
 // The field index a metadata record's values have in a GenericRecord: one past
 // the fields the prelude declares, since a DTD cannot declare them.
 inline constexpr std::uint32_t metadata_values_field = 4;
-
-// The bytes a predefined record that decode_predefined() gave takes in a
-// trace of `dtd` and class word `word`, its tag included.
-std::uint64_t predefined_size(const DtdDesc& dtd, unsigned word, const GenericRecord& record);
 
 }  // namespace metatf::rt

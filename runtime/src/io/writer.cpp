@@ -8,7 +8,7 @@
 
 #include "metatf/checksum.hpp"
 #include "metatf/segment_state.hpp"
-#include "segment_thread.hpp"
+#include "../container/segment_thread.hpp"
 
 namespace metatf::rt {
 

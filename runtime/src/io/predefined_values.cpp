@@ -1,6 +1,6 @@
-#include "metatf/predefined.hpp"
-
 #include "metatf/generic.hpp"
+
+#include "metatf/predefined.hpp"
 
 namespace metatf::rt {
 
