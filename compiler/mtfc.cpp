@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include <metatf/output.hpp>
+#include <metatf/container/output.hpp>
 
 #include "back/cpp.hpp"
 #include "compile.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include <metatf/typed.hpp>
-#include <metatf/typed_forms.hpp>
+#include <metatf/typed/forms.hpp>
 
 namespace ptf {
 

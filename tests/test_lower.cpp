@@ -4,9 +4,9 @@
 #include <utility>
 #include <vector>
 
-#include <metatf/layout.hpp>
+#include <metatf/core/layout.hpp>
 
-#include <metatf/predefined.hpp>
+#include <metatf/encoding/predefined.hpp>
 
 #include "lower/lower.hpp"
 #include "support.hpp"

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include <metatf/native.hpp>
+#include <metatf/forms/native.hpp>
 
 #include "lower/lower.hpp"
 #include "support.hpp"

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include <metatf/rules.hpp>
+#include <metatf/analysis/rules.hpp>
 
 #include "ir/json.hpp"
 #include "lower/lower.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <metatf/generic.hpp>
+#include <metatf/io/generic.hpp>
 
 #include "lower/lower.hpp"
 #include "support.hpp"

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string>
 
-#include <metatf/text.hpp>
+#include <metatf/forms/text.hpp>
 
 #include "lower/lower.hpp"
 #include "support.hpp"

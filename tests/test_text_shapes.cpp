@@ -4,7 +4,7 @@
 // outside brackets and C strings) and `tab N` (strace's result column).
 #include <string>
 
-#include <metatf/text.hpp>
+#include <metatf/forms/text.hpp>
 
 #include "lower/lower.hpp"
 #include "support.hpp"

@@ -6,7 +6,7 @@
 namespace metatf::back {
 
 void emit_form_includes(std::ostream& o, const ir::Schema& schema) {
-    if (schema.text || !schema.native.empty()) o << "#include <metatf/typed_forms.hpp>\n";
+    if (schema.text || !schema.native.empty()) o << "#include <metatf/typed/forms.hpp>\n";
 }
 
 void emit_form_codecs(std::ostream& o, const ir::Schema& schema) {

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include <metatf/descriptor.hpp>
+#include <metatf/core/descriptor.hpp>
 
 #include "../ir/schema.hpp"
 

@@ -18,7 +18,7 @@ std::string signed_literal(std::int64_t v) {
 namespace {
 
 // The C++ names of the runtime's enumerators, in enumerator order
-// (runtime/include/metatf/vocabulary.hpp, whose spelling tables have the same lengths).
+// (runtime/include/metatf/core/vocabulary.hpp, whose spelling tables have the same lengths).
 constexpr std::array<const char*, 4> type_enums = {"rt::Type::unsigned_int", "rt::Type::signed_int",
                                                    "rt::Type::floating", "rt::Type::bytes"};
 constexpr std::array<const char*, 9> interp_enums = {

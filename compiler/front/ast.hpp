@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include <metatf/vocabulary.hpp>
+#include <metatf/core/vocabulary.hpp>
 
 #include "../diagnostics.hpp"
 

@@ -10,15 +10,15 @@
 #include <variant>
 #include <vector>
 
-#include <metatf/bytes.hpp>
-#include <metatf/descriptor.hpp>
-#include <metatf/vocabulary.hpp>
+#include <metatf/core/bytes.hpp>
+#include <metatf/core/descriptor.hpp>
+#include <metatf/core/vocabulary.hpp>
 
 namespace metatf::ir {
 
 namespace rt = metatf::rt;
 
-// The shared words (runtime/include/metatf/vocabulary.hpp).
+// The shared words (runtime/include/metatf/core/vocabulary.hpp).
 using rt::Interp;
 using rt::name;
 using rt::stores_bytes;

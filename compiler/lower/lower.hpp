@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include <metatf/descriptor.hpp>
+#include <metatf/core/descriptor.hpp>
 
 #include "../ir/schema.hpp"
 

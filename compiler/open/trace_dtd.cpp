@@ -1,8 +1,7 @@
 #include "trace_dtd.hpp"
 
-#include <cstdio>
-
-#include <metatf/split.hpp>
+#include <metatf/container/split.hpp>
+#include <metatf/core/format.hpp>
 
 #include "compile.hpp"
 
@@ -10,32 +9,35 @@ namespace metatf::open {
 
 namespace {
 
-std::string hex(std::uint64_t v) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-    return buf;
-}
-
-// The DTD text a trace carries, named NAME.dtd in diagnostics.
-Compilation compile_embedded(const rt::Header& h) {
-    const std::uint64_t text_at = h.name_offset() + h.dtd_name.size();
-    return compile(h.dtd_name + ".dtd", std::string(rt::split_embedded_dtd(h.dtd_text, text_at).own));
-}
-
-}  // namespace
-
-std::unique_ptr<lower::LoweredDtd> trace_dtd(const rt::Header& h, const std::optional<std::string>& dtd_file) {
-    const Compilation c = dtd_file ? compile_file(*dtd_file) : compile_embedded(h);
-    const std::string which = dtd_file ? "the DTD " + *dtd_file : "the trace's embedded DTD";
-    if (!c.schema) throw DtdError(which + " has errors: " + first_error(c));
-    auto dtd = std::make_unique<lower::LoweredDtd>(lower::lower(*c.schema));
+// `dtd`, if it lays records out as the header says; `which` names it in the error.
+std::unique_ptr<lower::LoweredDtd> checked(std::unique_ptr<lower::LoweredDtd> dtd, const rt::Header& h, const std::string& which) {
     const std::uint64_t got = rt::fingerprint(dtd->desc());
     if (got != h.dtd_fingerprint) {
         // Another DTD, or (embedded) a damaged header or text.
         throw DtdError(which + " lays out records differently from the trace, whose DTD is '" + h.dtd_name + "' (fingerprint " +
-                       hex(got) + ", the trace's " + hex(h.dtd_fingerprint) + ")");
+                       rt::fingerprint_text(got) + ", the trace's " + rt::fingerprint_text(h.dtd_fingerprint) + ")");
     }
     return dtd;
+}
+
+}  // namespace
+
+std::string embedded_text(const rt::Header& h) {
+    const std::uint64_t text_at = h.name_offset() + h.dtd_name.size();
+    return std::string(rt::split_embedded_dtd(h.dtd_text, text_at).own);
+}
+
+std::unique_ptr<lower::LoweredDtd> dtd_file(const std::string& path) {
+    const Compilation c = compile_file(path);
+    if (!c.schema) throw DtdError("the DTD " + path + " has errors: " + first_error(c));
+    return std::make_unique<lower::LoweredDtd>(lower::lower(*c.schema));
+}
+
+std::unique_ptr<lower::LoweredDtd> trace_dtd(const rt::Header& h, const std::optional<std::string>& dtd_file) {
+    if (dtd_file) return checked(open::dtd_file(*dtd_file), h, "the DTD " + *dtd_file);
+    const Compilation c = compile(h.dtd_name + ".dtd", embedded_text(h));
+    if (!c.schema) throw DtdError("the trace's embedded DTD has errors: " + first_error(c));
+    return checked(std::make_unique<lower::LoweredDtd>(lower::lower(*c.schema)), h, "the trace's embedded DTD");
 }
 
 }  // namespace metatf::open

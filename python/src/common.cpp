@@ -3,10 +3,10 @@
 #include <charconv>
 #include <cstring>
 
-#include <metatf/format.hpp>
-#include <metatf/generic.hpp>
-#include <metatf/rules.hpp>
-#include <metatf/split.hpp>
+#include <metatf/analysis/rules.hpp>
+#include <metatf/container/split.hpp>
+#include <metatf/core/format.hpp>
+#include <metatf/io/generic.hpp>
 
 namespace metatf::python {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include <metatf/descriptor.hpp>
+#include <metatf/core/descriptor.hpp>
 
 namespace metatf::python {
 

@@ -32,13 +32,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <metatf/auto_encoder.hpp>
-#include <metatf/columns.hpp>
-#include <metatf/error.hpp>
-#include <metatf/generic.hpp>
-#include <metatf/reader.hpp>
-#include <metatf/rules.hpp>
-#include <metatf/split.hpp>
+#include <metatf/analysis/auto_encoder.hpp>
+#include <metatf/analysis/rules.hpp>
+#include <metatf/container/split.hpp>
+#include <metatf/core/error.hpp>
+#include <metatf/io/columns.hpp>
+#include <metatf/io/generic.hpp>
+#include <metatf/io/reader.hpp>
 
 #include "compile.hpp"
 #include "lower/lower.hpp"

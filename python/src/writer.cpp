@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-#include <metatf/auto_encoder.hpp>
-#include <metatf/generic.hpp>
-#include <metatf/split.hpp>
-#include <metatf/writer.hpp>
+#include <metatf/analysis/auto_encoder.hpp>
+#include <metatf/container/split.hpp>
+#include <metatf/io/generic.hpp>
+#include <metatf/io/writer.hpp>
 
 #include "common.hpp"
 #include "compile.hpp"
-#include "lower/lower.hpp"
+#include "open/trace_dtd.hpp"
 
 namespace metatf::python {
 
@@ -36,9 +36,11 @@ public:
            const std::vector<std::string>& split, int version, bool automatic, bool live) {
         const std::optional<std::string> file = metatf::find_dtd(dtd);
         if (!file) raise_error(PyExc_FileNotFoundError, metatf::dtd_not_found(dtd));
-        const metatf::Compilation c = metatf::compile_file(*file);
-        if (!c.schema) raise_error(PyExc_ValueError, "the DTD " + *file + " has errors: " + metatf::first_error(c));
-        dtd_ = std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
+        try {
+            dtd_ = metatf::open::dtd_file(*file);
+        } catch (const metatf::open::DtdError& e) {
+            raise_error(PyExc_ValueError, e.what());
+        }
         rt::WriterOptions options;
         options.output.replace = overwrite;
         options.compress = compress;

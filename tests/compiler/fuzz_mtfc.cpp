@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include <metatf/descriptor.hpp>
+#include <metatf/core/descriptor.hpp>
 
 #include "back/cpp.hpp"
 #include "compile.hpp"

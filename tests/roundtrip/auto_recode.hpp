@@ -9,8 +9,8 @@
 
 #include <doctest/doctest.h>
 
-#include <metatf/auto_encoder.hpp>
-#include <metatf/generic.hpp>
+#include <metatf/analysis/auto_encoder.hpp>
+#include <metatf/io/generic.hpp>
 
 namespace metatf::test {
 

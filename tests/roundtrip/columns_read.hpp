@@ -15,9 +15,9 @@
 #include <memory>
 #include <vector>
 
-#include <metatf/columns.hpp>
-#include <metatf/generic.hpp>
-#include <metatf/layout.hpp>
+#include <metatf/core/layout.hpp>
+#include <metatf/io/columns.hpp>
+#include <metatf/io/generic.hpp>
 
 namespace metatf::test {
 

@@ -17,10 +17,10 @@
 
 #include <doctest/doctest.h>
 
-#include <metatf/generic.hpp>
-#include <metatf/reader.hpp>
+#include <metatf/io/generic.hpp>
+#include <metatf/io/reader.hpp>
+#include <metatf/io/writer.hpp>
 #include <metatf/typed.hpp>
-#include <metatf/writer.hpp>
 
 namespace metatf::test {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include <features.hpp>
-#include <metatf/generic.hpp>
+#include <metatf/io/generic.hpp>
 
 #include <doctest/doctest.h>
 

@@ -12,7 +12,7 @@
 
 #include <hatf10.hpp>
 #include <ptf.hpp>
-#include <metatf/generic.hpp>
+#include <metatf/io/generic.hpp>
 
 #include <doctest/doctest.h>
 

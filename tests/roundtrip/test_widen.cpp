@@ -6,8 +6,8 @@
 
 #include <hatf10.hpp>
 #include <spc.hpp>
-#include <metatf/bytes.hpp>
-#include <metatf/generic.hpp>
+#include <metatf/core/bytes.hpp>
+#include <metatf/io/generic.hpp>
 
 #include <doctest/doctest.h>
 

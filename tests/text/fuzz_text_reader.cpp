@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include <metatf/native.hpp>
-#include <metatf/text.hpp>
+#include <metatf/forms/native.hpp>
+#include <metatf/forms/text.hpp>
 
 #include "compile.hpp"
 #include "lower/lower.hpp"

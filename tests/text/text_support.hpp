@@ -11,8 +11,8 @@
 
 #include <doctest/doctest.h>
 
-#include <metatf/typed_forms.hpp>
-#include <metatf/writer.hpp>
+#include <metatf/io/writer.hpp>
+#include <metatf/typed/forms.hpp>
 
 #include "random_trace.hpp"
 

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
-#include <metatf/codec.hpp>
-#include <metatf/generic.hpp>
+#include <metatf/container/codec.hpp>
+#include <metatf/io/generic.hpp>
 #include <features.hpp>
 #include <hatf10.hpp>
 #include <repeats.hpp>

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include <metatf/checksum.hpp>
-#include <metatf/codec.hpp>
-#include <metatf/container.hpp>
-#include <metatf/generic.hpp>
+#include <metatf/container/checksum.hpp>
+#include <metatf/container/codec.hpp>
+#include <metatf/container/container.hpp>
+#include <metatf/io/generic.hpp>
 
 #include <pools.hpp>
 
@@ -24,10 +24,7 @@
 #include "trace_support.hpp"
 
 namespace rt = metatf::rt;
-using metatf::test::error_of;
-using metatf::test::show;
-using metatf::test::TempTrace;
-using metatf::test::TraceBytes;
+using namespace metatf::test;
 using rt::ErrorKind;
 
 namespace {

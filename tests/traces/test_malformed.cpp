@@ -28,11 +28,7 @@
 
 namespace fs = std::filesystem;
 namespace rt = metatf::rt;
-using metatf::test::error_of;
-using metatf::test::read_all;
-using metatf::test::show;
-using metatf::test::TempTrace;
-using metatf::test::TraceBytes;
+using namespace metatf::test;
 using rt::ErrorKind;
 using TB = TraceBytes;
 

@@ -6,11 +6,7 @@
 #include "malformed_v2_support.hpp"
 
 namespace rt = metatf::rt;
-using metatf::test::error_of;
-using metatf::test::read_all;
-using metatf::test::show;
-using metatf::test::TempTrace;
-using metatf::test::TraceBytes;
+using namespace metatf::test;
 using rt::ErrorKind;
 using namespace metatf::test::segments_v2;
 

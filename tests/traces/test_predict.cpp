@@ -3,7 +3,7 @@
 // a pool before predictions; and the errors of codes a reader cannot answer.
 #include <doctest/doctest.h>
 
-#include <metatf/generic.hpp>
+#include <metatf/io/generic.hpp>
 
 #include <hatf10.hpp>
 #include <predicted.hpp>

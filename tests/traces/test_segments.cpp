@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include <metatf/generic.hpp>
+#include <metatf/io/generic.hpp>
 
 #include <features.hpp>
 #include <hatf10.hpp>
@@ -30,9 +30,7 @@
 #include "trace_support.hpp"
 
 namespace rt = metatf::rt;
-using metatf::test::error_of;
-using metatf::test::show;
-using metatf::test::TempTrace;
+using namespace metatf::test;
 
 namespace {
 

@@ -16,7 +16,7 @@
 
 #include <unistd.h>
 
-#include <metatf/error.hpp>
+#include <metatf/core/error.hpp>
 
 namespace metatf::test {
 

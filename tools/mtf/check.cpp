@@ -3,8 +3,8 @@
 #include <iostream>
 #include <set>
 
-#include <metatf/format.hpp>
-#include <metatf/rules.hpp>
+#include <metatf/analysis/rules.hpp>
+#include <metatf/core/format.hpp>
 
 #include "common.hpp"
 

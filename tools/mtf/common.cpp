@@ -12,12 +12,12 @@
 #include <fstream>
 #include <iostream>
 
-#include <metatf/field_state.hpp>
-#include <metatf/format.hpp>
-#include <metatf/layout.hpp>
-#include <metatf/native.hpp>
-#include <metatf/rules.hpp>
-#include <metatf/writer.hpp>
+#include <metatf/analysis/rules.hpp>
+#include <metatf/core/format.hpp>
+#include <metatf/core/layout.hpp>
+#include <metatf/encoding/field_state.hpp>
+#include <metatf/forms/native.hpp>
+#include <metatf/io/writer.hpp>
 
 #include "compile.hpp"
 #include "open/trace_dtd.hpp"
@@ -220,9 +220,11 @@ std::unique_ptr<Trace> Trace::open(const std::string& path, const Options& o) {
 }
 
 std::unique_ptr<metatf::lower::LoweredDtd> load_dtd(const std::string& path) {
-    const metatf::Compilation c = metatf::compile_file(path);
-    if (!c.schema) throw InputError("the DTD " + path + " has errors: " + metatf::first_error(c));
-    return std::make_unique<metatf::lower::LoweredDtd>(metatf::lower::lower(*c.schema));
+    try {
+        return metatf::open::dtd_file(path);
+    } catch (const metatf::open::DtdError& e) {
+        throw InputError(e.what());
+    }
 }
 
 void refuse_directory(const std::string& path) {

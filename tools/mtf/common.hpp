@@ -17,10 +17,10 @@
 #include <type_traits>
 #include <vector>
 
-#include <metatf/generic.hpp>
-#include <metatf/output.hpp>
-#include <metatf/reader.hpp>
-#include <metatf/writer.hpp>
+#include <metatf/container/output.hpp>
+#include <metatf/io/generic.hpp>
+#include <metatf/io/reader.hpp>
+#include <metatf/io/writer.hpp>
 
 #include "ir/schema.hpp"
 #include "lower/lower.hpp"

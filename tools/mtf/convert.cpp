@@ -11,11 +11,11 @@
 #include <optional>
 #include <sstream>
 
-#include <metatf/auto_encoder.hpp>
-#include <metatf/native.hpp>
-#include <metatf/predefined.hpp>
-#include <metatf/text.hpp>
-#include <metatf/writer.hpp>
+#include <metatf/analysis/auto_encoder.hpp>
+#include <metatf/encoding/predefined.hpp>
+#include <metatf/forms/native.hpp>
+#include <metatf/forms/text.hpp>
+#include <metatf/io/writer.hpp>
 
 #include "common.hpp"
 

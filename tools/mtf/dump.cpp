@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <set>
 
-#include <metatf/rules.hpp>
+#include <metatf/analysis/rules.hpp>
 
 #include "common.hpp"
 

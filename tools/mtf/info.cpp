@@ -1,4 +1,6 @@
 // mtf info: what a trace is: header, sections, and how many records of each type.
+#include <metatf/core/format.hpp>
+
 #include "common.hpp"
 
 namespace mtf {
@@ -17,8 +19,6 @@ std::string container(const rt::Header& h) {
 
 std::string header_table(const Trace& trace) {
     const rt::Header& h = trace.header();
-    char fingerprint[24];
-    std::snprintf(fingerprint, sizeof fingerprint, "0x%016llx", static_cast<unsigned long long>(h.dtd_fingerprint));
     return format_table({{"trace", trace.name()},
                          {"bytes", std::to_string(trace.file_size())},
                          {"class", h.cls == rt::Class::bits32 ? "32-bit" : "64-bit"},
@@ -26,7 +26,7 @@ std::string header_table(const Trace& trace) {
                          {"container", container(h)},
                          {"records", std::to_string(h.record_count)},
                          {"DTD", h.dtd_name},
-                         {"fingerprint", fingerprint},
+                         {"fingerprint", rt::fingerprint_text(h.dtd_fingerprint)},
                          {"DTD text", std::to_string(h.dtd_text.size()) + " bytes" +
                                           (h.version >= 5 ? ", " + std::to_string(h.dtd_stored.size()) + " stored (zstd)" : "")}},
                         "ll");

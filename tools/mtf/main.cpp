@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include <metatf/output.hpp>
+#include <metatf/container/output.hpp>
 
 #include "common.hpp"
 #include "version.hpp"

@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 #include <tuple>
-#include <metatf/auto_encoder.hpp>
-#include <metatf/writer.hpp>
+#include <metatf/analysis/auto_encoder.hpp>
+#include <metatf/io/writer.hpp>
 
 #include "common.hpp"
 

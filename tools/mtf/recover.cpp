@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include <metatf/container.hpp>
+#include <metatf/container/container.hpp>
 
 #include "common.hpp"
 

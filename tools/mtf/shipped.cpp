@@ -1,12 +1,15 @@
 // Telling a trace whose header borrows a shipped DTD's name for another
 // layout: the shipped DTDs are the files `--dtd NAME` finds by name
-// (dtd_search_dirs()), compiled here only when a trace names one.
+// (dtd_search_dirs()), compiled here only when a trace names one and carries
+// a text other than its file.
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "common.hpp"
 #include "compile.hpp"
-#include "lower/lower.hpp"
+#include "open/trace_dtd.hpp"
 
 namespace mtf {
 
@@ -16,9 +19,20 @@ namespace fs = std::filesystem;
 
 // The fingerprint of the DTD file at `path`, if it compiles.
 std::optional<std::uint64_t> fingerprint_of(const fs::path& path) {
-    const metatf::Compilation c = metatf::compile_file(path.string());
-    if (!c.schema) return std::nullopt;
-    return rt::fingerprint(metatf::lower::lower(*c.schema).desc());
+    try {
+        return rt::fingerprint(metatf::open::dtd_file(path.string())->desc());
+    } catch (const metatf::open::DtdError&) {
+        return std::nullopt;
+    }
+}
+
+// Whether the file at `path` holds `text`: then it lays records out as the
+// trace does without being compiled, the common case of a shipped DTD's trace.
+bool holds(const fs::path& path, const std::string& text) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream file;
+    file << in.rdbuf();
+    return in && file.str() == text;
 }
 
 // The shipped DTD file NAME.dtd, where the header's name is a plain file name.
@@ -45,7 +59,7 @@ std::optional<std::string> shipped_with(std::uint64_t fingerprint, const fs::pat
 
 std::string dtd_name_warning(const rt::Header& header) {
     const std::optional<fs::path> named = shipped_file(header.dtd_name);
-    if (!named || fingerprint_of(*named) == header.dtd_fingerprint) return {};
+    if (!named || holds(*named, metatf::open::embedded_text(header)) || fingerprint_of(*named) == header.dtd_fingerprint) return {};
     const std::string start = "the header names the DTD '" + header.dtd_name + "', but the trace is ";
     const std::optional<std::string> same_layout = shipped_with(header.dtd_fingerprint, *named);
     if (!same_layout) return start + "not laid out as the shipped " + header.dtd_name + ".dtd";

@@ -19,6 +19,6 @@
 // writer.hpp.
 #pragma once
 
-#include "typed/layouts.hpp"
-#include "typed/reader.hpp"
-#include "typed/writer.hpp"
+#include "metatf/typed/layouts.hpp"
+#include "metatf/typed/reader.hpp"
+#include "metatf/typed/writer.hpp"

@@ -1,4 +1,4 @@
-#include "metatf/auto_encoder.hpp"
+#include "metatf/analysis/auto_encoder.hpp"
 
 #include <zstd.h>
 
@@ -8,7 +8,7 @@
 #include <numeric>
 #include <optional>
 
-#include "metatf/predefined.hpp"
+#include "metatf/encoding/predefined.hpp"
 #include "pool_planner.hpp"
 
 namespace metatf::rt {

@@ -13,8 +13,8 @@
 #include <set>
 #include <vector>
 
-#include "metatf/generic.hpp"
-#include "metatf/writer.hpp"
+#include "metatf/io/generic.hpp"
+#include "metatf/io/writer.hpp"
 
 namespace metatf::rt::detail {
 

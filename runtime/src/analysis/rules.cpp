@@ -1,4 +1,4 @@
-#include "metatf/rules.hpp"
+#include "metatf/analysis/rules.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -7,8 +7,8 @@
 #include <span>
 #include <string_view>
 
-#include "metatf/error.hpp"
-#include "metatf/format.hpp"
+#include "metatf/core/error.hpp"
+#include "metatf/core/format.hpp"
 
 namespace metatf::rt {
 

@@ -1,4 +1,4 @@
-#include "metatf/checksum.hpp"
+#include "metatf/container/checksum.hpp"
 
 #include <array>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "metatf/codec.hpp"
+#include "metatf/container/codec.hpp"
 
 #include <zstd.h>
 

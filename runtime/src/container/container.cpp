@@ -1,4 +1,4 @@
-#include "metatf/container.hpp"
+#include "metatf/container/container.hpp"
 
 #include <sys/stat.h>
 
@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "metatf/checksum.hpp"
-#include "metatf/codec.hpp"
-#include "metatf/error.hpp"
+#include "metatf/container/checksum.hpp"
+#include "metatf/container/codec.hpp"
+#include "metatf/core/error.hpp"
 
 namespace metatf::rt {
 

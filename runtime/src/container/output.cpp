@@ -1,4 +1,4 @@
-#include "metatf/output.hpp"
+#include "metatf/container/output.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "metatf/container.hpp"
+#include "metatf/container/container.hpp"
 
 namespace metatf::rt::detail {
 

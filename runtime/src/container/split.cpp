@@ -1,9 +1,9 @@
-#include "metatf/split.hpp"
+#include "metatf/container/split.hpp"
 
 #include <charconv>
 #include <optional>
 
-#include "metatf/error.hpp"
+#include "metatf/core/error.hpp"
 
 namespace metatf::rt {
 namespace {

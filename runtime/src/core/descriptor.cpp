@@ -1,9 +1,9 @@
-#include "metatf/descriptor.hpp"
+#include "metatf/core/descriptor.hpp"
 
 #include <cstring>
 #include <initializer_list>
 
-#include "metatf/format.hpp"
+#include "metatf/core/format.hpp"
 
 namespace metatf::rt {
 

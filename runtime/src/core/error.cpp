@@ -1,4 +1,4 @@
-#include "metatf/error.hpp"
+#include "metatf/core/error.hpp"
 
 namespace metatf::rt {
 

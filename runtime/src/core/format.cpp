@@ -1,4 +1,4 @@
-#include "metatf/format.hpp"
+#include "metatf/core/format.hpp"
 
 #include <cctype>
 #include <charconv>

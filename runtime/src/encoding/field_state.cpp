@@ -1,4 +1,4 @@
-#include "metatf/field_state.hpp"
+#include "metatf/encoding/field_state.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "metatf/live_pool.hpp"
+#include "metatf/encoding/live_pool.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "metatf/predictor.hpp"
+#include "metatf/encoding/predictor.hpp"
 
 #include <algorithm>
 

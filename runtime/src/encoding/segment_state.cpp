@@ -1,10 +1,10 @@
-#include "metatf/segment_state.hpp"
+#include "metatf/encoding/segment_state.hpp"
 
 #include <stdexcept>
 #include <string>
 
-#include "metatf/container.hpp"
-#include "metatf/error.hpp"
+#include "metatf/container/container.hpp"
+#include "metatf/core/error.hpp"
 
 namespace metatf::rt {
 

@@ -1,4 +1,4 @@
-#include "metatf/native.hpp"
+#include "metatf/forms/native.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -9,10 +9,10 @@
 #include <ostream>
 #include <streambuf>
 
-#include "metatf/format.hpp"
-#include "metatf/layout.hpp"
-#include "metatf/predefined.hpp"
-#include "metatf/rules.hpp"
+#include "metatf/analysis/rules.hpp"
+#include "metatf/core/format.hpp"
+#include "metatf/core/layout.hpp"
+#include "metatf/encoding/predefined.hpp"
 
 namespace metatf::rt {
 

@@ -1,4 +1,4 @@
-#include "metatf/text.hpp"
+#include "metatf/forms/text.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -9,10 +9,10 @@
 #include <ostream>
 #include <streambuf>
 
-#include "metatf/error.hpp"
-#include "metatf/format.hpp"
-#include "metatf/layout.hpp"
-#include "metatf/predefined.hpp"
+#include "metatf/core/error.hpp"
+#include "metatf/core/format.hpp"
+#include "metatf/core/layout.hpp"
+#include "metatf/encoding/predefined.hpp"
 
 #include "text_common.hpp"
 #include "text_parser.hpp"

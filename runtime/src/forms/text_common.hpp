@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "metatf/descriptor.hpp"
-#include "metatf/error.hpp"
-#include "metatf/format.hpp"
+#include "metatf/core/descriptor.hpp"
+#include "metatf/core/error.hpp"
+#include "metatf/core/format.hpp"
 
 namespace metatf::rt::text_detail {
 

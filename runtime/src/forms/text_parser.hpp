@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "metatf/generic.hpp"
-#include "metatf/layout.hpp"
-#include "metatf/text.hpp"
+#include "metatf/core/layout.hpp"
+#include "metatf/forms/text.hpp"
+#include "metatf/io/generic.hpp"
 #include "text_common.hpp"
 
 namespace metatf::rt {

@@ -1,12 +1,12 @@
-#include "metatf/text.hpp"
+#include "metatf/forms/text.hpp"
 
 #include <charconv>
 #include <ostream>
 
-#include "metatf/error.hpp"
-#include "metatf/format.hpp"
-#include "metatf/layout.hpp"
-#include "metatf/predefined.hpp"
+#include "metatf/core/error.hpp"
+#include "metatf/core/format.hpp"
+#include "metatf/core/layout.hpp"
+#include "metatf/encoding/predefined.hpp"
 #include "text_common.hpp"
 #include "text_parser.hpp"
 

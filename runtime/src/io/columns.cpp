@@ -1,4 +1,4 @@
-#include "metatf/columns.hpp"
+#include "metatf/io/columns.hpp"
 
 #include <algorithm>
 #include <bit>

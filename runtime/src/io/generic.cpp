@@ -1,9 +1,9 @@
-#include "metatf/generic.hpp"
+#include "metatf/io/generic.hpp"
 
 #include <algorithm>
 #include <optional>
 
-#include "metatf/layout.hpp"
+#include "metatf/core/layout.hpp"
 
 namespace metatf::rt {
 

@@ -1,6 +1,6 @@
-#include "metatf/generic.hpp"
+#include "metatf/io/generic.hpp"
 
-#include "metatf/predefined.hpp"
+#include "metatf/encoding/predefined.hpp"
 
 namespace metatf::rt {
 

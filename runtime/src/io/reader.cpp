@@ -1,12 +1,12 @@
-#include "metatf/reader.hpp"
+#include "metatf/io/reader.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <map>
 
-#include "metatf/codec.hpp"
-#include "metatf/segment_state.hpp"
+#include "metatf/container/codec.hpp"
+#include "metatf/encoding/segment_state.hpp"
 #include "reader_stream.hpp"
 
 namespace metatf::rt {
@@ -225,9 +225,10 @@ void TraceReader::start_segment(std::span<const std::byte> block, const Chunk& c
 // block, with the entry's offset among the decoded bytes.
 void TraceReader::apply_packed_state(std::span<const std::byte> frame, std::uint64_t at) {
     const auto refuse = [&](const std::string& message) { throw TraceError(ErrorKind::bad_section, message, at, -1, record_index_); };
-    elements_ += declared_size(frame);
+    const std::uint64_t declared = declared_size(frame);
+    elements_ += declared;
     if (elements_ > element_budget()) {
-        refuse("a compressed state block that declares " + std::to_string(declared_size(frame)) +
+        refuse("a compressed state block that declares " + std::to_string(declared) +
                " bytes, more than the limit for the " + std::to_string(bytes_loaded_) + " bytes of records read (see ReaderLimits)");
     }
     std::vector<std::byte> block;

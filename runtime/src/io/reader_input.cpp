@@ -3,8 +3,8 @@
 // and their state blocks, and the bound on what a pipe keeps waiting.
 #include <algorithm>
 
-#include "metatf/codec.hpp"
-#include "metatf/reader.hpp"
+#include "metatf/container/codec.hpp"
+#include "metatf/io/reader.hpp"
 #include "reader_stream.hpp"
 
 namespace metatf::rt {

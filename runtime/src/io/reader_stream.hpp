@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "metatf/reader.hpp"
+#include "metatf/io/reader.hpp"
 
 namespace metatf::rt {
 

@@ -1,4 +1,4 @@
-#include "metatf/writer.hpp"
+#include "metatf/io/writer.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -6,8 +6,8 @@
 #include <cstring>
 #include <limits>
 
-#include "metatf/checksum.hpp"
-#include "metatf/segment_state.hpp"
+#include "metatf/container/checksum.hpp"
+#include "metatf/encoding/segment_state.hpp"
 #include "../container/segment_thread.hpp"
 
 namespace metatf::rt {

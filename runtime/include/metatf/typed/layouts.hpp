@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "../generic.hpp"
-#include "../reader.hpp"
-#include "../writer.hpp"
+#include "metatf/io/generic.hpp"
+#include "metatf/io/reader.hpp"
+#include "metatf/io/writer.hpp"
 
 namespace metatf::rt {
 

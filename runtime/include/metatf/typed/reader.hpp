@@ -1,8 +1,8 @@
 // TypedReader<Codec>: the generated Reader (typed.hpp).
 #pragma once
 
-#include "../rules.hpp"
-#include "layouts.hpp"
+#include "metatf/analysis/rules.hpp"
+#include "metatf/typed/layouts.hpp"
 
 namespace metatf::rt {
 

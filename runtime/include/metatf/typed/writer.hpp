@@ -1,9 +1,9 @@
 // TypedWriter<Codec>: the generated Writer (typed.hpp), and check_rules().
 #pragma once
 
-#include "../auto_encoder.hpp"
-#include "../rules.hpp"
-#include "layouts.hpp"
+#include "metatf/analysis/auto_encoder.hpp"
+#include "metatf/analysis/rules.hpp"
+#include "metatf/typed/layouts.hpp"
 
 namespace metatf::rt {
 

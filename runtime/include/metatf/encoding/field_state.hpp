@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "bytes.hpp"
-#include "descriptor.hpp"
-#include "predictor.hpp"
+#include "metatf/core/bytes.hpp"
+#include "metatf/core/descriptor.hpp"
+#include "metatf/encoding/predictor.hpp"
 
 namespace metatf::rt {
 

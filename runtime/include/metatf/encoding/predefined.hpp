@@ -14,8 +14,8 @@
 #include <span>
 #include <string_view>
 
-#include "bytes.hpp"
-#include "descriptor.hpp"
+#include "metatf/core/bytes.hpp"
+#include "metatf/core/descriptor.hpp"
 
 namespace metatf::rt {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "generic.hpp"
+#include "metatf/io/generic.hpp"
 
 namespace metatf::rt {
 

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "bytes.hpp"
-#include "descriptor.hpp"
-#include "field_state.hpp"
-#include "predefined.hpp"
+#include "metatf/core/bytes.hpp"
+#include "metatf/core/descriptor.hpp"
+#include "metatf/encoding/field_state.hpp"
+#include "metatf/encoding/predefined.hpp"
 
 namespace metatf::rt {
 

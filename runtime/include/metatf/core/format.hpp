@@ -27,6 +27,13 @@ void append_fixed(std::string& out, std::uint64_t v, bool is_signed, unsigned sc
 // Appends `v` in base 10 or 16 with at least `digits` digits, zeros in front,
 // hex letters in upper case when `upper` (a text form's `hex digits 8 upper`).
 void append_digits(std::string& out, std::uint64_t v, unsigned base, unsigned digits = 0, bool upper = false);
+
+// A DTD's fingerprint as messages and tools show it: 0x and 16 hex digits.
+inline std::string fingerprint_text(std::uint64_t fingerprint) {
+    std::string out = "0x";
+    append_digits(out, fingerprint, 16, 16);
+    return out;
+}
 // `v` (in units of 10^-scale seconds) as a time of day: HH:MM:SS, hours of
 // two digits or more, then the fraction as append_fixed() writes it.
 void append_clock(std::string& out, std::uint64_t v, unsigned scale, unsigned fewest = 0);

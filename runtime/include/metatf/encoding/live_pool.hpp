@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "bytes.hpp"
-#include "vocabulary.hpp"
+#include "metatf/core/bytes.hpp"
+#include "metatf/core/vocabulary.hpp"
 
 namespace metatf::rt {
 

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "descriptor.hpp"
-#include "generic.hpp"
+#include "metatf/core/descriptor.hpp"
+#include "metatf/io/generic.hpp"
 
 namespace metatf::rt {
 

@@ -9,10 +9,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "layout.hpp"
-#include "predefined.hpp"
-#include "reader.hpp"
-#include "writer.hpp"
+#include "metatf/core/layout.hpp"
+#include "metatf/encoding/predefined.hpp"
+#include "metatf/io/reader.hpp"
+#include "metatf/io/writer.hpp"
 
 namespace metatf::rt {
 

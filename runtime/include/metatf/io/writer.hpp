@@ -11,15 +11,15 @@
 #include <string_view>
 #include <vector>
 
-#include "codec.hpp"
-#include "container.hpp"
-#include "descriptor.hpp"
-#include "error.hpp"
-#include "field_state.hpp"
-#include "live_pool.hpp"
-#include "predefined.hpp"
-#include "output.hpp"
-#include "split.hpp"
+#include "metatf/container/codec.hpp"
+#include "metatf/container/container.hpp"
+#include "metatf/container/output.hpp"
+#include "metatf/container/split.hpp"
+#include "metatf/core/descriptor.hpp"
+#include "metatf/core/error.hpp"
+#include "metatf/encoding/field_state.hpp"
+#include "metatf/encoding/live_pool.hpp"
+#include "metatf/encoding/predefined.hpp"
 
 namespace metatf::rt {
 

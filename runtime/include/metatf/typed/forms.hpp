@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "native.hpp"
-#include "text.hpp"
-#include "typed.hpp"
+#include "metatf/forms/native.hpp"
+#include "metatf/forms/text.hpp"
+#include "metatf/typed.hpp"
 
 namespace metatf::rt {
 

@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "descriptor.hpp"
-#include "error.hpp"
-#include "generic.hpp"
+#include "metatf/core/descriptor.hpp"
+#include "metatf/core/error.hpp"
+#include "metatf/io/generic.hpp"
 
 namespace metatf::rt {
 

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "generic.hpp"
-#include "reader.hpp"
+#include "metatf/io/generic.hpp"
+#include "metatf/io/reader.hpp"
 
 namespace metatf::rt {
 

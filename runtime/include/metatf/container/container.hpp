@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bytes.hpp"
+#include "metatf/core/bytes.hpp"
 
 namespace metatf::rt {
 

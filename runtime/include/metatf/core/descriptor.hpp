@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "bytes.hpp"
-#include "vocabulary.hpp"
+#include "metatf/core/bytes.hpp"
+#include "metatf/core/vocabulary.hpp"
 
 namespace metatf::rt {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "descriptor.hpp"
+#include "metatf/core/descriptor.hpp"
 
 namespace metatf::rt {
 

@@ -13,14 +13,14 @@
 #include <string_view>
 #include <vector>
 
-#include "container.hpp"
-#include "descriptor.hpp"
-#include "error.hpp"
-#include "field_state.hpp"
-#include "live_pool.hpp"
-#include "predefined.hpp"
-#include "segment_state.hpp"
-#include "split.hpp"
+#include "metatf/container/container.hpp"
+#include "metatf/container/split.hpp"
+#include "metatf/core/descriptor.hpp"
+#include "metatf/core/error.hpp"
+#include "metatf/encoding/field_state.hpp"
+#include "metatf/encoding/live_pool.hpp"
+#include "metatf/encoding/predefined.hpp"
+#include "metatf/encoding/segment_state.hpp"
 
 namespace metatf::rt {
 

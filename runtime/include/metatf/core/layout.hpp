@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "descriptor.hpp"
+#include "metatf/core/descriptor.hpp"
 
 namespace metatf::rt {
 

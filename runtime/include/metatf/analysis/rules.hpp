@@ -11,8 +11,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "descriptor.hpp"
-#include "generic.hpp"
+#include "metatf/core/descriptor.hpp"
+#include "metatf/io/generic.hpp"
 
 namespace metatf::rt {
 
