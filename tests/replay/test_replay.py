@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""metatf-replay end to end (tests/replay/CMakeLists.txt).
+
+1. A real program (sort) traced by metatf-heaptrace, replayed under every
+   allocator installed: each result names its own library, the peak RSS
+   differ, and events and peak_live_bytes equal a count over `mtf dump`.
+2. A 4-thread hand-off (replay_handoff) traced with --threads: replayed on as
+   many threads under each allocator, with waits for blocks another thread
+   made, and no call on a block before it existed.
+3. A trace whose records do not fit (replay_misfits): counted and named with
+   the indices `mtf dump` gives them; --strict stops at the first.
+4. Damaged copies of the traces (cut, bytes flipped): a clean error or a
+   replay, never a crash.
+"""
+import argparse
+import collections
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+ALLOCATORS = {"glibc": None, "jemalloc": "libjemalloc.so.2", "tcmalloc": "libtcmalloc_minimal.so.4", "mimalloc": "libmimalloc.so.2"}
+LIBRARY_PREFIX = {"glibc": "libc.so", "jemalloc": "libjemalloc", "tcmalloc": "libtcmalloc", "mimalloc": "libmimalloc"}
+
+
+def fail(message):
+    print("FAIL: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def run(*command, expect=0):
+    p = subprocess.run(command, capture_output=True, text=True)
+    if expect is not None and p.returncode != expect:
+        fail(f"{' '.join(command)} exited {p.returncode}, not {expect}:\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def installed(allocator):
+    """Whether the loader finds the allocator's library (ldconfig's cache)."""
+    library = ALLOCATORS[allocator]
+    return library is None or library in subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout
+
+
+def live_count(mtf, trace):
+    """Calls and peak live bytes over `mtf dump`, by the rules of docs/replay.md:
+    a realloc record and the alloc and free that follow it on its thread are
+    one call; the new block is made before the old one goes; a free ends the
+    oldest live block at its address, or waits for another thread's alloc of
+    it (a block that never counts as live), or is left out if none comes."""
+    out = run(mtf, "dump", "--format", "jsonl", trace).stdout
+    live, peak, calls, follow = 0, 0, 0, {}
+    blocks = collections.defaultdict(collections.deque)  # address -> sizes of its live blocks, oldest first
+    waiting = collections.defaultdict(list)  # address -> threads of frees waiting for an alloc
+
+    def allocate(thread, address, size):
+        nonlocal live, peak
+        for i, t in enumerate(waiting[address][:64]):
+            if t != thread:
+                del waiting[address][i]
+                return
+        blocks[address].append(size)
+        live += size
+        peak = max(peak, live)
+
+    def release(thread, address):
+        nonlocal live
+        if blocks[address]:
+            live -= blocks[address].popleft()
+        else:
+            waiting[address].append(thread)
+
+    for line in out.splitlines():
+        r = json.loads(line)
+        kind, f = r["record"], r["fields"]
+        thread = f.get("thread", 0)
+        pending = follow.pop(thread, None)
+        if kind == "alloc":
+            if pending and pending.get("alloc") == f["address"]:
+                if pending.get("free"):
+                    follow[thread] = {"free": pending["free"]}
+                continue
+            calls += 1
+            allocate(thread, f["address"], f["size"])
+        elif kind == "free":
+            if (pending and pending.get("free") == f["address"]) or f["address"] == 0:
+                continue
+            calls += 1
+            release(thread, f["address"])
+        elif kind == "reallocNoAlloc":
+            if blocks[f["oldAddress"]]:
+                calls += 1
+                live += f["size"] - blocks[f["oldAddress"]][0]
+                blocks[f["oldAddress"]][0] = f["size"]
+                peak = max(peak, live)
+        elif kind in ("reallocAllocFree", "reallocAlloc"):
+            calls += 1
+            follow[thread] = {"alloc": f["newAddress"], "free": f["oldAddress"] if kind == "reallocAllocFree" else 0}
+            old = kind == "reallocAllocFree" and bool(blocks[f["oldAddress"]])
+            allocate(thread, f["newAddress"], f["size"])
+            if old:
+                live -= blocks[f["oldAddress"]].popleft()
+        elif kind == "reallocFree":
+            calls += 1
+            follow[thread] = {"free": f["oldAddress"]}
+            release(thread, f["oldAddress"])
+    return calls - sum(len(q) for q in waiting.values()), peak
+
+
+def replay(args, trace, allocators, *extra, expect=0):
+    p = run(args.replay, "--json", "--allocator", ",".join(allocators), *extra, trace, expect=expect)
+    return json.loads(p.stdout) if expect == 0 else p
+
+
+def check_results(report, allocators, what):
+    results = report["results"]
+    if [r["allocator"] for r in results] != allocators:
+        fail(f"{what}: results for {[r['allocator'] for r in results]}, not {allocators}")
+    for r in results:
+        if not r["library"].startswith(LIBRARY_PREFIX[r["allocator"]]):
+            fail(f"{what}: {r['allocator']} ran with {r['library']}")
+        if r["failed_calls"] != 0 or r["peak_rss_bytes"] <= 0 or r["seconds"] <= 0:
+            fail(f"{what}: implausible figures under {r['allocator']}: {r}")
+        if sum(r["calls"].values()) != report["events"]:
+            fail(f"{what}: {sum(r['calls'].values())} calls made under {r['allocator']}, the trace has {report['events']}")
+
+
+def real_program(args, allocators):
+    text = os.path.join(args.work, "input.txt")
+    with open(text, "w") as f:
+        rng = random.Random(7)
+        for _ in range(40000):
+            f.write("".join(rng.choice("abcdefghij") for _ in range(rng.randint(1, 60))) + "\n")
+    trace = os.path.join(args.work, "sort.mtf")
+    run(args.tracer, "-o", trace, "--", "/usr/bin/sort", text)
+    report = replay(args, trace, allocators)
+    check_results(report, allocators, "sort")
+    calls, peak = live_count(args.mtf, trace)
+    if (report["events"], report["peak_live_bytes"]) != (calls, peak):
+        fail(f"sort: replay counts {report['events']} calls and {report['peak_live_bytes']} peak live bytes, mtf dump {calls} and {peak}")
+    if report["threads"] != 1 or report["misfits"]["count"] != 0:
+        fail(f"sort: {report['threads']} threads, {report['misfits']['count']} misfits")
+    rss = {r["peak_rss_bytes"] for r in report["results"]}
+    if len(allocators) > 1 and len(rss) == 1:
+        fail(f"sort: every allocator reached the same peak RSS {rss}")
+    return [trace]
+
+
+def handoff(args, allocators):
+    trace = os.path.join(args.work, "handoff.mtf")
+    run(args.tracer, "--threads", "-o", trace, "--", args.handoff, "5000")
+    for allocator in allocators:
+        report = replay(args, trace, [allocator])
+        check_results(report, [allocator], "hand-off")
+        r = report["results"][0]
+        if report["threads"] < 4 or r["waits"] <= 0:
+            fail(f"hand-off under {allocator}: {report['threads']} threads, {r['waits']} waits")
+    calls, peak = live_count(args.mtf, trace)
+    if (report["events"], report["peak_live_bytes"]) != (calls, peak):
+        fail(f"hand-off: replay counts {report['events']} calls and {report['peak_live_bytes']} bytes, mtf dump {calls} and {peak}")
+    return [trace]
+
+
+def misfits(args):
+    trace = os.path.join(args.work, "misfits.mtf")
+    run(args.misfits, trace)
+    index = {}
+    for line in run(args.mtf, "dump", "--format", "jsonl", trace).stdout.splitlines():
+        r = json.loads(line)
+        index[(r["record"], r["fields"].get("address", r["fields"].get("oldAddress")), r["fields"].get("size"))] = r["index"]
+    want = [
+        (index[("free", 0x9000, None)], "free of 0x9000, which is never live (left out)"),
+        (index[("alloc", 0x1000, 70)], "alloc of 0x1000, which is still live (a free of it frees the older block)"),
+        (index[("reallocNoAlloc", 0x7000, 10)], "realloc of 0x7000, which is not live (left out)"),
+    ]
+    report = replay(args, trace, ["glibc"])
+    got = [(m["record"], m["what"]) for m in report["misfits"]["first"]]
+    if got != want or report["misfits"]["count"] != 3 or report["peak_live_bytes"] != 220 or report["events"] != 5:
+        fail(f"misfits: {report}")
+    p = replay(args, trace, ["glibc"], "--strict", expect=1)
+    message = f"metatf-replay: {trace}: record {want[0][0]}: {want[0][1]}\n"
+    if p.stderr != message or p.stdout:
+        fail(f"--strict said {p.stderr!r}, not {message!r}")
+    p = run(args.replay, "--allocator", "glibc", trace)
+    if f"record {want[1][0]}: {want[1][1]}" not in p.stdout:
+        fail(f"the table does not name the misfits:\n{p.stdout}")
+
+
+def damaged(args, traces):
+    rng = random.Random(41)
+    copy = os.path.join(args.work, "damaged.mtf")
+    for trace in traces:
+        data = open(trace, "rb").read()
+        for i in range(60):
+            if i % 3 == 0:
+                bad = data[: rng.randrange(len(data))]
+            else:
+                b = bytearray(data)
+                for _ in range(rng.randint(1, 4)):
+                    b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+                bad = bytes(b)
+            with open(copy, "wb") as f:
+                f.write(bad)
+            p = run(args.replay, "--json", copy, expect=None)
+            if p.returncode not in (0, 1) or (p.returncode == 1 and not p.stderr.startswith("metatf-replay: ")):
+                fail(f"a damaged copy of {trace} (case {i}) ended with status {p.returncode}: {p.stderr}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("replay", "tracer", "mtf", "handoff", "misfits", "work"):
+        parser.add_argument("--" + name, required=True)
+    args = parser.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    allocators = [a for a in ALLOCATORS if installed(a)]
+    if len(allocators) < len(ALLOCATORS):
+        print(f"note: not installed, not replayed: {sorted(set(ALLOCATORS) - set(allocators))}")
+    traces = real_program(args, allocators) + handoff(args, allocators)
+    misfits(args)
+    damaged(args, traces)
+    print(f"replayed under {', '.join(allocators)}")
+
+
+if __name__ == "__main__":
+    main()
