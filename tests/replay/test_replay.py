@@ -47,27 +47,35 @@ def live_count(mtf, trace):
     """Calls and peak live bytes over `mtf dump`, by the rules of docs/replay.md:
     a realloc record and the alloc and free that follow it on its thread are
     one call; the new block is made before the old one goes; a free ends the
-    oldest live block at its address, or waits for another thread's alloc of
-    it (a block that never counts as live), or is left out if none comes."""
+    oldest live block at its address, or else waits, and ends the oldest block
+    there (last changed by another thread) when an alloc at that address finds
+    it still live, or at the end; a free that never finds one is left out."""
     out = run(mtf, "dump", "--format", "jsonl", trace).stdout
     live, peak, calls, follow = 0, 0, 0, {}
-    blocks = collections.defaultdict(collections.deque)  # address -> sizes of its live blocks, oldest first
-    waiting = collections.defaultdict(list)  # address -> threads of frees waiting for an alloc
+    blocks = collections.defaultdict(collections.deque)  # address -> [size, thread of its last call], oldest first
+    waiting = collections.defaultdict(list)  # address -> threads of frees waiting for a block
+
+    def pair_oldest(address):
+        nonlocal live
+        for i, t in enumerate(waiting[address][:64]):
+            if t != blocks[address][0][1]:
+                del waiting[address][i]
+                live -= blocks[address].popleft()[0]
+                return True
+        return False
 
     def allocate(thread, address, size):
         nonlocal live, peak
-        for i, t in enumerate(waiting[address][:64]):
-            if t != thread:
-                del waiting[address][i]
-                return
-        blocks[address].append(size)
+        if blocks[address]:
+            pair_oldest(address)
+        blocks[address].append([size, thread])
         live += size
         peak = max(peak, live)
 
     def release(thread, address):
         nonlocal live
         if blocks[address]:
-            live -= blocks[address].popleft()
+            live -= blocks[address].popleft()[0]
         else:
             waiting[address].append(thread)
 
@@ -91,8 +99,9 @@ def live_count(mtf, trace):
         elif kind == "reallocNoAlloc":
             if blocks[f["oldAddress"]]:
                 calls += 1
-                live += f["size"] - blocks[f["oldAddress"]][0]
-                blocks[f["oldAddress"]][0] = f["size"]
+                oldest = blocks[f["oldAddress"]][0]
+                live += f["size"] - oldest[0]
+                oldest[:] = [f["size"], thread]
                 peak = max(peak, live)
         elif kind in ("reallocAllocFree", "reallocAlloc"):
             calls += 1
@@ -100,11 +109,14 @@ def live_count(mtf, trace):
             old = kind == "reallocAllocFree" and bool(blocks[f["oldAddress"]])
             allocate(thread, f["newAddress"], f["size"])
             if old:
-                live -= blocks[f["oldAddress"]].popleft()
+                live -= blocks[f["oldAddress"]].popleft()[0]
         elif kind == "reallocFree":
             calls += 1
             follow[thread] = {"free": f["oldAddress"]}
             release(thread, f["oldAddress"])
+    for address in list(waiting):
+        while blocks[address] and pair_oldest(address):
+            pass
     return calls - sum(len(q) for q in waiting.values()), peak
 
 

@@ -178,8 +178,8 @@ json replay_in_child(int plan_fd, const std::string& allocator, const std::strin
     json r = json::parse(text);
     const std::string got = r.at("library");
     if (!library.empty() && got.rfind("libc.so", 0) == 0) {
-        throw std::runtime_error("the replay under " + allocator + " still ran glibc's malloc: is " + library +
-                                 " installed? (the dynamic loader ignores a preload it cannot find)");
+        throw std::runtime_error("the replay under " + allocator + " still ran glibc's malloc: the dynamic loader did not preload " + library +
+                                 " (not installed, or not a library)");
     }
     r["allocator"] = allocator;
     return r;
@@ -253,8 +253,9 @@ int run_main(const Options& o) {
     // Replay allocates and writes what the trace says: a trace whose blocks
     // could not fit is refused, not left to the kernel's OOM killer.
     const auto memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-    if (plan.peak_live_bytes > memory / 2) {
-        throw std::runtime_error("its blocks reach " + std::to_string(plan.peak_live_bytes) + " live bytes, more than half of this machine's " +
+    const std::uint64_t most = std::max(plan.peak_live_bytes, plan.largest_block);
+    if (most > memory / 2) {
+        throw std::runtime_error("its blocks reach " + std::to_string(most) + " bytes, more than half of this machine's " +
                                  std::to_string(memory) + " bytes of memory");
     }
     const int fd = plan_file(plan);

@@ -72,9 +72,9 @@ public:
     Plan finish();
 
 private:
-    struct Waiting {  // a free whose block's alloc has not been read yet
-        std::uint32_t slot, thread;
-        std::size_t op;
+    struct Waiting {  // a free of an address that was not live when it was read
+        std::uint32_t thread;
+        std::size_t op;  // its index in the thread's calls
         std::uint64_t record;
     };
 
@@ -107,6 +107,7 @@ private:
         // A free waiting for its block's alloc waits for that one call.
         const std::uint32_t after = slot == no_slot ? 0 : changed_by_[slot] == no_slot ? 1 : changes_[slot];
         plan_.ops[t].push_back(Op{call, waits, slot, new_slot, after, size});
+        plan_.largest_block = std::max(plan_.largest_block, size);
         if (new_slot != no_slot) {
             changed_by_[new_slot] = t;
             ++changes_[new_slot];
@@ -122,41 +123,52 @@ private:
         return plan_.slots++;
     }
 
-    // A malloc or realloc that returned a block at `address`: the block a
-    // free of another thread waits for, else a live one.
+    // A malloc or realloc that returned a block at `address`. Another block
+    // still live there must have been freed before: by a free waiting for
+    // it, if another thread has one.
     void allocate(std::uint64_t thread, Call call, std::uint32_t from, std::uint64_t address, std::uint64_t size) {
-        const std::uint32_t t = thread_index(thread);
-        if (const auto w = waiting_.find(address); w != waiting_.end()) {
-            std::deque<Waiting>& q = w->second;
-            // Among the first few only: a trace cannot make each alloc search a long queue.
-            const auto last = q.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(q.size(), 64));
-            const auto other = std::find_if(q.begin(), last, [&](const Waiting& x) { return x.thread != t; });
-            if (other != last) {
-                const std::uint32_t s = other->slot;
-                sizes_[s] = size;
-                q.erase(other);
-                if (q.empty()) waiting_.erase(w);
-                return op(thread, call, from, s, size);  // freed already: never live here
-            }
+        if (oldest(address) != no_slot && !pair_oldest(address)) {
+            duplicates_.push_back({record_, "alloc of " + hex(address) + ", which is still live (a free of it frees the older block)"});
         }
         const std::uint32_t s = new_slot(size);
-        std::deque<std::uint32_t>& at = live_[address];
-        if (!at.empty()) duplicates_.push_back({record_, "alloc of " + hex(address) + ", which is still live (a free of it frees the older block)"});
-        at.push_back(s);
+        live_[address].push_back(s);
         live_bytes_ += size;
         plan_.peak_live_bytes = std::max(plan_.peak_live_bytes, live_bytes_);
         op(thread, call, from, s, size);
     }
 
+    // A free of a live block ends the oldest; one of an address not live
+    // waits for a block there (allocate(), finish()), with its slot unknown.
     void release(std::uint64_t thread, std::uint64_t address) {
         const std::uint32_t s = oldest(address);
         if (s != no_slot) {
             forget(address);
             return op(thread, Call::free, s, no_slot, 0);
         }
-        const std::uint32_t w = new_slot(0), t = thread_index(thread);
-        waiting_[address].push_back({w, t, plan_.ops[t].size(), record_});
-        op(thread, Call::free, w, no_slot, 0);
+        const std::uint32_t t = thread_index(thread);
+        waiting_[address].push_back({t, plan_.ops[t].size(), record_});
+        plan_.ops[t].push_back(Op{Call::free, true, no_slot, no_slot, 0, 0});
+        ++plan_.events;
+    }
+
+    // Ends the oldest block at `address` by a waiting free of another thread
+    // than its last call's (among the first few: a trace cannot make every
+    // alloc search a long queue); false if there is none.
+    bool pair_oldest(std::uint64_t address) {
+        const auto w = waiting_.find(address);
+        if (w == waiting_.end()) return false;
+        const std::uint32_t s = oldest(address);
+        std::deque<Waiting>& q = w->second;
+        const auto last = q.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(q.size(), 64));
+        const auto other = std::find_if(q.begin(), last, [&](const Waiting& x) { return x.thread != changed_by_[s]; });
+        if (other == last) return false;
+        Op& free = plan_.ops[other->thread][other->op];
+        free.slot = s;
+        free.after = changes_[s];
+        q.erase(other);
+        if (q.empty()) waiting_.erase(w);
+        forget(address);
+        return true;
     }
 
     // The oldest live block at `address`, or no_slot.
@@ -194,11 +206,17 @@ private:
     std::vector<Misfit> duplicates_;                                     // allocs at a live address
 };
 
-// What is left waiting was never allocated: those frees are left out. In a
-// trace of one thread an alloc at a live address is a misfit too (a free the
-// tracer missed); in one of several it is what flushing logs does to the
-// order, and only counted.
+// Frees still waiting take the blocks still live at their address; what is
+// left was never allocated, and is left out. In a trace of one thread an
+// alloc at a live address is a misfit too (a free the tracer missed); in
+// one of several it is what flushing logs does to the order, and counted.
 Plan Planner::finish() {
+    std::vector<std::uint64_t> addresses;
+    for (const auto& [address, q] : waiting_) addresses.push_back(address);
+    for (const std::uint64_t address : addresses) {
+        while (oldest(address) != no_slot && pair_oldest(address)) {
+        }
+    }
     std::vector<Waiting> never;
     for (auto& [address, q] : waiting_) {
         for (const Waiting& w : q) {

@@ -36,6 +36,7 @@ struct Misfit {
 struct Plan {
     std::uint64_t events = 0;  // allocator calls
     std::uint64_t peak_live_bytes = 0;
+    std::uint64_t largest_block = 0;  // the largest size any call asks for
     std::uint32_t slots = 0;
     std::vector<std::uint64_t> thread_ids;  // the trace's, in order of first call
     std::vector<std::vector<Op>> ops;       // per thread, in trace order
