@@ -34,7 +34,8 @@ struct FollowUps {
 // address can be live twice in the trace (its reuse recorded before the
 // free of its last life) and a free can come before its alloc. Each free is
 // therefore paired with the oldest live block at its address, and a free of
-// an address not live waits for a later alloc of it by another thread.
+// an address not live waits for a block there whose life another alloc at
+// the address shows has ended (allocate(), finish()).
 class Planner {
 public:
     explicit Planner(bool strict) : strict_(strict) {}
@@ -48,20 +49,14 @@ public:
             if (follows(r.thread, r.address, &FollowUps::free) || r.address == 0) return;
             release(r.thread, r.address);
         } else if constexpr (std::is_same_v<Record, hatf10::ReallocNoAlloc>) {
-            const std::uint32_t s = oldest(r.oldAddress);
-            if (s == no_slot) return misfit(record_, "realloc of " + hex(r.oldAddress) + ", which is not live (left out)");
-            resize(s, r.size);
-            op(r.thread, Call::realloc, s, s, r.size);
-        } else if constexpr (std::is_same_v<Record, hatf10::ReallocAllocFree> || std::is_same_v<Record, hatf10::ReallocAlloc>) {
-            follow_ups_[r.thread] = {r.newAddress, std::is_same_v<Record, hatf10::ReallocAlloc> ? 0 : r.oldAddress};
-            std::uint32_t s = no_slot;
-            if constexpr (std::is_same_v<Record, hatf10::ReallocAllocFree>) {
-                s = oldest(r.oldAddress);
-                if (s == no_slot) misfit(record_, "realloc of " + hex(r.oldAddress) + ", which is not live (replayed as realloc(NULL))");
-            }
-            // The new block is made before the old one goes, as realloc does (and as the follow-ups say).
-            allocate(r.thread, Call::realloc, s, r.newAddress, r.size);
-            if (s != no_slot) forget(r.oldAddress);
+            resize_in_place(r.thread, r.oldAddress, r.size);
+        } else if constexpr (std::is_same_v<Record, hatf10::ReallocAllocFree>) {
+            // A move to its own address (a damaged trace): a realloc in place.
+            if (r.oldAddress == r.newAddress) return resize_in_place(r.thread, r.oldAddress, r.size);
+            move(r.thread, r.oldAddress, r.newAddress, r.size);
+        } else if constexpr (std::is_same_v<Record, hatf10::ReallocAlloc>) {
+            follow_ups_[r.thread] = {r.newAddress, 0};
+            allocate(r.thread, Call::realloc, no_slot, r.newAddress, r.size);
         } else if constexpr (std::is_same_v<Record, hatf10::ReallocFree>) {
             // realloc(p, 0): glibc freed p when it was recorded; replayed as free(p).
             follow_ups_[r.thread] = {0, r.oldAddress};
@@ -72,6 +67,22 @@ public:
     Plan finish();
 
 private:
+    void resize_in_place(std::uint64_t thread, std::uint64_t address, std::uint64_t size) {
+        const std::uint32_t s = oldest(address);
+        if (s == no_slot) return misfit(record_, "realloc of " + hex(address) + ", which is not live (left out)");
+        resize(s, size);
+        op(thread, Call::realloc, s, s, size);
+    }
+
+    // The new block is made before the old one goes, as realloc does (and as the follow-ups say).
+    void move(std::uint64_t thread, std::uint64_t from, std::uint64_t to, std::uint64_t size) {
+        follow_ups_[thread] = {to, from};
+        const std::uint32_t s = oldest(from);
+        if (s == no_slot) misfit(record_, "realloc of " + hex(from) + ", which is not live (replayed as realloc(NULL))");
+        allocate(thread, Call::realloc, s, to, size);
+        if (s != no_slot) forget(from);
+    }
+
     struct Waiting {  // a free of an address that was not live when it was read
         std::uint32_t thread;
         std::size_t op;  // its index in the thread's calls
