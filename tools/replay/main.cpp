@@ -126,14 +126,9 @@ std::string library_of(const std::string& allocator) {
 
 // A memory file holding the plan, inherited by the children.
 int plan_file(const Plan& plan) {
-    const std::vector<std::byte> bytes = to_bytes(plan);
     const int fd = memfd_create("metatf-replay-plan", 0);
     if (fd < 0) throw std::runtime_error(std::string("cannot make the plan's memory file: ") + std::strerror(errno));
-    for (std::size_t at = 0; at < bytes.size();) {
-        const ssize_t n = write(fd, bytes.data() + at, bytes.size() - at);
-        if (n <= 0) throw std::runtime_error(std::string("cannot write the plan: ") + std::strerror(errno));
-        at += static_cast<std::size_t>(n);
-    }
+    write_plan(fd, plan);
     return fd;
 }
 

@@ -1,12 +1,16 @@
 #include "plan.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <cstdio>
+#include <cerrno>
 #include <cstring>
 #include <stdexcept>
 #include <deque>
 #include <type_traits>
 #include <unordered_map>
+
+#include <metatf/core/format.hpp>
 
 #include <hatf10.hpp>
 
@@ -18,9 +22,9 @@ constexpr std::size_t misfits_kept = 20;
 constexpr std::uint64_t plan_magic = 0x314e414c50544d52;  // "RMTPLAN1"
 
 std::string hex(std::uint64_t v) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-    return buf;
+    std::string out = "0x";
+    rt::append_digits(out, v, 16);
+    return out;
 }
 
 // The follow-up records a realloc record announces on its thread: the
@@ -270,23 +274,22 @@ Plan make_plan(const std::string& path, bool strict) {
     return planner.finish();
 }
 
-std::vector<std::byte> to_bytes(const Plan& plan) {
-    const Header h{plan_magic, plan.slots, plan.ops.size()};
-    std::size_t size = sizeof h + 8 * plan.ops.size();
-    for (const auto& ops : plan.ops) size += ops.size() * sizeof(Op);
-    std::vector<std::byte> out(size);
-    std::byte* p = out.data();
+void write_plan(int fd, const Plan& plan) {
     const auto put = [&](const void* from, std::size_t n) {
-        if (n != 0) std::memcpy(p, from, n);
-        p += n;
+        for (std::size_t at = 0; at < n;) {
+            const ssize_t done = write(fd, static_cast<const char*>(from) + at, n - at);
+            if (done < 0 && errno == EINTR) continue;
+            if (done <= 0) throw std::runtime_error(std::string("cannot write the replay plan: ") + std::strerror(errno));
+            at += static_cast<std::size_t>(done);
+        }
     };
+    const Header h{plan_magic, plan.slots, plan.ops.size()};
     put(&h, sizeof h);
     for (const auto& ops : plan.ops) {
         const std::uint64_t n = ops.size();
         put(&n, 8);
     }
     for (const auto& ops : plan.ops) put(ops.data(), ops.size() * sizeof(Op));
-    return out;
 }
 
 PlanView from_bytes(std::span<const std::byte> bytes) {

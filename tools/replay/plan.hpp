@@ -51,9 +51,10 @@ struct Plan {
 // rt::TraceError and, for a misfit under `strict`, std::runtime_error.
 Plan make_plan(const std::string& path, bool strict);
 
-// A plan as bytes (the shared mapping's content) and back; from_bytes
-// checks what it is given and throws std::runtime_error.
-std::vector<std::byte> to_bytes(const Plan& plan);
+// A plan written to file descriptor `fd` as the shared mapping holds it,
+// straight from its vectors; and the mapping's bytes read back. Both throw
+// std::runtime_error; from_bytes checks what it is given.
+void write_plan(int fd, const Plan& plan);
 struct PlanView {
     std::uint32_t slots = 0;
     std::vector<std::span<const Op>> threads;
