@@ -34,7 +34,9 @@ cmake --build build-sanitize -j"$jobs"
 # build converts, and fuzz_text_reader reads under them, already. mtf_cli
 # runs mtf some 120 times, each compiling its DTD again: two minutes under
 # the sanitizers for command lines whose code the mtf.* tests run there too.
-ctest --test-dir build-sanitize --output-on-failure --timeout 900 -j"$jobs" -E '^(consumer_subdirectory|mtf_lackey_ls|mtf_pandas|mtf_cli)$'
+# mtf_strace converts real strace logs with dtds/strace.dtd, which
+# fuzz_text_reader and the text-shape tests of metatf_tests read there too.
+ctest --test-dir build-sanitize --output-on-failure --timeout 900 -j"$jobs" -E '^(consumer_subdirectory|mtf_lackey_ls|mtf_pandas|mtf_cli|mtf_strace)$'
 
 # -O1, as OSS-Fuzz builds its fuzzers: a minute less to compile than -O2.
 CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DMETATF_FUZZ=ON -DMETATF_BUILD_PYTHON=OFF -DMETATF_TEST_TRACES_TOOL="$traces_tool" >/dev/null
