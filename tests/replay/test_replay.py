@@ -11,6 +11,11 @@
    the indices `mtf dump` gives them; --strict stops at the first.
 4. Damaged copies of the traces (cut, bytes flipped): a clean error or a
    replay, never a crash.
+5. --series: rows every N events per allocator, the live bytes equal to an
+   independent count, an existing file refused without --force; and
+   examples/python/plot_replay_series.py draws it.
+6. Bounded memory: a trace of 2,000,000 calls with one block live replays
+   in a few MB, where --in-memory holds all of its 48 MB plan.
 """
 import argparse
 import collections
@@ -43,15 +48,16 @@ def installed(allocator):
     return library is None or library in subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True).stdout
 
 
-def live_count(mtf, trace):
+def live_count(mtf, trace, every=0):
     """Calls and peak live bytes over `mtf dump`, by the rules of docs/replay.md:
     a realloc record and the alloc and free that follow it on its thread are
     one call; the new block is made before the old one goes; a free ends the
     oldest live block at its address, or else waits, and ends the oldest block
     there (last changed by another thread) when an alloc at that address finds
-    it still live, or at the end; a free that never finds one is left out."""
+    it still live, or at the end; a free that never finds one is left out.
+    With `every`, also the live bytes after each `every` calls."""
     out = run(mtf, "dump", "--format", "jsonl", trace).stdout
-    live, peak, calls, follow = 0, 0, 0, {}
+    live, peak, calls, follow, series = 0, 0, 0, {}, []
     blocks = collections.defaultdict(collections.deque)  # address -> [size, thread of its last call], oldest first
     waiting = collections.defaultdict(list)  # address -> threads of frees waiting for a block
 
@@ -80,6 +86,8 @@ def live_count(mtf, trace):
             waiting[address].append(thread)
 
     for line in out.splitlines():
+        if every and calls and calls % every == 0 and len(series) < calls // every:
+            series.append(live)
         r = json.loads(line)
         kind, f = r["record"], r["fields"]
         thread = f.get("thread", 0)
@@ -114,10 +122,13 @@ def live_count(mtf, trace):
             calls += 1
             follow[thread] = {"free": f["oldAddress"]}
             release(thread, f["oldAddress"])
+    if every and calls and calls % every == 0 and len(series) < calls // every:
+        series.append(live)
     for address in list(waiting):
         while blocks[address] and pair_oldest(address):
             pass
-    return calls - sum(len(q) for q in waiting.values()), peak
+    calls -= sum(len(q) for q in waiting.values())
+    return (calls, peak, series) if every else (calls, peak)
 
 
 def replay(args, trace, allocators, *extra, expect=0):
@@ -199,6 +210,57 @@ def misfits(args):
         fail(f"the table does not name the misfits:\n{p.stdout}")
 
 
+def series(args, trace, allocators, every):
+    csv_path = os.path.join(args.work, "series.csv")
+    if os.path.exists(csv_path):
+        os.remove(csv_path)
+    report = replay(args, trace, allocators, "--series", csv_path, "--every", str(every))
+    rows = open(csv_path).read().splitlines()
+    if rows[0] != "allocator,event,live_bytes,rss_bytes":
+        fail(f"--series header {rows[0]!r}")
+    _, _, live = live_count(args.mtf, trace, every)
+    want = len(live)
+    if want != report["events"] // every or want < 10:
+        fail(f"--series: {want} samples counted over mtf dump, {report['events']} events")
+    for allocator in allocators:
+        mine = [r.split(",") for r in rows[1:] if r.startswith(allocator + ",")]
+        if [int(r[1]) for r in mine] != [every * (k + 1) for k in range(want)]:
+            fail(f"--series: the events of {allocator}'s rows: {[r[1] for r in mine][:5]}...")
+        if [int(r[2]) for r in mine] != live:
+            fail(f"--series: {allocator}'s live bytes differ from the count over mtf dump")
+        if max(int(r[3]) for r in mine) <= 0:
+            fail(f"--series: {allocator}'s RSS is never above the start")
+    p = run(args.replay, "--series", csv_path, trace, expect=1)
+    if p.stderr != f"metatf-replay: {csv_path}: exists; use -f (--force) to replace it\n":
+        fail(f"--series over an existing file said {p.stderr!r}")
+    run(args.replay, "--series", csv_path, "--force", "--every", str(every * 2), trace)
+    if len(open(csv_path).read().splitlines()) != 1 + report["events"] // (every * 2):
+        fail("--series --force did not replace the file")
+    replay(args, trace, allocators, "--series", csv_path, "--force", "--every", str(every))
+    svg = os.path.join(args.work, "series.svg")
+    p = run(sys.executable, args.plot, csv_path, svg)
+    drawn = open(svg).read()
+    if "matplotlib" not in p.stdout and drawn.count("<polyline") != len(allocators) + 1:
+        fail(f"the plot has {drawn.count('<polyline')} lines for {len(allocators)} allocators and the live bytes")
+
+
+def peak_memory_kib(command):
+    """The largest RSS of `command` and its children, through a Python of its own."""
+    probe = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    return int(run(sys.executable, "-c", probe, *command).stdout)
+
+
+def bounded(args):
+    trace = os.path.join(args.work, "churn.mtf")
+    run(args.misfits, trace, "churn", "1000000")
+    streamed = peak_memory_kib([args.replay, trace])
+    whole = peak_memory_kib([args.replay, "--in-memory", trace])
+    if streamed > 24 * 1024 or whole < 48 * 1000:
+        fail(f"2,000,000 calls with one block live: {streamed} KiB streamed, {whole} KiB with --in-memory")
+    os.remove(trace)
+
+
 def damaged(args, traces):
     rng = random.Random(41)
     copy = os.path.join(args.work, "damaged.mtf")
@@ -221,7 +283,7 @@ def damaged(args, traces):
 
 def main():
     parser = argparse.ArgumentParser()
-    for name in ("replay", "tracer", "mtf", "handoff", "misfits", "work"):
+    for name in ("replay", "tracer", "mtf", "handoff", "misfits", "plot", "work"):
         parser.add_argument("--" + name, required=True)
     args = parser.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
@@ -231,6 +293,9 @@ def main():
         print(f"note: not installed, not replayed: {sorted(set(ALLOCATORS) - set(allocators))}")
     traces = real_program(args, allocators) + handoff(args, allocators)
     misfits(args)
+    series(args, traces[0], allocators, 10)
+    series(args, traces[1], allocators, 1000)
+    bounded(args)
     damaged(args, traces)
     print(f"replayed under {', '.join(allocators)}")
 

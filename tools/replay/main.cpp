@@ -1,23 +1,26 @@
 // metatf-replay: drives allocators with a HATF 1.0 heap trace
 // (docs/replay.md). The trace is read once, into a plan of calls per
-// thread (plan.hpp) in a shared memory file; each allocator replays it in
-// a process of its own with its library preloaded (run.hpp), and hands
-// back its figures as JSON on a pipe.
+// thread (plan.hpp) in temporary files; each allocator replays it in a
+// process of its own with its library preloaded (run.hpp), and hands back
+// its figures as JSON on a pipe.
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <metatf/container/output.hpp>
 #include <metatf/core/error.hpp>
 
 #include "plan.hpp"
@@ -29,8 +32,10 @@ using nlohmann::json;
 using namespace metatf::replay;
 
 constexpr const char* plan_fd_variable = "METATF_REPLAY_PLAN_FD";
+constexpr const char* in_memory_variable = "METATF_REPLAY_IN_MEMORY";
 
-const char* const usage = R"(usage: metatf-replay [--allocator LIST] [--json] [--repeat N] [--strict] TRACE
+const char* const usage = R"(usage: metatf-replay [--allocator LIST] [--json] [--series FILE [--every N] [-f]]
+                     [--repeat N] [--strict] [--in-memory] TRACE
 
 Replays the allocator calls of a HATF 1.0 heap trace (metatf-heaptrace's)
 under one or more allocators, each in a process of its own, and reports
@@ -43,6 +48,12 @@ its page faults (docs/replay.md).
                     libmimalloc2.0), or the path of a library that provides
                     malloc; default glibc
   --json            the figures as one JSON object, not a table
+  --series FILE     write CSV to FILE: per allocator, the live bytes the
+                    trace has and the RSS the replay has every N events
+                    (columns allocator,event,live_bytes,rss_bytes; with
+                    --repeat, from each allocator's fastest run)
+  --every N         the events between two rows of --series (default 10000)
+  -f, --force       let --series replace an existing file
   --repeat N        replay N times, the allocators in turn each time, and
                     report the fastest run and the median time (default 1)
   --strict          a trace with records that do not fit the blocks
@@ -50,7 +61,13 @@ its page faults (docs/replay.md).
                     at an address still live) is an error naming the first,
                     and nothing is replayed; without it they are counted,
                     the first 20 named, and frees of nothing left out
+  --in-memory       read all of the plan into memory before each replay
+                    (the baseline of docs/replay.md) instead of a window
+                    at a time; memory then grows with the trace
   --help            this text
+
+The plan of calls goes to temporary files in $TMPDIR (else /tmp), 24 bytes
+a call, while memory holds the live blocks and a window of calls.
 )";
 
 struct UsageError : std::runtime_error {
@@ -59,10 +76,23 @@ struct UsageError : std::runtime_error {
 
 struct Options {
     std::vector<std::string> allocators{"glibc"};
-    bool json = false, strict = false;
+    bool json = false, strict = false, in_memory = false, force = false;
     unsigned repeat = 1;
+    std::string series;
+    std::uint64_t every = 10000;
     std::string trace;
 };
+
+// A whole number from `lowest` to `highest`, or a usage error naming the option.
+std::uint64_t number(const std::string& option, const std::string& text, std::uint64_t lowest, std::uint64_t highest) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || text[0] == '-' || *end != '\0' || errno != 0 || n < lowest || n > highest) {
+        throw UsageError(option + " takes a number from " + std::to_string(lowest) + " to " + std::to_string(highest) + ", not '" + text + "'");
+    }
+    return n;
+}
 
 std::vector<std::string> split_list(const std::string& list) {
     std::vector<std::string> out;
@@ -94,11 +124,15 @@ Options parse(int argc, char** argv) {
         } else if (a == "--strict") {
             o.strict = true;
         } else if (a == "--repeat") {
-            const std::string n = value();
-            char* end = nullptr;
-            const unsigned long r = std::strtoul(n.c_str(), &end, 10);
-            if (n.empty() || *end != '\0' || r < 1 || r > 1000) throw UsageError("--repeat takes a number from 1 to 1000, not '" + n + "'");
-            o.repeat = static_cast<unsigned>(r);
+            o.repeat = static_cast<unsigned>(number(a, value(), 1, 1000));
+        } else if (a == "--series") {
+            o.series = value();
+        } else if (a == "--every") {
+            o.every = number(a, value(), 1, std::uint64_t{1} << 40);
+        } else if (a == "--force" || a == "-f") {
+            o.force = true;
+        } else if (a == "--in-memory") {
+            o.in_memory = true;
         } else if (!a.empty() && a[0] == '-' && a != "-") {
             throw UsageError("unknown option " + a);
         } else if (o.trace.empty()) {
@@ -108,6 +142,7 @@ Options parse(int argc, char** argv) {
         }
     }
     if (o.trace.empty()) throw UsageError("no trace given");
+    if (o.series.empty() && o.force) throw UsageError("--force is for --series, which is not given");
     return o;
 }
 
@@ -124,16 +159,8 @@ std::string library_of(const std::string& allocator) {
     return allocator;
 }
 
-// A memory file holding the plan, inherited by the children.
-int plan_file(const Plan& plan) {
-    const int fd = memfd_create("metatf-replay-plan", 0);
-    if (fd < 0) throw std::runtime_error(std::string("cannot make the plan's memory file: ") + std::strerror(errno));
-    write_plan(fd, plan);
-    return fd;
-}
-
 // One replay in a child process with `library` preloaded; its JSON.
-json replay_in_child(int plan_fd, const std::string& allocator, const std::string& library) {
+json replay_in_child(int plan_fd, bool in_memory, const std::string& allocator, const std::string& library) {
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     std::fflush(nullptr);
@@ -149,6 +176,7 @@ json replay_in_child(int plan_fd, const std::string& allocator, const std::strin
             setenv("LD_PRELOAD", library.c_str(), 1);
         }
         setenv(plan_fd_variable, std::to_string(plan_fd).c_str(), 1);
+        if (in_memory) setenv(in_memory_variable, "1", 1);
         execl("/proc/self/exe", "metatf-replay", static_cast<char*>(nullptr));
         std::fprintf(stderr, "metatf-replay: cannot run itself again: %s\n", std::strerror(errno));
         _exit(127);
@@ -182,14 +210,8 @@ json replay_in_child(int plan_fd, const std::string& allocator, const std::strin
 
 // The child's side: replay the inherited plan and print the figures.
 int child(const char* fd_text) {
-    const int fd = std::atoi(fd_text);
-    struct stat st {};
-    if (fstat(fd, &st) != 0) throw std::runtime_error("the plan's memory file is gone");
-    const auto size = static_cast<std::size_t>(st.st_size);
-    void* p = mmap(nullptr, std::max<std::size_t>(size, 1), PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
-    if (p == MAP_FAILED) throw std::runtime_error(std::string("cannot map the plan: ") + std::strerror(errno));
-    const PlanView plan = from_bytes({static_cast<const std::byte*>(p), size});
-    std::cout << to_json(run(plan)).dump() << '\n';
+    const PlanView plan = read_plan_header(std::atoi(fd_text));
+    std::cout << to_json(run(plan, std::getenv(in_memory_variable) != nullptr)).dump() << '\n';
     return 0;
 }
 
@@ -211,11 +233,12 @@ json report(const Options& o, const Plan& plan, const std::vector<std::vector<js
         best["repeats"] = per.size();
         const double peak = best.at("peak_rss_bytes").get<double>();
         best["overhead"] = plan.peak_live_bytes ? peak / static_cast<double>(plan.peak_live_bytes) : 0.0;
+        best.erase("series");
         results.push_back(best);
     }
     return {{"trace", o.trace},
             {"events", plan.events},
-            {"threads", plan.thread_ids.size()},
+            {"threads", plan.threads.size()},
             {"peak_live_bytes", plan.peak_live_bytes},
             {"misfits", {{"count", plan.misfit_count}, {"first", misfits}}},
             {"reordered", plan.reordered},
@@ -241,10 +264,33 @@ void print_table(const json& r) {
     }
 }
 
+// The CSV of --series: each allocator's fastest run.
+void write_series(metatf::rt::OutputFile& out, const Options& o, const Plan& plan, const std::vector<std::vector<json>>& runs) {
+    std::string text = "allocator,event,live_bytes,rss_bytes\n";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const json& best = *std::min_element(runs[i].begin(), runs[i].end(), [](const json& a, const json& b) { return a.at("seconds") < b.at("seconds"); });
+        const json& rss = best.at("series");
+        for (std::size_t k = 0; k < plan.series_live.size() && k < rss.size(); ++k) {
+            text += o.allocators[i] + ',' + std::to_string((k + 1) * plan.every) + ',' + std::to_string(plan.series_live[k]) + ',' +
+                    std::to_string(rss[k].get<std::uint64_t>()) + '\n';
+        }
+    }
+    out.write(text.data(), text.size());
+    out.commit();
+}
+
+std::string temp_dir() {
+    const char* dir = std::getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
 int run_main(const Options& o) {
     std::vector<std::string> libraries;
     for (const std::string& a : o.allocators) libraries.push_back(library_of(a));
-    const Plan plan = make_plan(o.trace, o.strict);
+    // Opened first, so that a file it may not replace is refused before the replay.
+    std::unique_ptr<metatf::rt::OutputFile> series;
+    if (!o.series.empty()) series = std::make_unique<metatf::rt::OutputFile>(o.series, metatf::rt::OutputOptions{o.force, {o.trace}});
+    const Plan plan = make_plan(o.trace, {o.strict, o.series.empty() ? 0 : o.every, temp_dir()});
     // Replay allocates and writes what the trace says: a trace whose blocks
     // could not fit is refused, not left to the kernel's OOM killer.
     const auto memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
@@ -253,12 +299,14 @@ int run_main(const Options& o) {
         throw std::runtime_error("its blocks reach " + std::to_string(most) + " bytes, more than half of this machine's " +
                                  std::to_string(memory) + " bytes of memory");
     }
-    const int fd = plan_file(plan);
+    const Fd header = write_plan_header(plan);
     std::vector<std::vector<json>> runs(o.allocators.size());
     for (unsigned round = 0; round < o.repeat; ++round) {
-        for (std::size_t i = 0; i < o.allocators.size(); ++i) runs[i].push_back(replay_in_child(fd, o.allocators[i], libraries[i]));
+        for (std::size_t i = 0; i < o.allocators.size(); ++i) {
+            runs[i].push_back(replay_in_child(header.get(), o.in_memory, o.allocators[i], libraries[i]));
+        }
     }
-    close(fd);
+    if (series) write_series(*series, o, plan, runs);
     const json r = report(o, plan, runs);
     if (o.json) {
         std::cout << r.dump(2) << '\n';
@@ -286,6 +334,9 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
         std::fprintf(stderr, "metatf-replay: %s\n%s", e.what(), usage);
         return 2;
+    } catch (const metatf::rt::OutputError& e) {
+        std::fprintf(stderr, "metatf-replay: %s\n", e.what());
+        return 1;
     } catch (const metatf::rt::TraceError& e) {
         std::fprintf(stderr, "metatf-replay: %s: %s\n", o.trace.c_str(), e.what());
         return 1;

@@ -1,12 +1,14 @@
 #include "plan.hpp"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
-#include <stdexcept>
 #include <deque>
+#include <stdexcept>
 #include <type_traits>
 #include <unordered_map>
 
@@ -19,7 +21,82 @@ namespace metatf::replay {
 namespace {
 
 constexpr std::size_t misfits_kept = 20;
-constexpr std::uint64_t plan_magic = 0x314e414c50544d52;  // "RMTPLAN1"
+constexpr std::uint64_t plan_magic = 0x324e414c50544d52;  // "RMTPLAN2"
+constexpr std::size_t ops_buffered = 1 << 16;           // per thread, before they go to its file
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
+
+void write_at(int fd, const void* from, std::size_t n, std::uint64_t offset) {
+    for (std::size_t at = 0; at < n;) {
+        const ssize_t done = pwrite(fd, static_cast<const char*>(from) + at, n - at, static_cast<off_t>(offset + at));
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0) fail("cannot write the replay plan to a temporary file");
+        at += static_cast<std::size_t>(done);
+    }
+}
+
+// A thread's calls: the newest in memory, the rest in an unlinked file.
+class OpFile {
+public:
+    explicit OpFile(const std::string& dir) {
+        std::string name = dir + "/metatf-replay-XXXXXX";
+        file_ = Fd(mkstemp(name.data()));
+        if (file_.get() < 0) fail("cannot make a temporary file in " + dir + " for the replay plan");
+        unlink(name.c_str());
+        buffer_.reserve(ops_buffered);
+    }
+    std::uint64_t size() const { return written_ + buffer_.size(); }
+    void push(const Op& op) {
+        buffer_.push_back(op);
+        if (buffer_.size() == ops_buffered) flush();
+    }
+    // Rewrites call `i`: a free whose block became known, or one left out.
+    void patch(std::uint64_t i, const Op& op) {
+        if (i >= written_) {
+            buffer_[i - written_] = op;
+        } else {
+            write_at(file_.get(), &op, sizeof op, i * sizeof(Op));
+        }
+    }
+    void flush() {
+        write_at(file_.get(), buffer_.data(), buffer_.size() * sizeof(Op), written_ * sizeof(Op));
+        written_ += buffer_.size();
+        buffer_.clear();
+    }
+    Fd take() { return std::move(file_); }
+
+private:
+    Fd file_;
+    std::uint64_t written_ = 0;
+    std::vector<Op> buffer_;
+};
+
+// The first misfits by record, of however many: trimmed as they come.
+class FirstMisfits {
+public:
+    void add(std::uint64_t record, std::string what) {
+        ++count_;
+        kept_.push_back({record, std::move(what)});
+        if (kept_.size() >= 4 * misfits_kept) trim();
+    }
+    std::uint64_t count() const { return count_; }
+    std::vector<Misfit> take() {
+        trim();
+        return std::move(kept_);
+    }
+    void add_all(FirstMisfits&& other) {
+        count_ += other.count_ - other.kept_.size();
+        for (Misfit& m : other.kept_) add(m.record, std::move(m.what));
+    }
+
+private:
+    void trim() {
+        std::sort(kept_.begin(), kept_.end(), [](const Misfit& a, const Misfit& b) { return a.record < b.record; });
+        if (kept_.size() > misfits_kept) kept_.resize(misfits_kept);
+    }
+    std::uint64_t count_ = 0;
+    std::vector<Misfit> kept_;
+};
 
 std::string hex(std::uint64_t v) {
     std::string out = "0x";
@@ -39,10 +116,13 @@ struct FollowUps {
 // free of its last life) and a free can come before its alloc. Each free is
 // therefore paired with the oldest live block at its address, and a free of
 // an address not live waits for a block there whose life another alloc at
-// the address shows has ended (allocate(), finish()).
+// the address shows has ended (allocate(), finish()). A slot freed by a
+// thread is reused by that thread's next allocation, which comes after the
+// free in the thread's own order: so replay needs no more slots than the
+// trace has blocks live at once.
 class Planner {
 public:
-    explicit Planner(bool strict) : strict_(strict) {}
+    explicit Planner(const PlanOptions& options) : options_(options) { plan_.every = options.every; }
 
     template <typename Record>
     void take(const Record& r) {
@@ -108,12 +188,21 @@ private:
     }
 
     std::uint32_t thread_index(std::uint64_t thread) {
-        const auto [it, added] = threads_.try_emplace(thread, static_cast<std::uint32_t>(plan_.thread_ids.size()));
+        const auto [it, added] = threads_.try_emplace(thread, static_cast<std::uint32_t>(ids_.size()));
         if (added) {
-            plan_.thread_ids.push_back(thread);
-            plan_.ops.emplace_back();
+            ids_.push_back(thread);
+            files_.emplace_back(options_.temp_dir);
+            free_slots_.emplace_back();
         }
         return it->second;
+    }
+
+    // One more call on thread `t`; every `every` calls, a sample after it.
+    void counted(std::uint32_t t) {
+        ++plan_.events;
+        if (options_.every == 0 || plan_.events % options_.every != 0) return;
+        files_[t].push(Op{Call::sample, false, static_cast<std::uint32_t>(plan_.series_live.size()), no_slot, 0, 0});
+        plan_.series_live.push_back(live_bytes_);
     }
 
     void op(std::uint64_t thread, Call call, std::uint32_t slot, std::uint32_t new_slot, std::uint64_t size) {
@@ -121,21 +210,29 @@ private:
         const bool waits = slot != no_slot && changed_by_[slot] != t;
         // A free waiting for its block's alloc waits for that one call.
         const std::uint32_t after = slot == no_slot ? 0 : changed_by_[slot] == no_slot ? 1 : changes_[slot];
-        plan_.ops[t].push_back(Op{call, waits, slot, new_slot, after, size});
+        files_[t].push(Op{call, waits, slot, new_slot, after, size});
         plan_.largest_block = std::max(plan_.largest_block, size);
         if (new_slot != no_slot) {
             changed_by_[new_slot] = t;
             ++changes_[new_slot];
         }
-        ++plan_.events;
+        if (call == Call::free || (call == Call::realloc && slot != no_slot && slot != new_slot)) free_slots_[t].push_back(slot);
+        counted(t);
     }
 
-    std::uint32_t new_slot(std::uint64_t size) {
-        if (plan_.slots == no_slot - 1) throw std::runtime_error("the trace allocates more than 2^32 blocks, more than replay holds");
+    // A slot for a block thread `t` allocates: one it freed, or a new one.
+    std::uint32_t new_slot(std::uint32_t t, std::uint64_t size) {
+        if (!free_slots_[t].empty()) {
+            const std::uint32_t s = free_slots_[t].back();
+            free_slots_[t].pop_back();
+            sizes_[s] = size;
+            return s;
+        }
+        if (sizes_.size() == no_slot - 1) throw std::runtime_error("the trace has more than 2^32 blocks live at once, more than replay holds");
         sizes_.push_back(size);
         changed_by_.push_back(no_slot);
         changes_.push_back(0);
-        return plan_.slots++;
+        return static_cast<std::uint32_t>(sizes_.size() - 1);
     }
 
     // A malloc or realloc that returned a block at `address`. Another block
@@ -143,10 +240,10 @@ private:
     // it, if another thread has one.
     void allocate(std::uint64_t thread, Call call, std::uint32_t from, std::uint64_t address, std::uint64_t size) {
         if (oldest(address) != no_slot && !pair_oldest(address)) {
-            duplicates_.push_back({record_, "alloc of " + hex(address) + ", which is still live (a free of it frees the older block)"});
+            duplicates_.add(record_, "alloc of " + hex(address) + ", which is still live (a free of it frees the older block)");
         }
-        const std::uint32_t s = new_slot(size);
-        live_[address].push_back(s);
+        const std::uint32_t s = new_slot(thread_index(thread), size);
+        if (const auto [it, added] = live_.try_emplace(address, s); !added) later_[address].push_back(s);
         live_bytes_ += size;
         plan_.peak_live_bytes = std::max(plan_.peak_live_bytes, live_bytes_);
         op(thread, call, from, s, size);
@@ -161,9 +258,9 @@ private:
             return op(thread, Call::free, s, no_slot, 0);
         }
         const std::uint32_t t = thread_index(thread);
-        waiting_[address].push_back({t, plan_.ops[t].size(), record_});
-        plan_.ops[t].push_back(Op{Call::free, true, no_slot, no_slot, 0, 0});
-        ++plan_.events;
+        waiting_[address].push_back({t, files_[t].size(), record_});
+        files_[t].push(Op{Call::free, true, no_slot, no_slot, 0, 0});
+        counted(t);
     }
 
     // Ends the oldest block at `address` by a waiting free of another thread
@@ -177,9 +274,8 @@ private:
         const auto last = q.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(q.size(), 64));
         const auto other = std::find_if(q.begin(), last, [&](const Waiting& x) { return x.thread != changed_by_[s]; });
         if (other == last) return false;
-        Op& free = plan_.ops[other->thread][other->op];
-        free.slot = s;
-        free.after = changes_[s];
+        files_[other->thread].patch(other->op, Op{Call::free, true, s, no_slot, changes_[s], 0});
+        free_slots_[other->thread].push_back(s);
         q.erase(other);
         if (q.empty()) waiting_.erase(w);
         forget(address);
@@ -189,14 +285,17 @@ private:
     // The oldest live block at `address`, or no_slot.
     std::uint32_t oldest(std::uint64_t address) const {
         const auto it = live_.find(address);
-        return it == live_.end() ? no_slot : it->second.front();
+        return it == live_.end() ? no_slot : it->second;
     }
     // Its life ends.
     void forget(std::uint64_t address) {
         const auto it = live_.find(address);
-        live_bytes_ -= sizes_[it->second.front()];
-        it->second.pop_front();
-        if (it->second.empty()) live_.erase(it);
+        live_bytes_ -= sizes_[it->second];
+        const auto more = later_.find(address);
+        if (more == later_.end()) return static_cast<void>(live_.erase(it));
+        it->second = more->second.front();
+        more->second.pop_front();
+        if (more->second.empty()) later_.erase(more);
     }
 
     void resize(std::uint32_t slot, std::uint64_t size) {
@@ -205,20 +304,25 @@ private:
         plan_.peak_live_bytes = std::max(plan_.peak_live_bytes, live_bytes_);
     }
 
-    void misfit(std::uint64_t record, std::string what) { plan_.misfits.push_back({record, std::move(what)}); }
+    void misfit(std::uint64_t record, std::string what) { misfits_.add(record, std::move(what)); }
 
-    bool strict_;
+    PlanOptions options_;
     std::uint64_t record_ = 0;
     std::uint64_t live_bytes_ = 0;
     Plan plan_;
-    std::unordered_map<std::uint64_t, std::deque<std::uint32_t>> live_;  // address -> its live slots, oldest first
+    std::unordered_map<std::uint64_t, std::uint32_t> live_;               // address -> its oldest live slot
+    std::unordered_map<std::uint64_t, std::deque<std::uint32_t>> later_;  // address -> its other live slots, if any, oldest first
     std::unordered_map<std::uint64_t, std::deque<Waiting>> waiting_;   // address -> frees waiting for an alloc of it
     std::unordered_map<std::uint64_t, std::uint32_t> threads_;           // thread id -> index
+    std::vector<std::uint64_t> ids_;                                     // per index: the thread id
+    std::vector<OpFile> files_;                                          // per index: its calls
+    std::vector<std::vector<std::uint32_t>> free_slots_;                 // per index: slots it freed
     std::unordered_map<std::uint64_t, FollowUps> follow_ups_;            // per thread id
     std::vector<std::uint64_t> sizes_;                                   // per slot
     std::vector<std::uint32_t> changed_by_;                              // per slot: the thread of its last call
     std::vector<std::uint32_t> changes_;                                 // per slot: the calls that made or changed it
-    std::vector<Misfit> duplicates_;                                     // allocs at a live address
+    FirstMisfits misfits_;
+    FirstMisfits duplicates_;  // allocs at a live address
 };
 
 // Frees still waiting take the blocks still live at their address; what is
@@ -232,40 +336,51 @@ Plan Planner::finish() {
         while (oldest(address) != no_slot && pair_oldest(address)) {
         }
     }
-    std::vector<Waiting> never;
     for (auto& [address, q] : waiting_) {
         for (const Waiting& w : q) {
-            never.push_back(w);
             misfit(w.record, "free of " + hex(address) + ", which is never live (left out)");
+            files_[w.thread].patch(w.op, Op{Call::skip, false, no_slot, no_slot, 0, 0});
+            --plan_.events;
         }
     }
-    std::sort(never.begin(), never.end(), [](const Waiting& a, const Waiting& b) { return a.op > b.op; });
-    for (const Waiting& w : never) {
-        plan_.ops[w.thread].erase(plan_.ops[w.thread].begin() + static_cast<std::ptrdiff_t>(w.op));
-        --plan_.events;
-    }
-    if (plan_.thread_ids.size() <= 1) {
-        for (Misfit& m : duplicates_) misfit(m.record, std::move(m.what));
+    if (ids_.size() <= 1) {
+        misfits_.add_all(std::move(duplicates_));
     } else {
-        plan_.reordered = duplicates_.size();
+        plan_.reordered = duplicates_.count();
     }
-    std::sort(plan_.misfits.begin(), plan_.misfits.end(), [](const Misfit& a, const Misfit& b) { return a.record < b.record; });
-    if (strict_ && !plan_.misfits.empty()) {
+    plan_.misfit_count = misfits_.count();
+    plan_.misfits = misfits_.take();
+    if (options_.strict && !plan_.misfits.empty()) {
         throw std::runtime_error("record " + std::to_string(plan_.misfits[0].record) + ": " + plan_.misfits[0].what);
     }
-    plan_.misfit_count = plan_.misfits.size();
-    if (plan_.misfits.size() > misfits_kept) plan_.misfits.resize(misfits_kept);
+    plan_.slots = static_cast<std::uint32_t>(sizes_.size());
+    for (std::size_t t = 0; t < ids_.size(); ++t) {
+        files_[t].flush();
+        plan_.threads.push_back({ids_[t], files_[t].take(), files_[t].size()});
+    }
     return std::move(plan_);
 }
 
 struct Header {
-    std::uint64_t magic, slots, threads;
+    std::uint64_t magic, slots, samples, threads;
 };
 
 }  // namespace
 
-Plan make_plan(const std::string& path, bool strict) {
-    Planner planner(strict);
+Fd& Fd::operator=(Fd&& o) noexcept {
+    if (this != &o) {
+        if (fd_ >= 0) close(fd_);
+        fd_ = o.release();
+    }
+    return *this;
+}
+
+Fd::~Fd() {
+    if (fd_ >= 0) close(fd_);
+}
+
+Plan make_plan(const std::string& path, const PlanOptions& options) {
+    Planner planner(options);
     hatf10::Reader reader(path);
     reader.visit([&](const auto& record) {
         planner.take(record);
@@ -274,37 +389,32 @@ Plan make_plan(const std::string& path, bool strict) {
     return planner.finish();
 }
 
-void write_plan(int fd, const Plan& plan) {
-    const auto put = [&](const void* from, std::size_t n) {
-        for (std::size_t at = 0; at < n;) {
-            const ssize_t done = write(fd, static_cast<const char*>(from) + at, n - at);
-            if (done < 0 && errno == EINTR) continue;
-            if (done <= 0) throw std::runtime_error(std::string("cannot write the replay plan: ") + std::strerror(errno));
-            at += static_cast<std::size_t>(done);
-        }
-    };
-    const Header h{plan_magic, plan.slots, plan.ops.size()};
-    put(&h, sizeof h);
-    for (const auto& ops : plan.ops) {
-        const std::uint64_t n = ops.size();
-        put(&n, 8);
+Fd write_plan_header(const Plan& plan) {
+    Fd fd(memfd_create("metatf-replay-plan", 0));
+    if (fd.get() < 0) fail("cannot make the plan's memory file");
+    const Header h{plan_magic, plan.slots, plan.series_live.size(), plan.threads.size()};
+    write_at(fd.get(), &h, sizeof h, 0);
+    std::uint64_t at = sizeof h;
+    for (const ThreadPlan& t : plan.threads) {
+        const std::uint64_t entry[2] = {static_cast<std::uint64_t>(t.file.get()), t.ops};
+        write_at(fd.get(), entry, sizeof entry, at);
+        at += sizeof entry;
     }
-    for (const auto& ops : plan.ops) put(ops.data(), ops.size() * sizeof(Op));
+    return fd;
 }
 
-PlanView from_bytes(std::span<const std::byte> bytes) {
-    Header h;
-    if (bytes.size() < sizeof h) throw std::runtime_error("the replay plan is cut short");
-    std::memcpy(&h, bytes.data(), sizeof h);
-    if (h.magic != plan_magic || h.threads > (bytes.size() - sizeof h) / 8) throw std::runtime_error("the replay plan is damaged");
-    PlanView view{static_cast<std::uint32_t>(h.slots), {}};
-    std::size_t at = sizeof h + 8 * h.threads;
+PlanView read_plan_header(int fd) {
+    Header h{};
+    const auto read_at = [&](void* to, std::size_t n, std::uint64_t offset) {
+        if (pread(fd, to, n, static_cast<off_t>(offset)) != static_cast<ssize_t>(n)) throw std::runtime_error("the replay plan is cut short");
+    };
+    read_at(&h, sizeof h, 0);
+    if (h.magic != plan_magic || h.threads > 1 << 20) throw std::runtime_error("the replay plan is damaged");
+    PlanView view{static_cast<std::uint32_t>(h.slots), h.samples, {}};
     for (std::uint64_t t = 0; t < h.threads; ++t) {
-        std::uint64_t n;
-        std::memcpy(&n, bytes.data() + sizeof h + 8 * t, 8);
-        if (n > (bytes.size() - at) / sizeof(Op)) throw std::runtime_error("the replay plan is cut short");
-        view.threads.emplace_back(reinterpret_cast<const Op*>(bytes.data() + at), n);
-        at += n * sizeof(Op);
+        std::uint64_t entry[2];
+        read_at(entry, sizeof entry, sizeof h + t * sizeof entry);
+        view.threads.push_back({static_cast<int>(entry[0]), entry[1]});
     }
     return view;
 }

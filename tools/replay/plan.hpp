@@ -1,30 +1,55 @@
 // A heap trace turned into what replay needs: per thread, the allocator
-// calls to make, each naming its blocks by slot (a number per block the
-// trace allocates), so that replay looks nothing up. Made once, by the
-// parent process, and handed to each allocator's child in a shared mapping.
+// calls to make, each naming its blocks by slot (a number per live block,
+// reused once the block is freed), so that replay looks nothing up. Made
+// once, by the parent process, as the trace is read: each thread's calls go
+// to a temporary file of their own, which each allocator's child reads a
+// window at a time. Memory stays bounded by the live blocks.
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
 namespace metatf::replay {
 
-enum class Call : std::uint8_t { malloc, free, realloc };
+// malloc, free and realloc are the trace's calls; a sample marks where the
+// replay reads its RSS for --series; skip is a free left out (a misfit).
+enum class Call : std::uint8_t { malloc, free, realloc, sample, skip };
 inline constexpr const char* call_names[] = {"malloc", "free", "realloc"};
+inline constexpr std::size_t call_kinds = 3;
 inline constexpr std::uint32_t no_slot = 0xffffffff;
 
-// A call. Each block counts the calls that made or changed it (a malloc, a
-// realloc that returns it); a call on a block that another thread last
-// changed waits until the block's count reaches `after`.
+// A call. Each slot counts the calls that made or changed its blocks (a
+// malloc, a realloc that returns one); a call on a block that another
+// thread last changed waits until the slot's count reaches `after`.
 struct Op {
     Call call;
     bool waits;              // `slot` was last changed by another thread
-    std::uint32_t slot;      // free, realloc: the block passed in (realloc: no_slot for NULL)
+    std::uint32_t slot;      // free, realloc: the block passed in (realloc: no_slot for NULL); sample: its number
     std::uint32_t new_slot;  // malloc, realloc: the block returned
     std::uint32_t after;     // with `waits`: the calls that must have made or changed `slot`
     std::uint64_t size;      // malloc, realloc: the size asked for
+};
+
+// A file descriptor, closed with its owner.
+class Fd {
+public:
+    Fd() = default;
+    explicit Fd(int fd) : fd_(fd) {}
+    Fd(Fd&& o) noexcept : fd_(o.release()) {}
+    Fd& operator=(Fd&& o) noexcept;
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd();
+    int get() const { return fd_; }
+    int release() {
+        const int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
+
+private:
+    int fd_ = -1;
 };
 
 // A record that does not fit the blocks before it.
@@ -33,32 +58,49 @@ struct Misfit {
     std::string what;
 };
 
+struct ThreadPlan {
+    std::uint64_t id;  // the trace's thread id
+    Fd file;           // its Ops, an unlinked temporary file
+    std::uint64_t ops = 0;
+};
+
 struct Plan {
     std::uint64_t events = 0;  // allocator calls
     std::uint64_t peak_live_bytes = 0;
     std::uint64_t largest_block = 0;  // the largest size any call asks for
     std::uint32_t slots = 0;
-    std::vector<std::uint64_t> thread_ids;  // the trace's, in order of first call
-    std::vector<std::vector<Op>> ops;       // per thread, in trace order
+    std::vector<ThreadPlan> threads;  // in order of first call
     std::uint64_t misfit_count = 0;
     std::vector<Misfit> misfits;  // the first few, by record
     std::uint64_t reordered = 0;  // several threads: allocs at an address live in the trace (docs/replay.md)
+    std::uint64_t every = 0;      // --series: a sample each `every` events
+    std::vector<std::uint64_t> series_live;  // the live bytes at each sample
+};
+
+struct PlanOptions {
+    bool strict = false;     // a misfit is an error naming the first (by record)
+    std::uint64_t every = 0;  // a sample op each `every` events (0: none)
+    std::string temp_dir;     // where the threads' files go
 };
 
 // Reads the HATF 1.0 trace at `path`. A realloc record and the alloc and
 // free records the tracer writes after it (docs/formats.md) are one call.
-// With `strict`, a misfit is an error naming the first (by record). Throws
-// rt::TraceError and, for a misfit under `strict`, std::runtime_error.
-Plan make_plan(const std::string& path, bool strict);
+// Throws rt::TraceError and std::runtime_error (a misfit under `strict`, a
+// temporary file that cannot be written).
+Plan make_plan(const std::string& path, const PlanOptions& options);
 
-// A plan written to file descriptor `fd` as the shared mapping holds it,
-// straight from its vectors; and the mapping's bytes read back. Both throw
-// std::runtime_error; from_bytes checks what it is given.
-void write_plan(int fd, const Plan& plan);
+// What a child needs to find the plan: a memory file naming each thread's
+// file descriptor (inherited) and its count of Ops.
 struct PlanView {
     std::uint32_t slots = 0;
-    std::vector<std::span<const Op>> threads;
+    std::uint64_t samples = 0;
+    struct Thread {
+        int fd;
+        std::uint64_t ops;
+    };
+    std::vector<Thread> threads;
 };
-PlanView from_bytes(std::span<const std::byte> bytes);
+Fd write_plan_header(const Plan& plan);
+PlanView read_plan_header(int fd);
 
 }  // namespace metatf::replay

@@ -6,10 +6,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <thread>
 
@@ -90,15 +93,60 @@ void touch(void* p, std::uint64_t size) {
 }
 
 struct Totals {
-    std::uint64_t calls[3] = {}, ticks[3] = {};
+    std::uint64_t calls[call_kinds] = {}, ticks[call_kinds] = {};
     std::uint64_t waits = 0, failed = 0;
 };
 
 struct Shared {
     void** blocks;
     std::atomic<std::uint32_t>* changes;  // per slot: the calls that made or changed it so far
+    std::uint64_t* series;                // per sample: VmRSS when it was reached
     std::atomic<unsigned> arrived{0};
     std::atomic<bool> go{false};
+};
+
+constexpr std::uint64_t window = 1 << 16;  // calls a thread reads from its file at a time
+
+// A thread's calls, read from its file into a buffer of its own a window
+// at a time, or all at once before the replay.
+class Calls {
+public:
+    Calls(PlanView::Thread file, bool in_memory)
+        : file_(file), buffer_(in_memory ? file.ops : std::min(file.ops, window)), capacity_(in_memory ? file.ops : window) {
+        if (in_memory) refill();
+    }
+    // The next call, or nullptr after the last.
+    const Op* next() {
+        if (at_ == filled_) {
+            if (read_ == file_.ops) return nullptr;
+            refill();
+        }
+        return buffer_.data() + at_++;
+    }
+
+private:
+    void refill() {
+        const std::uint64_t n = std::min(capacity_, file_.ops - read_);
+        auto* to = reinterpret_cast<char*>(buffer_.data());
+        const std::size_t bytes = n * sizeof(Op);
+        for (std::size_t done = 0; done < bytes;) {
+            const ssize_t got = pread(file_.fd, to + done, bytes - done, static_cast<off_t>(read_ * sizeof(Op) + done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                static constexpr char message[] = "metatf-replay: cannot read the replay plan's temporary file\n";
+                [[maybe_unused]] const ssize_t w = write(STDERR_FILENO, message, sizeof message - 1);
+                _exit(4);
+            }
+            done += static_cast<std::size_t>(got);
+        }
+        read_ += n;
+        filled_ = n;
+        at_ = 0;
+    }
+
+    PlanView::Thread file_;
+    Mapped<Op> buffer_;
+    std::uint64_t capacity_, read_ = 0, filled_ = 0, at_ = 0;
 };
 
 // A block another thread makes. Pairs that do not fit together could make
@@ -117,10 +165,16 @@ void wait_for(const std::atomic<std::uint32_t>& changes, std::uint32_t after, To
     }
 }
 
-void replay_thread(std::span<const Op> ops, Shared& shared, Totals& t, Clock::time_point& ended) {
+void replay_thread(Calls& calls, Shared& shared, Totals& t, Clock::time_point& ended) {
     shared.arrived.fetch_add(1);
     while (!shared.go.load(std::memory_order_acquire)) std::this_thread::yield();
-    for (const Op& op : ops) {
+    while (const Op* next = calls.next()) {
+        const Op& op = *next;
+        if (op.call == Call::skip) continue;
+        if (op.call == Call::sample) {
+            shared.series[op.slot] = status_bytes("VmRSS");
+            continue;
+        }
         if (op.waits) wait_for(shared.changes[op.slot], op.after, t);
         void* in = op.slot == no_slot ? nullptr : shared.blocks[op.slot];
         const auto k = static_cast<std::size_t>(op.call);
@@ -130,6 +184,7 @@ void replay_thread(std::span<const Op> ops, Shared& shared, Totals& t, Clock::ti
             case Call::malloc: out = std::malloc(op.size); break;
             case Call::free: std::free(in); break;
             case Call::realloc: out = std::realloc(in, op.size); break;
+            default: break;
         }
         t.ticks[k] += ticks() - start;
         ++t.calls[k];
@@ -156,17 +211,20 @@ std::string malloc_library() {
 
 }  // namespace
 
-Result run(const PlanView& plan) {
+Result run(const PlanView& plan, bool in_memory) {
     Mapped<void*> blocks(plan.slots);
     Mapped<std::atomic<std::uint32_t>> changes(plan.slots);
-    Shared shared{blocks.data(), changes.data()};
+    Mapped<std::uint64_t> series(plan.samples);
+    Shared shared{blocks.data(), changes.data(), series.data()};
     const std::size_t n = plan.threads.size();
+    std::vector<std::unique_ptr<Calls>> calls;
+    for (const PlanView::Thread& t : plan.threads) calls.push_back(std::make_unique<Calls>(t, in_memory));
     Mapped<Totals> totals(n);
     Mapped<Clock::time_point> ended(n);
     std::vector<std::thread> threads;
     threads.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
-        threads.emplace_back(replay_thread, plan.threads[i], std::ref(shared), std::ref(totals.data()[i]), std::ref(ended.data()[i]));
+        threads.emplace_back(replay_thread, std::ref(*calls[i]), std::ref(shared), std::ref(totals.data()[i]), std::ref(ended.data()[i]));
     }
     while (shared.arrived.load() != n) std::this_thread::yield();
     reset_peak_rss();
@@ -185,7 +243,7 @@ Result run(const PlanView& plan) {
     const double seconds_per_tick = ticks_end > ticks_start ? wall / static_cast<double>(ticks_end - ticks_start) : 0;
     for (std::size_t i = 0; i < n; ++i) {
         const Totals& t = totals.data()[i];
-        for (std::size_t k = 0; k < 3; ++k) {
+        for (std::size_t k = 0; k < call_kinds; ++k) {
             r.calls[k] += t.calls[k];
             r.call_seconds[k] += static_cast<double>(t.ticks[k]) * seconds_per_tick;
         }
@@ -196,12 +254,13 @@ Result run(const PlanView& plan) {
     r.peak_rss_bytes = peak > baseline ? peak - baseline : 0;
     r.final_rss_bytes = now > baseline ? now - baseline : 0;
     r.page_faults = page_faults() - faults;
+    for (std::uint64_t k = 0; k < plan.samples; ++k) r.series.push_back(series.data()[k] > baseline ? series.data()[k] - baseline : 0);
     return r;
 }
 
 nlohmann::json to_json(const Result& r) {
     nlohmann::json calls = nlohmann::json::object(), ns = nlohmann::json::object();
-    for (std::size_t k = 0; k < 3; ++k) {
+    for (std::size_t k = 0; k < call_kinds; ++k) {
         calls[call_names[k]] = r.calls[k];
         ns[call_names[k]] = r.calls[k] ? r.call_seconds[k] * 1e9 / static_cast<double>(r.calls[k]) : 0.0;
     }
@@ -213,7 +272,8 @@ nlohmann::json to_json(const Result& r) {
             {"final_rss_bytes", r.final_rss_bytes},
             {"page_faults", r.page_faults},
             {"waits", r.waits},
-            {"failed_calls", r.failed}};
+            {"failed_calls", r.failed},
+            {"series", r.series}};
 }
 
 }  // namespace metatf::replay
