@@ -4,13 +4,14 @@
 # iputils-ping for a real loopback capture read as pcap, libbenchmark-dev
 # for the benchmarks, valgrind and python3-pandas for the Lackey tests (a real
 # program's memory trace, and its CSV loaded into pandas), xz-utils for
-# docs/tutorial.md's size comparison, and the allocators metatf-replay
-# compares (libjemalloc2, libtcmalloc-minimal4, libmimalloc2.0).
+# docs/tutorial.md's size comparison, the allocators metatf-replay
+# compares (libjemalloc2, libtcmalloc-minimal4, libmimalloc2.0), and
+# cppcheck, the real program its test traces.
 set -euo pipefail
 
 packages=(g++ make cmake tao-pegtl-dev nlohmann-json3-dev libzstd-dev doctest-dev libbenchmark-dev clang libclang-rt-14-dev valgrind python3-pandas
           python3-dev pybind11-dev python3-numpy python3-pytest python3-dask python3-distributed python3-tqdm
-          tcpdump iputils-ping xz-utils strace libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0)
+          tcpdump iputils-ping xz-utils strace libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 cppcheck)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -147,7 +147,13 @@ public:
             release(r.thread, r.oldAddress);
         }
     }
-    void next_record() { ++record_; }
+    void next_record() {
+        ++record_;
+        if (sample_after_ == no_slot) return;
+        files_[sample_after_].push(Op{Call::sample, false, static_cast<std::uint32_t>(plan_.series_live.size()), no_slot, 0, 0});
+        plan_.series_live.push_back(live_bytes_);
+        sample_after_ = no_slot;
+    }
     Plan finish();
 
 private:
@@ -197,12 +203,11 @@ private:
         return it->second;
     }
 
-    // One more call on thread `t`; every `every` calls, a sample after it.
+    // One more call on thread `t`; every `every` calls, a sample after it
+    // (and after the rest of its record: a moving realloc's free).
     void counted(std::uint32_t t) {
         ++plan_.events;
-        if (options_.every == 0 || plan_.events % options_.every != 0) return;
-        files_[t].push(Op{Call::sample, false, static_cast<std::uint32_t>(plan_.series_live.size()), no_slot, 0, 0});
-        plan_.series_live.push_back(live_bytes_);
+        if (options_.every != 0 && plan_.events % options_.every == 0) sample_after_ = t;
     }
 
     void op(std::uint64_t thread, Call call, std::uint32_t slot, std::uint32_t new_slot, std::uint64_t size) {
@@ -309,6 +314,7 @@ private:
     PlanOptions options_;
     std::uint64_t record_ = 0;
     std::uint64_t live_bytes_ = 0;
+    std::uint32_t sample_after_ = no_slot;  // the thread of a call that a sample follows
     Plan plan_;
     std::unordered_map<std::uint64_t, std::uint32_t> live_;               // address -> its oldest live slot
     std::unordered_map<std::uint64_t, std::deque<std::uint32_t>> later_;  // address -> its other live slots, if any, oldest first
