@@ -10,8 +10,10 @@
    made, and no call on a block before it existed.
 3. A trace whose records do not fit (replay_misfits): counted and named with
    the indices `mtf dump` gives them; --strict stops at the first.
-4. Damaged copies of the traces (cut, bytes flipped): a clean error or a
-   replay, never a crash.
+4. The seed corpus of the trace fuzzer (fuzz_hatf10_reader: every record
+   type and metadata, both classes and byte orders, every container
+   version), and damaged copies of it and of the traces above (cut, bytes
+   flipped): a clean error or a replay, never a crash.
 5. --series: rows every N events per allocator, the live bytes equal to an
    independent count, an existing file refused without --force; and
    examples/python/plot_replay_series.py draws it.
@@ -270,12 +272,26 @@ def bounded(args):
     os.remove(trace)
 
 
+def fuzz_seeds(args):
+    """The fuzzer's seeds, each replayed (they are valid traces, with misfits)."""
+    seeds = os.path.join(args.work, "seeds")
+    run(args.seeds, seeds)
+    paths = sorted(os.path.join(seeds, name) for name in os.listdir(seeds))
+    if len(paths) < 6:
+        fail(f"the fuzzer's seed corpus has {len(paths)} traces")
+    for path in paths:
+        report = replay(args, path, ["glibc"])
+        if report["events"] <= 0:
+            fail(f"the seed {path} replayed no calls")
+    return paths
+
+
 def damaged(args, traces):
     rng = random.Random(41)
     copy = os.path.join(args.work, "damaged.mtf")
     for trace in traces:
         data = open(trace, "rb").read()
-        for i in range(60):
+        for i in range(60 if os.path.getsize(trace) > 4096 else 30):
             if i % 3 == 0:
                 bad = data[: rng.randrange(len(data))]
             else:
@@ -292,7 +308,7 @@ def damaged(args, traces):
 
 def main():
     parser = argparse.ArgumentParser()
-    for name in ("replay", "tracer", "mtf", "handoff", "misfits", "plot", "source", "work"):
+    for name in ("replay", "tracer", "mtf", "handoff", "misfits", "plot", "source", "seeds", "work"):
         parser.add_argument("--" + name, required=True)
     args = parser.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
@@ -304,7 +320,7 @@ def main():
     misfits(args)
     series(args, traces[1], allocators, 1000)
     bounded(args)
-    damaged(args, traces)
+    damaged(args, traces + fuzz_seeds(args))
     print(f"replayed under {', '.join(allocators)}")
 
 
