@@ -3,7 +3,7 @@
 // thread (plan.hpp) in temporary files; each allocator replays it in a
 // process of its own with its library preloaded (run.hpp), and hands back
 // its figures as JSON on a pipe.
-#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -240,6 +240,7 @@ json report(const Options& o, const Plan& plan, const std::vector<std::vector<js
             {"events", plan.events},
             {"threads", plan.threads.size()},
             {"peak_live_bytes", plan.peak_live_bytes},
+            {"slots", plan.slots},
             {"misfits", {{"count", plan.misfit_count}, {"first", misfits}}},
             {"reordered", plan.reordered},
             {"results", results}};
@@ -271,12 +272,21 @@ void write_series(metatf::rt::OutputFile& out, const Options& o, const Plan& pla
         const json& best = *std::min_element(runs[i].begin(), runs[i].end(), [](const json& a, const json& b) { return a.at("seconds") < b.at("seconds"); });
         const json& rss = best.at("series");
         for (std::size_t k = 0; k < plan.series_live.size() && k < rss.size(); ++k) {
-            text += o.allocators[i] + ',' + std::to_string((k + 1) * plan.every) + ',' + std::to_string(plan.series_live[k]) + ',' +
+            if (plan.series_events[k] == 0) continue;  // after a free left out
+            text += o.allocators[i] + ',' + std::to_string(plan.series_events[k]) + ',' + std::to_string(plan.series_live[k]) + ',' +
                     std::to_string(rss[k].get<std::uint64_t>()) + '\n';
         }
     }
     out.write(text.data(), text.size());
     out.commit();
+}
+
+// One temporary file a thread of the trace: as many descriptors as the system lets a process have.
+void allow_open_files() {
+    rlimit r{};
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == r.rlim_max) return;
+    r.rlim_cur = r.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &r);
 }
 
 std::string temp_dir() {
@@ -290,6 +300,7 @@ int run_main(const Options& o) {
     // Opened first, so that a file it may not replace is refused before the replay.
     std::unique_ptr<metatf::rt::OutputFile> series;
     if (!o.series.empty()) series = std::make_unique<metatf::rt::OutputFile>(o.series, metatf::rt::OutputOptions{o.force, {o.trace}});
+    allow_open_files();
     const Plan plan = make_plan(o.trace, {o.strict, o.series.empty() ? 0 : o.every, temp_dir()});
     // Replay allocates and writes what the trace says: a trace whose blocks
     // could not fit is refused, not left to the kernel's OOM killer.

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 #include <metatf/core/format.hpp>
 
@@ -22,7 +23,7 @@ namespace {
 
 constexpr std::size_t misfits_kept = 20;
 constexpr std::uint64_t plan_magic = 0x324e414c50544d52;  // "RMTPLAN2"
-constexpr std::size_t ops_buffered = 1 << 16;           // per thread, before they go to its file
+constexpr std::size_t ops_buffered = 4096;              // per thread (96 KB), before they go to its file
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
 
@@ -30,6 +31,7 @@ void write_at(int fd, const void* from, std::size_t n, std::uint64_t offset) {
     for (std::size_t at = 0; at < n;) {
         const ssize_t done = pwrite(fd, static_cast<const char*>(from) + at, n - at, static_cast<off_t>(offset + at));
         if (done < 0 && errno == EINTR) continue;
+        if (done == 0) errno = EIO;
         if (done <= 0) fail("cannot write the replay plan to a temporary file");
         at += static_cast<std::size_t>(done);
     }
@@ -42,7 +44,7 @@ public:
         std::string name = dir + "/metatf-replay-XXXXXX";
         file_ = Fd(mkstemp(name.data()));
         if (file_.get() < 0) fail("cannot make a temporary file in " + dir + " for the replay plan");
-        unlink(name.c_str());
+        if (unlink(name.c_str()) != 0) fail("cannot unlink the replay plan's temporary file " + name);
         buffer_.reserve(ops_buffered);
     }
     std::uint64_t size() const { return written_ + buffer_.size(); }
@@ -116,10 +118,11 @@ struct FollowUps {
 // free of its last life) and a free can come before its alloc. Each free is
 // therefore paired with the oldest live block at its address, and a free of
 // an address not live waits for a block there whose life another alloc at
-// the address shows has ended (allocate(), finish()). A slot freed by a
-// thread is reused by that thread's next allocation, which comes after the
-// free in the thread's own order: so replay needs no more slots than the
-// trace has blocks live at once.
+// the address shows has ended (allocate(), finish()). A freed slot is
+// reused, the longest freed first, so replay needs about as many slots as
+// the trace has blocks live at once; a malloc that takes one another thread
+// freed waits for that free, as any call on a block waits for the calls on
+// it before (a slot counts every call on its blocks).
 class Planner {
 public:
     explicit Planner(const PlanOptions& options) : options_(options) { plan_.every = options.every; }
@@ -148,11 +151,13 @@ public:
         }
     }
     void next_record() {
+        if (sample_after_ != no_slot) {
+            samples_.push_back({sample_after_, files_[sample_after_].size(), record_, plan_.events});
+            files_[sample_after_].push(Op{Call::sample, false, static_cast<std::uint32_t>(plan_.series_live.size()), no_slot, 0, 0});
+            plan_.series_live.push_back(live_bytes_);
+            sample_after_ = no_slot;
+        }
         ++record_;
-        if (sample_after_ == no_slot) return;
-        files_[sample_after_].push(Op{Call::sample, false, static_cast<std::uint32_t>(plan_.series_live.size()), no_slot, 0, 0});
-        plan_.series_live.push_back(live_bytes_);
-        sample_after_ = no_slot;
     }
     Plan finish();
 
@@ -172,6 +177,12 @@ private:
         allocate(thread, Call::realloc, s, to, size);
         if (s != no_slot) forget(from);
     }
+
+    struct Sample {  // a sample call, after record `record`, when `events` calls were counted
+        std::uint32_t thread;
+        std::uint64_t op, record, events;
+    };
+    void number_samples(std::vector<std::uint64_t> skipped);
 
     struct Waiting {  // a free of an address that was not live when it was read
         std::uint32_t thread;
@@ -198,7 +209,7 @@ private:
         if (added) {
             ids_.push_back(thread);
             files_.emplace_back(options_.temp_dir);
-            free_slots_.emplace_back();
+            freed_.emplace_back();
         }
         return it->second;
     }
@@ -210,34 +221,52 @@ private:
         if (options_.every != 0 && plan_.events % options_.every == 0) sample_after_ = t;
     }
 
+    // A call on thread `thread`: `slot` the block passed in (for a malloc
+    // into a slot another thread freed: that slot, waited for), `new_slot`
+    // the one returned. Each slot counts the calls on it.
     void op(std::uint64_t thread, Call call, std::uint32_t slot, std::uint32_t new_slot, std::uint64_t size) {
         const std::uint32_t t = thread_index(thread);
         const bool waits = slot != no_slot && changed_by_[slot] != t;
-        // A free waiting for its block's alloc waits for that one call.
-        const std::uint32_t after = slot == no_slot ? 0 : changed_by_[slot] == no_slot ? 1 : changes_[slot];
-        files_[t].push(Op{call, waits, slot, new_slot, after, size});
+        files_[t].push(Op{call, waits, slot, new_slot, slot == no_slot ? 0 : changes_[slot], size});
         plan_.largest_block = std::max(plan_.largest_block, size);
-        if (new_slot != no_slot) {
-            changed_by_[new_slot] = t;
-            ++changes_[new_slot];
+        if (new_slot != no_slot) touched(new_slot, t);
+        if (slot != no_slot && slot != new_slot) {  // a free, or the block a realloc moved from
+            touched(slot, t);
+            freed_[t].push_back(slot);
         }
-        if (call == Call::free || (call == Call::realloc && slot != no_slot && slot != new_slot)) free_slots_[t].push_back(slot);
         counted(t);
     }
+    void touched(std::uint32_t slot, std::uint32_t t) {
+        changed_by_[slot] = t;
+        ++changes_[slot];
+    }
 
-    // A slot for a block thread `t` allocates: one it freed, or a new one.
-    std::uint32_t new_slot(std::uint32_t t, std::uint64_t size) {
-        if (!free_slots_[t].empty()) {
-            const std::uint32_t s = free_slots_[t].back();
-            free_slots_[t].pop_back();
+    // A slot for a block: one thread `t` freed itself, the longest freed
+    // first; else, for a malloc, which may wait for another thread's free (a
+    // realloc passes its own block in `slot`, so it cannot), one another
+    // thread freed; else a new one. The second of the pair: whether the call
+    // waits. Every wait is for a call planned before it (pair_oldest() keeps
+    // it so), so threads cannot wait for each other in a circle.
+    std::pair<std::uint32_t, bool> new_slot(std::uint32_t t, bool may_wait, std::uint64_t size) {
+        const auto take = [&](std::uint32_t u) {
+            const std::uint32_t s = freed_[u].front();
+            freed_[u].pop_front();
             sizes_[s] = size;
-            return s;
+            return std::pair{s, u != t};
+        };
+        if (!freed_[t].empty()) return take(t);
+        for (std::size_t i = 0; may_wait && i < freed_.size(); ++i) {
+            const auto u = static_cast<std::uint32_t>((next_donor_ + i) % freed_.size());
+            if (!freed_[u].empty()) {
+                next_donor_ = u + 1;
+                return take(u);
+            }
         }
         if (sizes_.size() == no_slot - 1) throw std::runtime_error("the trace has more than 2^32 blocks live at once, more than replay holds");
         sizes_.push_back(size);
-        changed_by_.push_back(no_slot);
+        changed_by_.push_back(t);
         changes_.push_back(0);
-        return static_cast<std::uint32_t>(sizes_.size() - 1);
+        return {static_cast<std::uint32_t>(sizes_.size() - 1), false};
     }
 
     // A malloc or realloc that returned a block at `address`. Another block
@@ -247,11 +276,11 @@ private:
         if (oldest(address) != no_slot && !pair_oldest(address)) {
             duplicates_.add(record_, "alloc of " + hex(address) + ", which is still live (a free of it frees the older block)");
         }
-        const std::uint32_t s = new_slot(thread_index(thread), size);
+        const auto [s, waits] = new_slot(thread_index(thread), call == Call::malloc, size);
         if (const auto [it, added] = live_.try_emplace(address, s); !added) later_[address].push_back(s);
         live_bytes_ += size;
         plan_.peak_live_bytes = std::max(plan_.peak_live_bytes, live_bytes_);
-        op(thread, call, from, s, size);
+        op(thread, call, waits ? s : from, s, size);
     }
 
     // A free of a live block ends the oldest; one of an address not live
@@ -270,7 +299,10 @@ private:
 
     // Ends the oldest block at `address` by a waiting free of another thread
     // than its last call's (among the first few: a trace cannot make every
-    // alloc search a long queue); false if there is none.
+    // alloc search a long queue); false if there is none. The free moves to
+    // here in its thread's calls: in its place it would wait for calls the
+    // trace has after it, and hold up its thread's later calls, which other
+    // threads' calls may be waiting for.
     bool pair_oldest(std::uint64_t address) {
         const auto w = waiting_.find(address);
         if (w == waiting_.end()) return false;
@@ -279,8 +311,10 @@ private:
         const auto last = q.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(q.size(), 64));
         const auto other = std::find_if(q.begin(), last, [&](const Waiting& x) { return x.thread != changed_by_[s]; });
         if (other == last) return false;
-        files_[other->thread].patch(other->op, Op{Call::free, true, s, no_slot, changes_[s], 0});
-        free_slots_[other->thread].push_back(s);
+        files_[other->thread].patch(other->op, Op{Call::skip, false, no_slot, no_slot, 0, 0});
+        files_[other->thread].push(Op{Call::free, true, s, no_slot, changes_[s], 0});
+        touched(s, other->thread);
+        freed_[other->thread].push_back(s);
         q.erase(other);
         if (q.empty()) waiting_.erase(w);
         forget(address);
@@ -315,6 +349,7 @@ private:
     std::uint64_t record_ = 0;
     std::uint64_t live_bytes_ = 0;
     std::uint32_t sample_after_ = no_slot;  // the thread of a call that a sample follows
+    std::vector<Sample> samples_;
     Plan plan_;
     std::unordered_map<std::uint64_t, std::uint32_t> live_;               // address -> its oldest live slot
     std::unordered_map<std::uint64_t, std::deque<std::uint32_t>> later_;  // address -> its other live slots, if any, oldest first
@@ -322,11 +357,12 @@ private:
     std::unordered_map<std::uint64_t, std::uint32_t> threads_;           // thread id -> index
     std::vector<std::uint64_t> ids_;                                     // per index: the thread id
     std::vector<OpFile> files_;                                          // per index: its calls
-    std::vector<std::vector<std::uint32_t>> free_slots_;                 // per index: slots it freed
+    std::vector<std::deque<std::uint32_t>> freed_;                       // per index: slots it freed, the longest freed first
+    std::size_t next_donor_ = 0;                                         // the thread whose slots a malloc tries first
     std::unordered_map<std::uint64_t, FollowUps> follow_ups_;            // per thread id
     std::vector<std::uint64_t> sizes_;                                   // per slot
     std::vector<std::uint32_t> changed_by_;                              // per slot: the thread of its last call
-    std::vector<std::uint32_t> changes_;                                 // per slot: the calls that made or changed it
+    std::vector<std::uint32_t> changes_;                                 // per slot: the calls on its blocks (modulo 2^32)
     FirstMisfits misfits_;
     FirstMisfits duplicates_;  // allocs at a live address
 };
@@ -342,13 +378,16 @@ Plan Planner::finish() {
         while (oldest(address) != no_slot && pair_oldest(address)) {
         }
     }
+    std::vector<std::uint64_t> skipped;
     for (auto& [address, q] : waiting_) {
         for (const Waiting& w : q) {
             misfit(w.record, "free of " + hex(address) + ", which is never live (left out)");
             files_[w.thread].patch(w.op, Op{Call::skip, false, no_slot, no_slot, 0, 0});
+            skipped.push_back(w.record);
             --plan_.events;
         }
     }
+    number_samples(std::move(skipped));
     if (ids_.size() <= 1) {
         misfits_.add_all(std::move(duplicates_));
     } else {
@@ -365,6 +404,21 @@ Plan Planner::finish() {
         plan_.threads.push_back({ids_[t], files_[t].take(), files_[t].size()});
     }
     return std::move(plan_);
+}
+
+// The calls before each sample, not counting frees left out (the records
+// `skipped`); a sample that follows one of those is left out too.
+void Planner::number_samples(std::vector<std::uint64_t> skipped) {
+    std::sort(skipped.begin(), skipped.end());
+    for (const Sample& x : samples_) {
+        const auto before = std::lower_bound(skipped.begin(), skipped.end(), x.record);
+        if (before != skipped.end() && *before == x.record) {
+            files_[x.thread].patch(x.op, Op{Call::skip, false, no_slot, no_slot, 0, 0});
+            plan_.series_events.push_back(0);
+        } else {
+            plan_.series_events.push_back(x.events - static_cast<std::uint64_t>(before - skipped.begin()));
+        }
+    }
 }
 
 struct Header {

@@ -19,15 +19,16 @@ inline constexpr const char* call_names[] = {"malloc", "free", "realloc"};
 inline constexpr std::size_t call_kinds = 3;
 inline constexpr std::uint32_t no_slot = 0xffffffff;
 
-// A call. Each slot counts the calls that made or changed its blocks (a
-// malloc, a realloc that returns one); a call on a block that another
-// thread last changed waits until the slot's count reaches `after`.
+// A call. Each slot counts the calls on its blocks (modulo 2^32); a call on
+// a slot that another thread used last waits until the count reaches
+// `after`: a free or realloc for the calls on the block before it, a malloc
+// into a slot another thread freed for that free.
 struct Op {
     Call call;
     bool waits;              // `slot` was last changed by another thread
-    std::uint32_t slot;      // free, realloc: the block passed in (realloc: no_slot for NULL); sample: its number
+    std::uint32_t slot;      // free, realloc: the block passed in (realloc: no_slot for NULL); malloc: the slot waited for; sample: its number
     std::uint32_t new_slot;  // malloc, realloc: the block returned
-    std::uint32_t after;     // with `waits`: the calls that must have made or changed `slot`
+    std::uint32_t after;     // with `waits`: the calls that must have been made on `slot`
     std::uint64_t size;      // malloc, realloc: the size asked for
 };
 
@@ -74,7 +75,8 @@ struct Plan {
     std::vector<Misfit> misfits;  // the first few, by record
     std::uint64_t reordered = 0;  // several threads: allocs at an address live in the trace (docs/replay.md)
     std::uint64_t every = 0;      // --series: a sample each `every` events
-    std::vector<std::uint64_t> series_live;  // the live bytes at each sample
+    std::vector<std::uint64_t> series_live;    // the live bytes at each sample
+    std::vector<std::uint64_t> series_events;  // the calls before each sample (0: a sample left out)
 };
 
 struct PlanOptions {

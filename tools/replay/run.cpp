@@ -65,8 +65,11 @@ std::uint64_t status_bytes(const char* key) {
     if (n <= 0) return 0;
     buf[n] = '\0';
     const std::size_t key_length = std::strlen(key);
-    for (const char* line = buf; line && *line; line = std::strchr(line, '\n') ? std::strchr(line, '\n') + 1 : nullptr) {
+    for (const char* line = buf; *line;) {
         if (std::strncmp(line, key, key_length) == 0 && line[key_length] == ':') return std::strtoull(line + key_length + 1, nullptr, 10) * 1024;
+        const char* end = std::strchr(line, '\n');
+        if (!end) break;
+        line = end + 1;
     }
     return 0;
 }
@@ -94,8 +97,12 @@ void touch(void* p, std::uint64_t size) {
 
 struct Totals {
     std::uint64_t calls[call_kinds] = {}, ticks[call_kinds] = {};
-    std::uint64_t waits = 0, failed = 0;
+    std::uint64_t waits = 0, failed = 0, early = 0;
 };
+
+// What a slot holds before its first block and after a free: a call that
+// finds it was made before its block existed (the plan would be wrong).
+void* const no_block = reinterpret_cast<void*>(alignof(std::max_align_t) - 1);
 
 struct Shared {
     void** blocks;
@@ -105,13 +112,17 @@ struct Shared {
     std::atomic<bool> go{false};
 };
 
-constexpr std::uint64_t window = 1 << 16;  // calls a thread reads from its file at a time
+// Calls a thread reads from its file at a time: 65,536 (1.5 MB), fewer
+// when a trace has so many threads that their windows would pass 24 MB.
+std::uint64_t window(std::size_t threads) {
+    return std::clamp<std::uint64_t>((std::uint64_t{1} << 20) / std::max<std::size_t>(threads, 1), 4096, 65536);
+}
 
 // A thread's calls, read from its file into a buffer of its own a window
 // at a time, or all at once before the replay.
 class Calls {
 public:
-    Calls(PlanView::Thread file, bool in_memory)
+    Calls(PlanView::Thread file, bool in_memory, std::uint64_t window)
         : file_(file), buffer_(in_memory ? file.ops : std::min(file.ops, window)), capacity_(in_memory ? file.ops : window) {
         if (in_memory) refill();
     }
@@ -152,10 +163,12 @@ private:
 // A block another thread makes. Pairs that do not fit together could make
 // threads wait for each other; after a minute the replay gives up.
 void wait_for(const std::atomic<std::uint32_t>& changes, std::uint32_t after, Totals& t) {
-    if (changes.load(std::memory_order_acquire) >= after) return;
+    // Counts run modulo 2^32: reached when the difference is not negative.
+    const auto reached = [&] { return static_cast<std::int32_t>(changes.load(std::memory_order_acquire) - after) >= 0; };
+    if (reached()) return;
     ++t.waits;
     const Clock::time_point since = Clock::now();
-    for (unsigned spins = 1; changes.load(std::memory_order_acquire) < after; ++spins) {
+    for (unsigned spins = 1; !reached(); ++spins) {
         std::this_thread::yield();
         if (spins % 4096 == 0 && Clock::now() - since > std::chrono::minutes(1)) {
             static constexpr char message[] = "metatf-replay: a call waited a minute for a block another thread makes: the replay is stuck\n";
@@ -176,7 +189,11 @@ void replay_thread(Calls& calls, Shared& shared, Totals& t, Clock::time_point& e
             continue;
         }
         if (op.waits) wait_for(shared.changes[op.slot], op.after, t);
-        void* in = op.slot == no_slot ? nullptr : shared.blocks[op.slot];
+        void* in = op.slot == no_slot || op.call == Call::malloc ? nullptr : shared.blocks[op.slot];
+        if (in == no_block) {
+            ++t.early;
+            in = nullptr;
+        }
         const auto k = static_cast<std::size_t>(op.call);
         const std::uint64_t start = ticks();
         void* out = nullptr;
@@ -188,15 +205,20 @@ void replay_thread(Calls& calls, Shared& shared, Totals& t, Clock::time_point& e
         }
         t.ticks[k] += ticks() - start;
         ++t.calls[k];
-        if (op.call == Call::free) continue;
-        if (out) {
-            touch(out, op.size);
-        } else {
-            ++t.failed;
-            if (op.call == Call::realloc) out = in;  // a realloc that fails leaves the block where it was
+        if (op.call != Call::free) {
+            if (out) {
+                touch(out, op.size);
+            } else {
+                ++t.failed;
+                if (op.call == Call::realloc) out = in;  // a realloc that fails leaves the block where it was
+            }
+            shared.blocks[op.new_slot] = out;
+            shared.changes[op.new_slot].fetch_add(1, std::memory_order_release);
         }
-        shared.blocks[op.new_slot] = out;
-        shared.changes[op.new_slot].fetch_add(1, std::memory_order_release);
+        if (op.slot != no_slot && op.slot != op.new_slot) {  // a free, or the block a realloc moved from
+            shared.blocks[op.slot] = no_block;
+            shared.changes[op.slot].fetch_add(1, std::memory_order_release);
+        }
     }
     ended = Clock::now();
 }
@@ -213,12 +235,13 @@ std::string malloc_library() {
 
 Result run(const PlanView& plan, bool in_memory) {
     Mapped<void*> blocks(plan.slots);
+    std::fill_n(blocks.data(), plan.slots, no_block);
     Mapped<std::atomic<std::uint32_t>> changes(plan.slots);
     Mapped<std::uint64_t> series(plan.samples);
     Shared shared{blocks.data(), changes.data(), series.data()};
     const std::size_t n = plan.threads.size();
     std::vector<std::unique_ptr<Calls>> calls;
-    for (const PlanView::Thread& t : plan.threads) calls.push_back(std::make_unique<Calls>(t, in_memory));
+    for (const PlanView::Thread& t : plan.threads) calls.push_back(std::make_unique<Calls>(t, in_memory, window(plan.threads.size())));
     Mapped<Totals> totals(n);
     Mapped<Clock::time_point> ended(n);
     std::vector<std::thread> threads;
@@ -249,6 +272,7 @@ Result run(const PlanView& plan, bool in_memory) {
         }
         r.waits += t.waits;
         r.failed += t.failed;
+        r.early += t.early;
     }
     const std::uint64_t peak = status_bytes("VmHWM"), now = status_bytes("VmRSS");
     r.peak_rss_bytes = peak > baseline ? peak - baseline : 0;
@@ -273,6 +297,7 @@ nlohmann::json to_json(const Result& r) {
             {"page_faults", r.page_faults},
             {"waits", r.waits},
             {"failed_calls", r.failed},
+            {"early_calls", r.early},
             {"series", r.series}};
 }
 

@@ -25,6 +25,7 @@ struct Result {
     std::uint64_t peak_rss_bytes = 0, final_rss_bytes = 0, page_faults = 0;
     std::uint64_t waits = 0;   // calls that waited for another thread's block
     std::uint64_t failed = 0;  // calls that returned NULL
+    std::uint64_t early = 0;   // calls on a block not made yet or freed already: 0 unless the plan is wrong
     std::vector<std::uint64_t> series;  // the RSS over the start at each sample
 };
 
@@ -33,7 +34,7 @@ Result run(const PlanView& plan, bool in_memory);
 
 // As the child hands it to the parent: library, seconds, calls and
 // ns_per_op per call kind, peak_rss_bytes, final_rss_bytes, page_faults,
-// waits, failed_calls, series.
+// waits, failed_calls, early_calls, series.
 nlohmann::json to_json(const Result& r);
 
 }  // namespace metatf::replay
