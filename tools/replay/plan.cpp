@@ -24,6 +24,7 @@ namespace {
 constexpr std::size_t misfits_kept = 20;
 constexpr std::uint64_t plan_magic = 0x324e414c50544d52;  // "RMTPLAN2"
 constexpr std::size_t ops_buffered = 4096;              // per thread (96 KB), before they go to its file
+constexpr std::uint64_t reuse_distance = 4096;         // calls between a free and another thread's malloc into its slot
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
 
@@ -232,7 +233,7 @@ private:
         if (new_slot != no_slot) touched(new_slot, t);
         if (slot != no_slot && slot != new_slot) {  // a free, or the block a realloc moved from
             touched(slot, t);
-            freed_[t].push_back(slot);
+            freed_[t].push_back({slot, plan_.events});
         }
         counted(t);
     }
@@ -244,12 +245,13 @@ private:
     // A slot for a block: one thread `t` freed itself, the longest freed
     // first; else, for a malloc, which may wait for another thread's free (a
     // realloc passes its own block in `slot`, so it cannot), one another
-    // thread freed; else a new one. The second of the pair: whether the call
-    // waits. Every wait is for a call planned before it (pair_oldest() keeps
-    // it so), so threads cannot wait for each other in a circle.
+    // thread freed at least `reuse_distance` calls before, which it has most
+    // likely made by then; else a new one. The second of the pair: whether
+    // the call waits. Every wait is for a call planned before it
+    // (pair_oldest() keeps it so), so threads cannot wait in a circle.
     std::pair<std::uint32_t, bool> new_slot(std::uint32_t t, bool may_wait, std::uint64_t size) {
         const auto take = [&](std::uint32_t u) {
-            const std::uint32_t s = freed_[u].front();
+            const std::uint32_t s = freed_[u].front().slot;
             freed_[u].pop_front();
             sizes_[s] = size;
             return std::pair{s, u != t};
@@ -257,7 +259,7 @@ private:
         if (!freed_[t].empty()) return take(t);
         for (std::size_t i = 0; may_wait && i < freed_.size(); ++i) {
             const auto u = static_cast<std::uint32_t>((next_donor_ + i) % freed_.size());
-            if (!freed_[u].empty()) {
+            if (!freed_[u].empty() && freed_[u].front().event + reuse_distance <= plan_.events) {
                 next_donor_ = u + 1;
                 return take(u);
             }
@@ -314,7 +316,7 @@ private:
         files_[other->thread].patch(other->op, Op{Call::skip, false, no_slot, no_slot, 0, 0});
         files_[other->thread].push(Op{Call::free, true, s, no_slot, changes_[s], 0});
         touched(s, other->thread);
-        freed_[other->thread].push_back(s);
+        freed_[other->thread].push_back({s, plan_.events});
         q.erase(other);
         if (q.empty()) waiting_.erase(w);
         forget(address);
@@ -357,7 +359,11 @@ private:
     std::unordered_map<std::uint64_t, std::uint32_t> threads_;           // thread id -> index
     std::vector<std::uint64_t> ids_;                                     // per index: the thread id
     std::vector<OpFile> files_;                                          // per index: its calls
-    std::vector<std::deque<std::uint32_t>> freed_;                       // per index: slots it freed, the longest freed first
+    struct Freed {
+        std::uint32_t slot;
+        std::uint64_t event;  // the calls planned when it was freed
+    };
+    std::vector<std::deque<Freed>> freed_;                               // per index: slots it freed, the longest freed first
     std::size_t next_donor_ = 0;                                         // the thread whose slots a malloc tries first
     std::unordered_map<std::uint64_t, FollowUps> follow_ups_;            // per thread id
     std::vector<std::uint64_t> sizes_;                                   // per slot
