@@ -120,7 +120,7 @@ struct FollowUps {
 // therefore paired with the oldest live block at its address, and a free of
 // an address not live waits for a block there whose life another alloc at
 // the address shows has ended (allocate(), finish()). A freed slot is
-// reused, the longest freed first, so replay needs about as many slots as
+// reused (new_slot()), so replay needs about as many slots as
 // the trace has blocks live at once; a malloc that takes one another thread
 // freed waits for that free, as any call on a block waits for the calls on
 // it before (a slot counts every call on its blocks).
@@ -242,8 +242,8 @@ private:
         ++changes_[slot];
     }
 
-    // A slot for a block: one thread `t` freed itself, the longest freed
-    // first; else, for a malloc, which may wait for another thread's free (a
+    // A slot for a block: the one thread `t` freed last (its memory is the
+    // likeliest in the cache); else, for a malloc, which may wait for another thread's free (a
     // realloc passes its own block in `slot`, so it cannot), one another
     // thread freed at least `reuse_distance` calls before, which it has most
     // likely made by then; else a new one. The second of the pair: whether
@@ -251,8 +251,12 @@ private:
     // (pair_oldest() keeps it so), so threads cannot wait in a circle.
     std::pair<std::uint32_t, bool> new_slot(std::uint32_t t, bool may_wait, std::uint64_t size) {
         const auto take = [&](std::uint32_t u) {
-            const std::uint32_t s = freed_[u].front().slot;
-            freed_[u].pop_front();
+            const std::uint32_t s = u == t ? freed_[u].back().slot : freed_[u].front().slot;
+            if (u == t) {
+                freed_[u].pop_back();
+            } else {
+                freed_[u].pop_front();
+            }
             sizes_[s] = size;
             return std::pair{s, u != t};
         };
@@ -363,7 +367,7 @@ private:
         std::uint32_t slot;
         std::uint64_t event;  // the calls planned when it was freed
     };
-    std::vector<std::deque<Freed>> freed_;                               // per index: slots it freed, the longest freed first
+    std::vector<std::deque<Freed>> freed_;                               // per index: slots it freed, in order
     std::size_t next_donor_ = 0;                                         // the thread whose slots a malloc tries first
     std::unordered_map<std::uint64_t, FollowUps> follow_ups_;            // per thread id
     std::vector<std::uint64_t> sizes_;                                   // per slot

@@ -178,6 +178,11 @@ void wait_for(const std::atomic<std::uint32_t>& changes, std::uint32_t after, To
     }
 }
 
+// One more call on a slot. The calls on a slot never run at once (each
+// waits for the one before, or follows it in its thread), so this needs no
+// locked instruction: a plain store that publishes the block with it.
+void counted(std::atomic<std::uint32_t>& changes) { changes.store(changes.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+
 void replay_thread(Calls& calls, Shared& shared, Totals& t, Clock::time_point& ended) {
     shared.arrived.fetch_add(1);
     while (!shared.go.load(std::memory_order_acquire)) std::this_thread::yield();
@@ -213,11 +218,11 @@ void replay_thread(Calls& calls, Shared& shared, Totals& t, Clock::time_point& e
                 if (op.call == Call::realloc) out = in;  // a realloc that fails leaves the block where it was
             }
             shared.blocks[op.new_slot] = out;
-            shared.changes[op.new_slot].fetch_add(1, std::memory_order_release);
+            counted(shared.changes[op.new_slot]);
         }
         if (op.slot != no_slot && op.slot != op.new_slot) {  // a free, or the block a realloc moved from
             shared.blocks[op.slot] = no_block;
-            shared.changes[op.slot].fetch_add(1, std::memory_order_release);
+            counted(shared.changes[op.slot]);
         }
     }
     ended = Clock::now();
