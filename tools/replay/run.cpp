@@ -106,7 +106,7 @@ void* const no_block = reinterpret_cast<void*>(alignof(std::max_align_t) - 1);
 
 struct Shared {
     void** blocks;
-    std::atomic<std::uint32_t>* changes;  // per slot: the calls that made or changed it so far
+    std::atomic<std::uint32_t>* changes;  // per slot: the calls on its blocks so far (modulo 2^32)
     std::uint64_t* series;                // per sample: VmRSS when it was reached
     std::atomic<unsigned> arrived{0};
     std::atomic<bool> go{false};
