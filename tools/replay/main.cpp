@@ -221,6 +221,11 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The run of the fewest seconds among one allocator's repeats.
+const json& fastest(const std::vector<json>& runs) {
+    return *std::min_element(runs.begin(), runs.end(), [](const json& a, const json& b) { return a.at("seconds") < b.at("seconds"); });
+}
+
 json report(const Options& o, const Plan& plan, const std::vector<std::vector<json>>& runs) {
     json misfits = json::array();
     for (const Misfit& m : plan.misfits) misfits.push_back({{"record", m.record}, {"what", m.what}});
@@ -228,7 +233,7 @@ json report(const Options& o, const Plan& plan, const std::vector<std::vector<js
     for (const std::vector<json>& per : runs) {
         std::vector<double> seconds;
         for (const json& r : per) seconds.push_back(r.at("seconds"));
-        json best = *std::min_element(per.begin(), per.end(), [](const json& a, const json& b) { return a.at("seconds") < b.at("seconds"); });
+        json best = fastest(per);
         best["seconds_median"] = median(seconds);
         best["repeats"] = per.size();
         const double peak = best.at("peak_rss_bytes").get<double>();
@@ -269,7 +274,7 @@ void print_table(const json& r) {
 void write_series(metatf::rt::OutputFile& out, const Options& o, const Plan& plan, const std::vector<std::vector<json>>& runs) {
     std::string text = "allocator,event,live_bytes,rss_bytes\n";
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        const json& best = *std::min_element(runs[i].begin(), runs[i].end(), [](const json& a, const json& b) { return a.at("seconds") < b.at("seconds"); });
+        const json& best = fastest(runs[i]);
         const json& rss = best.at("series");
         for (std::size_t k = 0; k < plan.series_live.size() && k < rss.size(); ++k) {
             if (plan.series_events[k] == 0) continue;  // after a free left out

@@ -126,7 +126,7 @@ struct FollowUps {
 // it before (a slot counts every call on its blocks).
 class Planner {
 public:
-    explicit Planner(const PlanOptions& options) : options_(options) { plan_.every = options.every; }
+    explicit Planner(const PlanOptions& options) : options_(options) {}
 
     template <typename Record>
     void take(const Record& r) {
@@ -317,7 +317,7 @@ private:
         const auto last = q.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(q.size(), 64));
         const auto other = std::find_if(q.begin(), last, [&](const Waiting& x) { return x.thread != changed_by_[s]; });
         if (other == last) return false;
-        files_[other->thread].patch(other->op, Op{Call::skip, false, no_slot, no_slot, 0, 0});
+        files_[other->thread].patch(other->op, skip_op);
         files_[other->thread].push(Op{Call::free, true, s, no_slot, changes_[s], 0});
         touched(s, other->thread);
         freed_[other->thread].push_back({s, plan_.events});
@@ -392,7 +392,7 @@ Plan Planner::finish() {
     for (auto& [address, q] : waiting_) {
         for (const Waiting& w : q) {
             misfit(w.record, "free of " + hex(address) + ", which is never live (left out)");
-            files_[w.thread].patch(w.op, Op{Call::skip, false, no_slot, no_slot, 0, 0});
+            files_[w.thread].patch(w.op, skip_op);
             skipped.push_back(w.record);
             --plan_.events;
         }
@@ -423,7 +423,7 @@ void Planner::number_samples(std::vector<std::uint64_t> skipped) {
     for (const Sample& x : samples_) {
         const auto before = std::lower_bound(skipped.begin(), skipped.end(), x.record);
         if (before != skipped.end() && *before == x.record) {
-            files_[x.thread].patch(x.op, Op{Call::skip, false, no_slot, no_slot, 0, 0});
+            files_[x.thread].patch(x.op, skip_op);
             plan_.series_events.push_back(0);
         } else {
             plan_.series_events.push_back(x.events - static_cast<std::uint64_t>(before - skipped.begin()));

@@ -32,6 +32,9 @@ struct Op {
     std::uint64_t size;      // malloc, realloc: the size asked for
 };
 
+// What a waiting free's first place becomes once it is paired elsewhere.
+inline constexpr Op skip_op{Call::skip, false, no_slot, no_slot, 0, 0};
+
 // A file descriptor, closed with its owner.
 class Fd {
 public:
@@ -74,7 +77,6 @@ struct Plan {
     std::uint64_t misfit_count = 0;
     std::vector<Misfit> misfits;  // the first few, by record
     std::uint64_t reordered = 0;  // several threads: allocs at an address live in the trace (docs/replay.md)
-    std::uint64_t every = 0;      // --series: a sample each `every` events
     std::vector<std::uint64_t> series_live;    // the live bytes at each sample
     std::vector<std::uint64_t> series_events;  // the calls before each sample (0: a sample left out)
 };
