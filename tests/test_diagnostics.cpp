@@ -8,8 +8,8 @@ using metatf::test::briefs;
 const std::string expected_value =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation (none, "
     "default, baseOffset, delta, stride, sectionOffset, sectionStride, live, predict), a type (unsigned, signed, float, bytes), a "
-    "text format (decimal, hex, chars \"...\", string, line, nested, omit, enum, clock), names such as '{ read = 1, write = 2 }' or an order "
-    "(nondecreasing, increasing)";
+    "text format (decimal, hex, chars \"...\", string, line, nested, omit, enum, clock), names such as '{ read = 1, write = 2 }', an order "
+    "(nondecreasing, increasing) or a history (global, per FIELD)";
 
 struct Case {
     std::string dtd;
@@ -110,7 +110,7 @@ const std::vector<Case> malformed = {
     {"a : x { tag.value = 4; }",
      {"1:5: error: field 'x' of record 'a' has no width; set 'x.width' in the record, its section or globally"}},
     {"a : x { tag.value = 4; x.widht = 1; }",
-     {"1:26: error: unknown property 'widht'; did you mean 'width'? (the properties are width, interpretation, value, type, scale, feed, text, mnemonic, before, after, code, ctype, minimum, maximum, enum, flags, bits, order and dense)"}},
+     {"1:26: error: unknown property 'widht'; did you mean 'width'? (the properties are width, interpretation, value, type, scale, feed, text, mnemonic, before, after, code, ctype, minimum, maximum, enum, flags, bits, order, dense and history)"}},
     {"x.width = 1; a : x { tag.value = 4; y.width = 1; }",
      {"1:37: error: record 'a' has no field 'y'; did you mean 'x'?"}},
     {"x.width = 1; a : x { tag.value = 4; x.width = 1; x.width = 2; }",
@@ -234,6 +234,25 @@ const std::vector<Case> malformed = {
     {"section s 1 { } a : (tag, x) { tag.value = 4; x.width = 8; x.feed = 1; } "
      "b : (tag, y) { tag.value = 5; y.width = 1; y.interpretation = sectionOffset s; }",
      {"1:69: error: a DTD with tables (sectionOffset fields) has no pools of live values and no predict fields"}},
+    // Shared histories (docs/dtd-language.md, section 9).
+    {"a : (tag, x) { tag.value = 4; x.width = 4; x.type = float; x.history = global; }",
+     {"1:72: error: 'history' applies to integer fields; field 'x' of record 'a' is 'float'"}},
+    {"a : (tag, x, k) { tag.value = 4; x.width = 1; k.width = 1; x.history = per k; }",
+     {"1:76: error: the history key 'k' must name an earlier field of record 'a'"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 1; x.history = per z; }",
+     {"1:60: error: record 'a' has no field 'z'; did you mean 'x'?"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 1; x.history = 3; }",
+     {"1:56: error: 'history' takes 'global' (one previous value across record types) or 'per FIELD' (one per value of an "
+      "earlier field)"}},
+    {"x.width = 1; a : (tag, n, n*x) { tag.value = 4; n.width = 1; x.history = global; }",
+     {"1:74: error: field 'x' of record 'a' repeats in its record, so it cannot have a shared history"}},
+    {"section s 1 { } a : (tag, x) { tag.value = 4; x.width = 1; x.history = global; } "
+     "b : (tag, y) { tag.value = 5; y.width = 1; y.interpretation = sectionOffset s; }",
+     {"1:72: error: a DTD with tables (sectionOffset fields) has no shared histories"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 1; x.history = per; }",
+     {"1:59: error: expected the name of the field that keys the history after 'per'"}},
+    {"a : (tag, k, x) { tag.value = 4; x.width = 1; k.width = 1; k.type = bytes; x.history = per k; }",
+     {"1:92: error: the history key 'k' must be an integer field, but it is 'bytes'"}},
     {"section s 1 { x.width = 1; x.width = 2; }",
      {"1:15: warning: 'x.width' has no effect: no field of the records of section 's' is named 'x'",
       "1:28: error: 'x.width' is already set in section 's'"}},

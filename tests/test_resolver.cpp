@@ -332,7 +332,7 @@ TEST_CASE("a shared definition's errors are reported once, at the definition, ho
               "any property describes; did you mean 'a'?",
               "1:37: error: unknown property 'widht'; did you mean 'width'? (the properties are width, "
               "interpretation, value, type, scale, feed, text, mnemonic, before, after, code, ctype, minimum, maximum, enum, flags, bits, "
-              "order and dense)",
+              "order, dense and history)",
               "1:48: error: record 'attrs' has no field 'zz'; did you mean 'a'?"});
     // A message that names the record is one per record; one that does not, one per site.
     CHECK(briefs("x.width = 9;\n"

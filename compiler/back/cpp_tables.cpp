@@ -109,8 +109,11 @@ void emit_fields(std::ostream& o, const rt::RecordDesc& r, const std::string& ba
         o << "    {" << literal(f.path) << ", " << cpp_enum(type_enums, f.type) << ", " << unsigned(f.scale) << ", "
           << (f.width_from == rt::no_field ? "rt::no_field" : std::to_string(f.width_from)) << ", ";
         emit_encoding(o, f.initial);
-        if (f.rules || f.fixed) o << ", " << (f.rules ? "&" + base + "_rules" + std::to_string(i) : "nullptr");  // most fields have none
-        if (f.fixed) o << ", true, " << f.fixed_value << "u";
+        const bool history = f.history != rt::no_field || f.keys_history;
+        if (f.rules || f.fixed || history) o << ", " << (f.rules ? "&" + base + "_rules" + std::to_string(i) : "nullptr");  // most fields have none
+        if (f.fixed || history) o << ", " << (f.fixed ? "true" : "false") << ", " << f.fixed_value << "u";
+        const auto field = [](std::int32_t i) { return i == rt::no_field ? std::string("rt::no_field") : std::to_string(i); };
+        if (history) o << ", " << field(f.history) << ", " << field(f.history_key) << ", " << (f.keys_history ? "true" : "false");
         o << "},\n";
     }
     o << "};\n";

@@ -91,10 +91,16 @@ struct OrderValue {
     Location where;
 };
 
+// `global` (no key) or `per FIELD`: where a field's previous value is kept.
+struct HistoryValue {
+    std::optional<Name> key;
+    Location where;
+};
+
 // An interpretation is held by pointer: it is three times the size of any other
 // value, and a DTD may hold millions of properties.
 using InterpretationPtr = std::unique_ptr<Interpretation>;
-using Value = std::variant<Integer, Reference, InterpretationPtr, TypeName, String, TextFormat, NameList, OrderValue>;
+using Value = std::variant<Integer, Reference, InterpretationPtr, TypeName, String, TextFormat, NameList, OrderValue, HistoryValue>;
 
 // `target.property = value;`, with target a path of one or more field names.
 struct Property {

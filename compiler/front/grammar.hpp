@@ -100,8 +100,14 @@ struct name_list : seq<one<'{'>, sep, must<named_value>, star<sep, one<','>, sep
 struct order_kind : sor<TAO_PEGTL_KEYWORD("nondecreasing"), TAO_PEGTL_KEYWORD("increasing")> {};
 struct order_global : TAO_PEGTL_KEYWORD("global") {};
 struct order_value : seq<order_kind, opt<sep, order_global>> {};
+// Where a field's previous value is kept (`history`): `global`, one across
+// record types, or `per FIELD`, one per value of an earlier field.
+struct history_global : TAO_PEGTL_KEYWORD("global") {};
+struct history_key : identifier {};
+struct history_per : seq<TAO_PEGTL_KEYWORD("per"), sep, must<history_key>> {};
+struct history_value : sor<history_global, history_per> {};
 
-struct value : sor<integer, string_literal, reference, interpretation, type_name, text_format, name_list, order_value> {};
+struct value : sor<integer, string_literal, reference, interpretation, type_name, text_format, name_list, order_value, history_value> {};
 
 // ---- properties: `field.property = value;` --------------------------------
 struct property_path : list<path_name, dot_sep> {};
@@ -203,6 +209,7 @@ template <> inline constexpr const char* errors::message<reference_argument> =
     "an interpretation's argument is a number, not a field's value (docs/dtd-language.md, decision 41)";
 template <> inline constexpr const char* errors::message<default_arg> = "expected the default value (an integer) after 'default'";
 template <> inline constexpr const char* errors::message<base_arg> = "expected the base (an integer) after 'baseOffset'";
+template <> inline constexpr const char* errors::message<history_key> = "expected the name of the field that keys the history after 'per'";
 template <> inline constexpr const char* errors::message<delta_arg> = "expected the initial value (an integer) after 'delta'";
 template <> inline constexpr const char* errors::message<initial_arg> = "expected the initial value (an integer) after 'stride'";
 template <> inline constexpr const char* errors::message<stride_arg> = "expected the stride (an integer)";
@@ -221,8 +228,8 @@ template <> inline constexpr const char* errors::message<chars_arg> = "expected 
 template <> inline constexpr const char* errors::message<value> =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation "
     "(none, default, baseOffset, delta, stride, sectionOffset, sectionStride, live, predict), a type (unsigned, signed, float, "
-    "bytes), a text format (decimal, hex, chars \"...\", string, line, nested, omit, enum, clock), names such as '{ read = 1, write = 2 }' "
-    "or an order (nondecreasing, increasing)";
+    "bytes), a text format (decimal, hex, chars \"...\", string, line, nested, omit, enum, clock), names such as '{ read = 1, write = 2 }', "
+    "an order (nondecreasing, increasing) or a history (global, per FIELD)";
 template <> inline constexpr const char* errors::message<named_value> = "expected a name and its number, as in '{ read = 1, write = 2 }'";
 template <> inline constexpr const char* errors::message<named_value_equals> = "expected '=' after the name, as in '{ read = 1, write = 2 }'";
 template <> inline constexpr const char* errors::message<named_value_number> = "expected the name's number (an integer), as in '{ read = 1, write = 2 }'";

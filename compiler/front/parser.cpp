@@ -32,7 +32,7 @@ using selector = pegtl::parse_tree::selector<
         g::text_setting_name, g::text_item, g::chars_arg, g::text_setting_value, g::native_def, g::native_item,
         g::native_setting_name, g::native_word, g::native_form_name, g::native_sizeof, g::native_ctype, g::native_numbers,
         g::native_number, g::native_next_number, g::name_list, g::named_value, g::named_value_name, g::named_value_number,
-        g::order_value, g::order_kind, g::order_global, g::variant_def, g::variant_name, g::variant_item>>;
+        g::order_value, g::order_kind, g::order_global, g::history_global, g::history_per, g::history_key, g::variant_def, g::variant_name, g::variant_item>>;
 
 // Counts how deeply fields nest and refuses to go past the limit.
 struct field_depth_guard : pegtl::maybe_nothing {
@@ -238,6 +238,8 @@ private:
         if (n.is_type<g::order_value>()) {
             return ast::OrderValue{*rt::from_name<rt::Order>(n.children[0]->string_view()), n.children.size() > 1, where(n)};
         }
+        if (n.is_type<g::history_global>()) return ast::HistoryValue{std::nullopt, where(n)};
+        if (n.is_type<g::history_per>()) return ast::HistoryValue{name(*n.children[0]), where(n)};
         if (n.is_type<g::reference>()) {
             ast::Reference ref;
             for (const auto& part : n.children) ref.path.push_back(name(*part));

@@ -40,7 +40,7 @@ Location where_of(const ast::Value& v) {
             if constexpr (std::is_same_v<T, ast::InterpretationPtr>) return x->where;
             if constexpr (std::is_same_v<T, ast::TypeName>) return x.name.where;
             if constexpr (std::is_same_v<T, ast::String> || std::is_same_v<T, ast::TextFormat> ||
-                          std::is_same_v<T, ast::NameList> || std::is_same_v<T, ast::OrderValue>) {
+                          std::is_same_v<T, ast::NameList> || std::is_same_v<T, ast::OrderValue> || std::is_same_v<T, ast::HistoryValue>) {
                 return x.where;
             }
         },
@@ -54,7 +54,7 @@ bool known_property(const ast::Property& p) {
 void report_unknown_property(Reporter& report, const ast::Property& p) {
     const std::string& prop = p.property.text;
     report.error(p.property.where, "unknown property " + quote(prop) + did_you_mean(prop, property_names) +
-                                       " (the properties are width, interpretation, value, type, scale, feed, text, mnemonic, before, after, code, ctype, minimum, maximum, enum, flags, bits, order and dense)");
+                                       " (the properties are width, interpretation, value, type, scale, feed, text, mnemonic, before, after, code, ctype, minimum, maximum, enum, flags, bits, order, dense and history)");
 }
 
 std::string mnemonic_error() {

@@ -125,7 +125,8 @@ private:
         bool has_width = false;
         const bool ok = resolve_type(leaf, f) && resolve_scale(leaf, f) && resolve_width(leaf, f, has_width, width_at) &&
                         resolve_interpretation(leaf, f, interp_at) && resolve_feed(leaf, f) && resolve_text(leaf, f) &&
-                        resolve_ctype(leaf, f) && resolve_fixed(leaf, f) && resolve_rules(leaf, f);
+                        resolve_ctype(leaf, f) && resolve_fixed(leaf, f) && resolve_rules(leaf, f) &&
+                        resolve_history(leaf, f);
         if (!ok || !check_storage(leaf, f, has_width, width_at)) {
             out_.ok = false;
             failed_.insert(f.index);
@@ -582,6 +583,41 @@ private:
         if (!integer_rule(*src.property, f)) return false;
         f.rules.order = o->order;
         if (o->global) f.rules.global = f.kind;
+        return true;
+    }
+
+    // `history = global` or `per KEY`: the previous value a delta (or stride)
+    // adds to is the last value of a field of this name in any record type
+    // with the same history, or the last one whose earlier field KEY had the
+    // same value (docs/dtd-language.md, "Shared histories").
+    bool resolve_history(Node* leaf, ir::Field& f) {
+        const Source src = find_property(leaf, "history");
+        if (!src.property) return true;
+        const auto* h = std::get_if<ast::HistoryValue>(&src.property->value);
+        if (!h) {
+            return value_error(*src.property, where_of(src.property->value),
+                               "'history' takes 'global' (one previous value across record types) or 'per FIELD' (one per value of an earlier field)");
+        }
+        if (!integer_rule(*src.property, f)) return false;
+        const auto repeated = [](const Node* n) {
+            for (const Node* p = n->parent; p; p = p->parent) {
+                if (p->kind == Node::Kind::repeat) return true;
+            }
+            return false;
+        };
+        if (repeated(leaf)) return field_error(h->where, describe(f) + " repeats in its record, so it cannot have a shared history");
+        f.history = true;
+        if (!out_.history_at) out_.history_at = h->where;
+        if (!h->key) return true;
+        const std::vector<ast::Name> path{*h->key};
+        Node* target = referenced_leaf(src, h, path, leaf, "the history key");
+        if (!target) return false;
+        const ir::Field& k = out_.fields[target->index];
+        if (repeated(target)) return field_error(h->key->where, "the history key " + quote(k.path) + " repeats in the record; a key is one value");
+        if (!rt::is_integer(k.type)) {
+            return field_error(h->key->where, "the history key " + quote(k.path) + " must be an integer field, but it is " + quote(rt::name(k.type)));
+        }
+        f.history_key = k.path;
         return true;
     }
 

@@ -43,9 +43,9 @@ constexpr std::uint32_t max_scale = 19;
 // fields has at most 64); it bounds what reading and checking one costs.
 constexpr std::size_t max_names = 4096;
 
-inline constexpr std::array<std::string_view, 19> property_names = {
-    "width", "interpretation", "value",   "type", "scale", "feed",  "text",  "mnemonic", "before", "after",
-    "code",  "ctype",          "minimum", "maximum", "enum", "flags", "bits", "order",   "dense"};
+inline constexpr std::array<std::string_view, 20> property_names = {
+    "width", "interpretation", "value",   "type",    "scale", "feed",  "text", "mnemonic", "before", "after",
+    "code",  "ctype",          "minimum", "maximum", "enum",  "flags", "bits", "order",    "dense",  "history"};
 
 // ---- reporting ------------------------------------------------------------------
 
@@ -272,6 +272,7 @@ struct ResolvedFields {
     std::vector<Location> ctype_at;  // per field: its `ctype` value, or the field
     std::optional<Location> pool_at;   // the first 'live', 'predict' or 'feed'
     std::optional<Location> table_at;  // the first 'sectionOffset'
+    std::optional<Location> history_at;  // the first 'history'
     bool ok = true;
 };
 

@@ -72,6 +72,7 @@ private:
         ResolvedFields fields = resolve_fields(x, schema_, report_);
         if (!pool_at_) pool_at_ = fields.pool_at;
         if (!table_at_) table_at_ = fields.table_at;
+        if (!history_at_) history_at_ = fields.history_at;
         if (!fields.ok || !tag) return mark_variant_targets(dtd_.variants, x.record, variant_properties_);
         std::vector<ir::Variant> variants;
         if (!scope.predefined) variants = resolve_variants(x, fields.fields, dtd_.variants, schema_, variant_properties_, report_);
@@ -176,9 +177,15 @@ private:
     }
 
     void check_pools() {
-        if (!pool_at_ || !table_at_) return;
-        Reporter::note(&report_.error(*pool_at_, "a DTD with tables (sectionOffset fields) has no pools of live values and no predict fields"),
-                       *table_at_, "a table is used here");
+        if (!table_at_) return;
+        if (pool_at_) {
+            Reporter::note(&report_.error(*pool_at_, "a DTD with tables (sectionOffset fields) has no pools of live values and no predict fields"),
+                           *table_at_, "a table is used here");
+        }
+        if (history_at_) {
+            Reporter::note(&report_.error(*history_at_, "a DTD with tables (sectionOffset fields) has no shared histories"), *table_at_,
+                           "a table is used here");
+        }
     }
 
     // Definitions that are neither in the trace nor used as fields are still checked, then reported.
@@ -212,7 +219,7 @@ private:
     CheckedDefinitions checked_;
     std::vector<TagSite> tag_sites_;
     std::vector<RecordTextSites> text_sites_;  // parallel to schema_.records
-    std::optional<Location> pool_at_, table_at_;
+    std::optional<Location> pool_at_, table_at_, history_at_;
 };
 
 }  // namespace

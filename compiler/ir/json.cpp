@@ -82,6 +82,7 @@ json field(const Record& r, const Field& f) {
     out["interpretation"] = interpretation(f);
     if (f.feed != 0) out["feed"] = f.feed;
     if (!f.ctype.empty()) out["ctype"] = f.ctype;
+    if (f.history) out["history"] = f.history_key.empty() ? json("global") : json{{"per", f.history_key}};
     if (f.value) out["value"] = field_value(f, *f.value);
     if (!f.rules.empty()) out["rules"] = rules(f);
     if (r.mnemonic && f.index != 0) out["text"] = field_text(f.text);

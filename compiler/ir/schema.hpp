@@ -98,6 +98,10 @@ struct Field {
     // `value = N`: the field's fixed value (its 64 bits), which writers store and readers check
     std::optional<std::uint64_t> value;
     FieldRules rules;
+    // `history`: the previous value is shared across record types by the
+    // field's path, one per value of the field `history_key` names ("": one).
+    bool history = false;
+    std::string history_key;
 };
 
 // A field's encoding in a variant (Record::variants): what metadata may set.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,12 +56,14 @@ struct LoweredDtd::Storage {
     const char* keep(const std::string& s) { return strings.emplace_back(s).c_str(); }
     void add_record(const ir::Record& r);
     const rt::FieldRules* add_rules(const ir::FieldRules& r);
+    void add_history(const ir::Record& r, const ir::Field& f, std::vector<rt::FieldDesc>& fields);
     void add_text_form(const ir::Schema& schema);
     void add_native_forms(const ir::Schema& schema);
 
     std::deque<std::string> strings;   // a deque: c_str() pointers stay valid as it grows
     std::deque<RecordTables> tables;   // per slot; a deque for the same reason
     std::deque<RuleTables> rules;      // per field with rules
+    std::map<std::pair<std::string, std::string>, std::int32_t> histories;  // by field path and key path
     std::vector<rt::RecordDesc> records;
     std::vector<rt::SectionDesc> sections;
     std::vector<rt::TextRecordDesc> text_records;
@@ -117,6 +120,7 @@ void LoweredDtd::Storage::add_record(const ir::Record& r) {
         const std::int32_t width_from = f.width_from ? static_cast<std::int32_t>(*f.width_from) : rt::no_field;
         t.fields.push_back({keep(f.path), f.type, static_cast<std::uint8_t>(f.scale), width_from, initial_encoding(f),
                             add_rules(f.rules), f.value.has_value(), f.value.value_or(0)});
+        if (f.history) add_history(r, f, t.fields);
         t.text.push_back({f.text.format, f.text.ignore_case, keep(f.text.chars), f.text.digits, f.text.upper,
                           f.text.before ? keep(*f.text.before) : nullptr, keep(f.text.after), f.text.column, f.text.left, f.text.tab});
     }
@@ -129,6 +133,19 @@ void LoweredDtd::Storage::add_record(const ir::Record& r) {
     records.push_back({keep(r.name), r.tag, r.section, r.predefined, t.fields.data(), count(t.fields.size()),
                        t.layout.data(), count(t.layout.size()), t.variants.empty() ? nullptr : t.variants.data(),
                        count(t.variants.size())});
+}
+
+// Fields of one path and one key share a table, numbered in the order first seen.
+void LoweredDtd::Storage::add_history(const ir::Record& r, const ir::Field& f, std::vector<rt::FieldDesc>& fields) {
+    const auto next = static_cast<std::int32_t>(histories.size());
+    rt::FieldDesc& d = fields.back();
+    d.history = histories.emplace(std::pair(f.path, f.history_key), next).first->second;
+    if (f.history_key.empty()) return;
+    for (const ir::Field& k : r.fields) {
+        if (k.path != f.history_key) continue;
+        d.history_key = static_cast<std::int32_t>(k.index);
+        fields[k.index].keys_history = true;
+    }
 }
 
 const rt::FieldRules* LoweredDtd::Storage::add_rules(const ir::FieldRules& r) {

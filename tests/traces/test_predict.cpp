@@ -45,17 +45,6 @@ std::vector<std::uint64_t> frees(const std::string& path) {
     return out;
 }
 
-// The last `n` bytes of records, in hexadecimal.
-std::string tail(const std::string& path, std::size_t n) {
-    const TraceBytes b = TraceBytes::load(path);
-    const std::uint64_t end = b.word(TraceBytes::index_offset);
-    std::string out;
-    for (std::uint64_t i = end - n; i < end; ++i) {
-        out += (out.empty() ? "" : " ") + std::string(1, "0123456789abcdef"[b.b.at(i) >> 4]) + "0123456789abcdef"[b.b.at(i) & 15];
-    }
-    return out;
-}
-
 }  // namespace
 
 TEST_CASE("a predict field stores the code of the first predictor that guesses, else the escape and the difference") {
@@ -72,7 +61,7 @@ TEST_CASE("a predict field stores the code of the first predictor that guesses, 
     write_predicted(t.path(), {100, 100, 200, 300, 250, 300}, 0);
     CHECK(frees(t.path()) == std::vector<std::uint64_t>{100, 100, 200, 300, 250, 300});
     static_assert(Free::tag == 5);
-    CHECK(tail(t.path(), 16) == "05 ff c8 01 05 00 05 05 05 02 05 ff ac 02 05 01");
+    CHECK(TraceBytes::load(t.path()).records_tail(16) == "05 ff c8 01 05 00 05 05 05 02 05 ff ac 02 05 01");
 }
 
 TEST_CASE("a predict field with a pool names a live value first, then a predictor, then escapes") {
@@ -83,7 +72,7 @@ TEST_CASE("a predict field with a pool names a live value first, then a predicto
     const std::uint64_t newest = 0x1000 + 16 * 9, fifth = 0x1000 + 16 * 5;
     write_predicted(t.path(), {newest, fifth, fifth}, 1, 10);
     CHECK(frees(t.path()) == std::vector<std::uint64_t>{newest, fifth, fifth});
-    CHECK(tail(t.path(), 6) == "05 07 05 0a 05 00");
+    CHECK(TraceBytes::load(t.path()).records_tail(6) == "05 07 05 0a 05 00");
 }
 
 namespace {

@@ -105,6 +105,16 @@ struct TraceBytes {
     std::uint64_t entry_at(std::uint64_t chunk, Part p) const { return word(index_offset) + (3 * chunk + p) * word_size(); }
     std::uint64_t entry(std::uint64_t chunk, Part p) const { return get(entry_at(chunk, p), word_size()); }
     void set_entry(std::uint64_t chunk, Part p, std::uint64_t v) { set(entry_at(chunk, p), v, word_size()); }
+
+    // Version 1: the last `n` bytes of records (they end where the index starts), in hexadecimal.
+    std::string records_tail(std::size_t n) const {
+        const std::uint64_t end = word(index_offset);
+        std::string out;
+        for (std::uint64_t i = end - n; i < end; ++i) {
+            out += (out.empty() ? "" : " ") + std::string(1, "0123456789abcdef"[b.at(i) >> 4]) + "0123456789abcdef"[b.at(i) & 15];
+        }
+        return out;
+    }
 };
 
 // An error as one line, so that a CHECK shows the whole of both sides.

@@ -46,9 +46,10 @@ std::uint64_t common_divisor(std::uint64_t divisor, std::uint64_t v) {
 class FieldPlanner {
 public:
     // `predict`: whether `predict` is among the candidates (References::predict).
-    FieldPlanner(const FieldState& now, const std::vector<std::uint64_t>& values, const DtdDesc& dtd, unsigned word,
-                 ZSTD_CCtx* cctx, bool predict)
-        : now_(now), values_(values), dtd_(dtd), word_(word), cctx_(cctx), predict_(predict) {}
+    // `priors`: with a shared history, the previous value each value's delta counts from; else empty.
+    FieldPlanner(const FieldState& now, const std::vector<std::uint64_t>& values, const std::vector<std::uint64_t>& priors,
+                 const DtdDesc& dtd, unsigned word, ZSTD_CCtx* cctx, bool predict)
+        : now_(now), values_(values), priors_(priors), dtd_(dtd), word_(word), cctx_(cctx), predict_(predict) {}
 
     // The cheapest encoding for the values, favouring the one in force.
     Candidate best() {
@@ -96,7 +97,7 @@ private:
                 all.push_back(Candidate{MetaOp::default_value, first, 0, 0, metadata_cost(MetaOp::default_value)});
             }
         }
-        if (values_.size() < 3) return;
+        if (values_.size() < 3 || !priors_.empty()) return;  // a shared history's steps are not the column's
         const std::uint64_t step = values_[1] - first;
         for (std::size_t i = 1; i < values_.size(); ++i) {
             if (values_[i] - values_[i - 1] != step) return;
@@ -143,13 +144,11 @@ private:
         for (const std::uint64_t unit : units(s)) {
             s.unit = unit;
             std::uint32_t need = 1;
-            std::uint64_t previous = s.previous;
             bool whole = true;  // every value a whole number of units
-            for (std::uint64_t v : values_) {
-                const FieldFit fit = fit_value(s, v, previous);
+            for (std::size_t i = 0; i < values_.size(); ++i) {
+                const FieldFit fit = fit_value(s, values_[i], before(i, s.previous));
                 need = std::max(need, fit.width);
                 whole = whole && !fit.to_unit_one;
-                previous = v;
             }
             if (!whole) continue;
             const std::uint64_t set_unit = unit == now_.unit ? 0 : unit;
@@ -166,11 +165,10 @@ private:
         std::vector<std::uint64_t> out{s.unit};
         if (s.unit != 1) out.push_back(1);
         const bool sign = stores_signed(s.desc->type, s.kind);
-        std::uint64_t common = 0, previous = s.previous;
-        for (auto v = values_.begin(); v != values_.end() && common != 1; ++v) {
-            const std::uint64_t d = *v - s.add - (previous & s.keep);
+        std::uint64_t common = 0;
+        for (std::size_t i = 0; i < values_.size() && common != 1; ++i) {
+            const std::uint64_t d = values_[i] - s.add - (before(i, s.previous) & s.keep);
             common = common_divisor(common, sign && static_cast<std::int64_t>(d) < 0 ? 0 - d : d);
-            previous = *v;
         }
         if (common > 1 && common <= max_unit && common != s.unit) out.push_back(common);
         return out;
@@ -182,14 +180,13 @@ private:
         if (!cctx_) return raw;  // the bytes themselves: no need to make them
         column_.resize(values_.size() * width);
         std::byte* out = column_.data();
-        std::uint64_t previous = s.previous;
+        const std::uint64_t first = s.previous;
         const bool sign = stores_signed(s.desc->type, s.kind);
-        for (std::uint64_t v : values_) {
-            s.previous = previous;
-            std::uint64_t stored = plan_stored(s, v);
+        for (std::size_t k = 0; k < values_.size(); ++k) {
+            s.previous = before(k, first);
+            std::uint64_t stored = plan_stored(s, values_[k]);
             if (s.unit != 1 && unit_applies(s.kind)) stored = divide_by_unit(stored, s.unit, sign).value_or(stored);
             for (unsigned i = 0; i < width; ++i) *out++ = static_cast<std::byte>(stored >> (8 * i));
-            previous = v;
         }
         return std::min(raw, static_cast<double>(compressed_size()));
     }
@@ -200,8 +197,16 @@ private:
         return ZSTD_isError(n) ? column_.size() : n;
     }
 
+    // The value value i's delta or stride counts from: the one before it, or
+    // the first's `first`; with a shared history, the history's.
+    std::uint64_t before(std::size_t i, std::uint64_t first) const {
+        if (!priors_.empty()) return priors_[i];
+        return i == 0 ? first : values_[i - 1];
+    }
+
     const FieldState& now_;
     const std::vector<std::uint64_t>& values_;
+    const std::vector<std::uint64_t>& priors_;
     const DtdDesc& dtd_;
     unsigned word_;
     ZSTD_CCtx* cctx_;
@@ -209,6 +214,23 @@ private:
     std::vector<std::byte> column_, packed_;
 };
 
+
+// Appends to `priors` (per field of `r`) the previous value each history
+// field of a record (its `count` values) counts from, and moves the
+// histories on past it, as the writer will.
+void follow_histories(const RecordDesc& r, const GenericValue* values, std::size_t count, Histories& histories,
+                      std::vector<std::vector<std::uint64_t>>& priors) {
+    priors.resize(r.field_count);
+    std::vector<std::uint64_t> last(r.field_count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const FieldDesc& d = r.fields[values[i].field];
+        last[values[i].field] = values[i].integer;
+        if (d.history == no_field) continue;
+        const std::uint64_t key = d.history_key == no_field ? 0 : last[static_cast<std::size_t>(d.history_key)];
+        priors[values[i].field].push_back(histories.previous(d.history, key));
+        histories.set(d.history, key, values[i].integer);
+    }
+}
 
 // Whether the encodings of record type `slot` may change. Records in a table
 // are read back with the DTD's initial encodings, so their types keep them:
@@ -266,6 +288,9 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
                                                              &ZSTD_freeCCtx);
     // Each record type's integer values in the window, field by field, in the order they are written.
     std::vector<std::vector<std::vector<std::uint64_t>>> columns(dtd.record_count);
+    // With shared histories, the previous value each of a field's values counts from.
+    std::vector<std::vector<std::vector<std::uint64_t>>> priors(dtd.record_count);
+    Histories histories = writer_.histories();
     std::vector<detail::WindowRecord> records;
     for (const Event& e : events_) {
         if (e.kind != Event::record) continue;
@@ -273,6 +298,7 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
         auto& fields = columns[e.slot];
         fields.resize(dtd.records[e.slot].field_count);
         for (std::size_t i = e.first; i < e.first + e.count; ++i) fields[values_[i].field].push_back(values_[i].integer);
+        if (has_history(dtd.records[e.slot])) follow_histories(dtd.records[e.slot], values_.data() + e.first, e.count, histories, priors[e.slot]);
     }
     // The best encoding of each field that may change, then which of them are cheaper as references.
     // A split stream's field keeps it, at the fewest bytes its elements need.
@@ -290,7 +316,10 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
                 if (need != now.restore) elements.push_back({slot, f, MetaOp::width, need, 0});
                 continue;
             }
-            best.emplace(detail::field_key(slot, f), FieldPlanner(now, values, dtd, word, cctx.get(), references_ == References::predict).best());
+            static const std::vector<std::uint64_t> own;  // no shared history
+            const std::vector<std::uint64_t>& prior = f < priors[slot].size() ? priors[slot][f] : own;
+            best.emplace(detail::field_key(slot, f),
+                         FieldPlanner(now, values, prior, dtd, word, cctx.get(), references_ == References::predict).best());
         }
     }
     detail::PoolChoice pools;

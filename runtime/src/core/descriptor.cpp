@@ -1,5 +1,7 @@
 #include "metatf/core/descriptor.hpp"
 
+#include <algorithm>
+
 #include <cstring>
 #include <initializer_list>
 
@@ -40,6 +42,12 @@ void hash_field(Hash& h, const FieldDesc& d) {
         h.number(e.pool);
         h.number(e.feed);
     }
+    // Shared histories too; the table's number stands for the field's path and key, which the DTD's other fields give.
+    if (d.history != no_field) {
+        h.number(0x4849);  // "HI": apart from the pools' numbers
+        h.number(static_cast<std::uint64_t>(d.history));
+        h.number(static_cast<std::uint64_t>(std::int64_t(d.history_key)));
+    }
 }
 
 // The prelude once declared metadata's values as a fifth field, `value`, 4
@@ -54,6 +62,14 @@ bool defines_section(const DtdDesc& dtd, std::uint8_t number) {
         if (dtd.sections[i].number == number) return true;
     }
     return false;
+}
+
+std::uint32_t history_count(const DtdDesc& dtd) {
+    std::int32_t last = no_field;
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
+        for (std::uint32_t f = 0; f < dtd.records[i].field_count; ++f) last = std::max(last, dtd.records[i].fields[f].history);
+    }
+    return static_cast<std::uint32_t>(last + 1);
 }
 
 std::uint64_t fingerprint(const DtdDesc& dtd) {

@@ -12,6 +12,7 @@ FieldState FieldState::initial(const FieldDesc& d, std::uint64_t salt) {
     s.desc = &d;
     s.salt = salt;
     s.previous = d.initial.value;
+    s.shared = d.history != no_field || d.keys_history;
     s.derive();
     return s;
 }
@@ -78,7 +79,10 @@ std::uint32_t group_end(const RecordDesc& r, std::uint32_t step) {
 
 RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian_trace) {
     RecordPlan plan;
-    if (!little_endian_trace || std::endian::native != std::endian::little || r.predefined != Predefined::none) return plan;
+    // A record with a shared history is read and written field by field (Histories).
+    if (!little_endian_trace || std::endian::native != std::endian::little || r.predefined != Predefined::none || has_history(r)) {
+        return plan;
+    }
     bool plain = true, immediate = true, scaled = false, grouped = false;
     std::array<bool, max_pool + 1> touched{};  // by a field before: a reference or a feed
     std::vector<bool> placed(r.field_count);  // fields outside groups so far

@@ -45,8 +45,15 @@ void fit_encodings(TraceWriter& writer, const GenericRecord& record) {
     const std::uint32_t count = writer.dtd().records[record.slot].field_count;
     std::vector<FieldNeeds> needs(count);
     std::vector<std::optional<std::size_t>> widths(count);
+    std::vector<std::uint64_t> last(count);  // history keys
     for (const GenericValue& v : record.values) {
         const FieldState& s = states[v.field];
+        if (s.desc->history != no_field) {  // a shared history: the previous value is its table's
+            const std::int32_t key = s.desc->history_key;
+            needs[v.field].previous = writer.histories().previous(s.desc->history, key == no_field ? 0 : last[static_cast<std::size_t>(key)]);
+            needs[v.field].seen = true;
+        }
+        last[v.field] = v.integer;
         if (s.desc->type != Type::bytes) needs[v.field].add(s, v.integer);
         if (s.desc->type == Type::floating && s.width == 4 && static_cast<double>(static_cast<float>(v.real)) != v.real &&
             v.real == v.real) {

@@ -95,6 +95,7 @@ void TraceReader::attach(const DtdDesc& own) {
     }
     streams_[0]->mode = Stream::Mode::records;
     initial_.assign(dtd.record_count, 0);
+    histories_.reset(history_count(dtd));
     tag_width_ = dtd.tag_width;
     plans_.resize(dtd.record_count);
     variants_.resize(dtd.record_count);
@@ -160,9 +161,30 @@ char TraceReader::native_order() const {
     return (header_.order == ByteOrder::little) == (std::endian::native == std::endian::little);
 }
 
+// read_int() of a field with a shared history or a key of one (Histories).
+std::uint64_t TraceReader::read_shared(FieldState& s) {
+    FieldState* record = states_[slot_].data();
+    if (&s < record || &s >= record + states_[slot_].size()) fail(ErrorKind::usage, "a field read outside the record begun");
+    const bool history = s.desc->history != no_field;
+    if (history) histories_.load(s, record);
+    const std::uint64_t value = decode_int(s);
+    if (s.feed != 0) pools_.feed(s.feed, value);
+    if (s.desc->breaks_fixed(value)) not_fixed(s, value);
+    if (history) histories_.store(s, record, value);
+    if (s.desc->keys_history) s.previous = value;
+    return value;
+}
+
 void TraceReader::reset_initial() {
-    std::fill(initial_.begin(), initial_.end(), native_order());
+    fill_initial();
     update_fast_tags();
+}
+
+// Every user record is in its initial layout, which generated code reads
+// directly when the byte order is the machine's; a record with a shared
+// history never is (it is read field by field).
+void TraceReader::fill_initial() {
+    for (std::uint32_t i = 0; i < dtd_->record_count; ++i) initial_[i] = native_order() && !has_history(dtd_->records[i]);
 }
 
 // Run::fast(), Run::planned() and Run::variant() in one mask test each: the
@@ -253,10 +275,11 @@ void TraceReader::reset_encodings() {
     }
     pools_.clear();
     predictions_.clear();
+    histories_.clear();
     for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
         for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc, f.salt);
     }
-    std::fill(initial_.begin(), initial_.end(), native_order());
+    fill_initial();
     ++segment_starts_;
 }
 

@@ -117,7 +117,9 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
         for (std::uint32_t f = 0; f < r.field_count; ++f) states_.back().push_back(FieldState::initial(r.fields[f], predict_salt(r.tag, f)));
     }
     const bool native = (options_.order == ByteOrder::little) == (std::endian::native == std::endian::little);
-    initial_.assign(dtd.record_count, native);
+    // A record with a shared history is written field by field (Histories).
+    for (std::uint32_t i = 0; i < dtd.record_count; ++i) initial_.push_back(native && !has_history(dtd.records[i]));
+    histories_.reset(history_count(dtd));
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) plans_.push_back(make_plan(dtd.records[i], states_[i].data(), options_.order == ByteOrder::little));
     variants_.resize(dtd.record_count);
     matches_.resize(dtd.record_count);
@@ -392,9 +394,22 @@ void TraceWriter::start_keyframe() {
     }
     pools_.clear();
     predictions_.clear();
+    histories_.clear();
     for (auto& record : states_) {
         for (FieldState& f : record) f.history = {};
     }
+}
+
+void TraceWriter::write_shared(FieldState& s, std::uint64_t value) {
+    FieldState* record = states_[slot_].data();
+    if (!in_record_ || &s < record || &s >= record + states_[slot_].size()) {
+        fail(ErrorKind::usage, "a field written outside the record begun");
+    }
+    const bool history = s.desc->history != no_field;
+    if (history) histories_.load(s, record);
+    write_own(s, value);
+    if (history) histories_.store(s, record, value);
+    if (s.desc->keys_history) s.previous = value;
 }
 
 void TraceWriter::comment(std::string_view text) {

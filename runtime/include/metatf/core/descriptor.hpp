@@ -69,6 +69,14 @@ struct FieldDesc {
     // store and readers check (not in the fingerprint: the layout is the same)
     bool fixed = false;
     std::uint64_t fixed_value = 0;
+    // `history` (docs/dtd-language.md, "Shared histories"): the DTD's table
+    // of previous values this field's delta or stride uses and updates, or
+    // no_field for the field's own; `history_key`: the earlier field of the
+    // record whose value picks the entry, or no_field for one entry. A
+    // record with such fields is read and written field by field.
+    std::int32_t history = no_field;
+    std::int32_t history_key = no_field;
+    bool keys_history = false;  // a later field's history_key: its value is kept in FieldState::previous
 
     // Whether `value` is not the value the DTD fixes for the field.
     constexpr bool breaks_fixed(std::uint64_t value) const { return fixed && value != fixed_value; }
@@ -102,6 +110,14 @@ struct RecordDesc {
     const VariantDesc* variants = nullptr;
     std::uint32_t variant_count = 0;
 };
+
+// Whether some field of `r` keeps its previous value in a shared history.
+constexpr bool has_history(const RecordDesc& r) {
+    for (std::uint32_t f = 0; f < r.field_count; ++f) {
+        if (r.fields[f].history != no_field) return true;
+    }
+    return false;
+}
 
 struct SectionDesc {
     std::uint8_t number;
@@ -192,6 +208,9 @@ struct DtdDesc {
 // (tags, sections, fields, types, initial encodings, repetition), but not of
 // its comments or spelling. Traces carry it, and a reader checks it.
 std::uint64_t fingerprint(const DtdDesc& dtd);
+
+// The number of shared histories (FieldDesc::history) in a DTD's records.
+std::uint32_t history_count(const DtdDesc& dtd);
 
 // What is wrong with `value` of field `f` of record `r`, which is not the
 // field's fixed value (FieldDesc::fixed): readers and text readers say it.

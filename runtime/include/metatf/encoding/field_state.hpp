@@ -55,6 +55,7 @@ struct FieldState : Encoding, FieldPlan {
     PredictHistory history{};    // predict: the field's last values
     std::uint64_t salt = 0;      // predict: the field's place in the shared tables (predict_salt())
     std::uint8_t predictors = 0; // predict: how many predictors its set names (its first pool code)
+    bool shared = false;         // has a shared history or keys one (FieldDesc::history): read and written apart
 
     static FieldState initial(const FieldDesc& d, std::uint64_t salt = 0);
     // Sets the FieldPlan part from the encoding.

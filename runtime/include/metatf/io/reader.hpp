@@ -18,6 +18,7 @@
 #include "metatf/core/descriptor.hpp"
 #include "metatf/core/error.hpp"
 #include "metatf/encoding/field_state.hpp"
+#include "metatf/encoding/history.hpp"
 #include "metatf/encoding/live_pool.hpp"
 #include "metatf/encoding/predefined.hpp"
 #include "metatf/encoding/segment_state.hpp"
@@ -195,6 +196,7 @@ public:
 
     // ---- field primitives, in layout order
     METATF_INLINE std::uint64_t read_int(FieldState& s) {
+        if (s.shared) [[unlikely]] return read_shared(s);
         const std::uint64_t value = decode_int(s);
         if (s.feed != 0) [[unlikely]] pools_.feed(s.feed, value);
         if (s.desc->breaks_fixed(value)) [[unlikely]] not_fixed(s, value);
@@ -244,6 +246,7 @@ private:
         }
         return 0;
     }
+    std::uint64_t read_shared(FieldState& s);
     std::uint64_t live(FieldState& s);
     std::uint64_t predicted(FieldState& s);
     std::uint64_t referred(const FieldState& s, std::uint64_t back, const std::byte* at);
@@ -300,7 +303,9 @@ private:
     std::vector<std::vector<FieldState>> states_;  // per slot
     ReadPools pools_;
     PredictTables predictions_;  // the context tables of predict fields
+    Histories histories_;        // the previous values of fields with a shared history
     std::vector<char> initial_;                    // per slot: see initial()
+    void fill_initial();
     std::vector<RecordPlan> plans_;                // per slot: see plan()
     std::uint64_t fast_tags_ = 0;                  // for run(): tags below 64 whose slot is initial here
     std::uint64_t planned_tags_ = 0;               // for run(): see Run::planned()

@@ -18,6 +18,7 @@
 #include "metatf/core/descriptor.hpp"
 #include "metatf/core/error.hpp"
 #include "metatf/encoding/field_state.hpp"
+#include "metatf/encoding/history.hpp"
 #include "metatf/encoding/live_pool.hpp"
 #include "metatf/encoding/predefined.hpp"
 
@@ -171,6 +172,44 @@ public:
         return offset;
     }
     METATF_INLINE void write_int(FieldState& s, std::uint64_t value) {
+        if (s.shared) [[unlikely]] return write_shared(s, value);
+        write_own(s, value);
+    }
+    void write_float(FieldState& s, double value);
+    // A bytes field; its width is fixed, or `data.size()` must equal the length field's value.
+    void write_bytes(FieldState& s, std::span<const std::byte> data, std::uint64_t length);
+    // A repeated group: the count field's value must match the elements given.
+    void check_count(const FieldState& count_field, std::uint64_t count, std::size_t elements);
+    void end_record() {
+        if (pools_.pending()) pools_.end_record();
+        in_record_ = false;
+        ++record_count_;
+        if (buffer_->size() >= options_.chunk_bytes || segment_due_) flush(static_cast<std::uint8_t>(current_));
+    }
+
+    // ---- the predefined records
+    void comment(std::string_view text);
+    void section(std::uint8_t number);
+    // Changes a field's width or interpretation from here on, and records the change.
+    void metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a = 0, std::uint64_t b = 0);
+    const WriterOptions& options() const { return options_; }
+    // The shared histories as the next record sees them (history.hpp).
+    const Histories& histories() const { return histories_; }
+    // The pools of live values as the next record sees them (live_pool.hpp).
+    const LivePools& pools() const { return pools_; }
+
+    // Flushes everything, writes the section index and header, and renames
+    // the file into place. The writer cannot be used afterwards.
+    void close();
+
+private:
+    void compress_dtd_text();
+    void compress_state(std::vector<std::byte>& state);
+    struct SectionOut;
+    bool set_width_quickly(std::uint32_t slot, std::uint32_t field, std::uint64_t w);
+    void changed_by(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a, std::uint64_t b, std::uint32_t old_width);
+    // write_int() of a field's own encoding.
+    METATF_INLINE void write_own(FieldState& s, std::uint64_t value) {
         if (s.desc->breaks_fixed(value)) [[unlikely]] not_fixed(s, value);
         switch (s.kind) {
             case Interp::none: put_units(s, value, value, s.desc->type == Type::signed_int); break;
@@ -193,42 +232,14 @@ public:
         }
         if (s.feed != 0) [[unlikely]] pools_.feed(s.feed, value);
     }
-    void write_float(FieldState& s, double value);
-    // A bytes field; its width is fixed, or `data.size()` must equal the length field's value.
-    void write_bytes(FieldState& s, std::span<const std::byte> data, std::uint64_t length);
-    // A repeated group: the count field's value must match the elements given.
-    void check_count(const FieldState& count_field, std::uint64_t count, std::size_t elements);
-    void end_record() {
-        if (pools_.pending()) pools_.end_record();
-        in_record_ = false;
-        ++record_count_;
-        if (buffer_->size() >= options_.chunk_bytes || segment_due_) flush(static_cast<std::uint8_t>(current_));
-    }
-
-    // ---- the predefined records
-    void comment(std::string_view text);
-    void section(std::uint8_t number);
-    // Changes a field's width or interpretation from here on, and records the change.
-    void metadata(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a = 0, std::uint64_t b = 0);
-    const WriterOptions& options() const { return options_; }
-    // The pools of live values as the next record sees them (live_pool.hpp).
-    const LivePools& pools() const { return pools_; }
-
-    // Flushes everything, writes the section index and header, and renames
-    // the file into place. The writer cannot be used afterwards.
-    void close();
-
-private:
-    void compress_dtd_text();
-    void compress_state(std::vector<std::byte>& state);
-    struct SectionOut;
-    bool set_width_quickly(std::uint32_t slot, std::uint32_t field, std::uint64_t w);
-    void changed_by(std::uint32_t slot, std::uint32_t field, MetaOp op, std::uint64_t a, std::uint64_t b, std::uint32_t old_width);
+    // write_int() of a field with a shared history or a key of one (Histories).
+    void write_shared(FieldState& s, std::uint64_t value);
     // Checks that a record of `slot` may begin here, and begins it.
     METATF_INLINE const RecordDesc& open_record(std::uint32_t slot) {
         const RecordDesc& r = dtd_.records[slot];
         if (closed_ || failed_ || (r.section != 0 && r.section != current_)) refuse_record(r);
         in_record_ = true;
+        slot_ = slot;
         return r;
     }
     // Stores `difference` (the value, or what it adds to a base or to the
@@ -278,6 +289,8 @@ private:
     std::vector<std::vector<FieldState>> states_;
     LivePools pools_;
     PredictTables predictions_;  // the context tables of predict fields
+    Histories histories_;        // the previous values of fields with a shared history
+    std::uint32_t slot_ = 0;     // the record begun last
     std::vector<char> initial_;  // per slot: see initial()
     std::vector<RecordPlan> plans_;  // per slot: see plan()
     std::vector<int> variants_;      // per slot: see variant()

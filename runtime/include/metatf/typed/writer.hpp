@@ -41,6 +41,7 @@ public:
         if (auto_) [[unlikely]] {
             return write_auto(o);
         }
+        if constexpr (has_history(D::record)) return write_shared(o);  // field by field, fitted with its histories
         if (!runs_.empty()) adapt(o);
         if constexpr (D::fast) {
             if (w_.initial(D::slot) && write_fixed<detail::Fixed<D, -1>>(o, offset)) return offset;
@@ -181,6 +182,15 @@ private:
         }
     }
 
+    // A record with a shared history: as mtf writes it, its encodings fitted
+    // to its values against the histories (encode_generic()).
+    template <typename Record>
+    [[gnu::noinline]] std::uint64_t write_shared(const Record& o) {
+        generic_.slot = detail::Desc<Codec, Record>::slot;
+        generic_.values.clear();
+        detail::members(o, detail::ToGeneric{generic_.values});
+        return encode_generic(w_, generic_);
+    }
     // Hands the record to the AutoEncoder (WriterOptions::auto_window).
     template <typename Record>
     [[gnu::noinline]] std::uint64_t write_auto(const Record& o) {
