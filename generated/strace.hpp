@@ -908,7 +908,7 @@ inline constexpr rt::LayoutStep metadata_2_layout[] = {{rt::LayoutStep::field, 1
 inline constexpr rt::FieldDesc call_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -920,7 +920,7 @@ inline constexpr rt::LayoutStep call_3_layout[] = {{rt::LayoutStep::field, 1}, {
 inline constexpr rt::FieldDesc callError_4_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -936,7 +936,7 @@ inline constexpr rt::LayoutStep callError_4_layout[] = {{rt::LayoutStep::field, 
 inline constexpr rt::FieldDesc callNote_5_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -950,7 +950,7 @@ inline constexpr rt::LayoutStep callNote_5_layout[] = {{rt::LayoutStep::field, 1
 inline constexpr rt::FieldDesc callAddress_6_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -962,7 +962,7 @@ inline constexpr rt::LayoutStep callAddress_6_layout[] = {{rt::LayoutStep::field
 inline constexpr rt::FieldDesc callAddressNote_7_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -976,7 +976,7 @@ inline constexpr rt::LayoutStep callAddressNote_7_layout[] = {{rt::LayoutStep::f
 inline constexpr rt::FieldDesc callNoReturn_8_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -988,7 +988,7 @@ inline constexpr rt::LayoutStep callNoReturn_8_layout[] = {{rt::LayoutStep::fiel
 inline constexpr rt::FieldDesc unfinished_9_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -998,7 +998,7 @@ inline constexpr rt::LayoutStep unfinished_9_layout[] = {{rt::LayoutStep::field,
 inline constexpr rt::FieldDesc resumed_10_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -1010,7 +1010,7 @@ inline constexpr rt::LayoutStep resumed_10_layout[] = {{rt::LayoutStep::field, 1
 inline constexpr rt::FieldDesc resumedError_11_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -1026,7 +1026,7 @@ inline constexpr rt::LayoutStep resumedError_11_layout[] = {{rt::LayoutStep::fie
 inline constexpr rt::FieldDesc resumedNote_12_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -1040,7 +1040,7 @@ inline constexpr rt::LayoutStep resumedNote_12_layout[] = {{rt::LayoutStep::fiel
 inline constexpr rt::FieldDesc resumedAddress_13_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -1052,7 +1052,7 @@ inline constexpr rt::LayoutStep resumedAddress_13_layout[] = {{rt::LayoutStep::f
 inline constexpr rt::FieldDesc resumedAddressNote_14_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -1066,7 +1066,7 @@ inline constexpr rt::LayoutStep resumedAddressNote_14_layout[] = {{rt::LayoutSte
 inline constexpr rt::FieldDesc resumedNoReturn_15_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"nameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"name", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"argsLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -1078,7 +1078,7 @@ inline constexpr rt::LayoutStep resumedNoReturn_15_layout[] = {{rt::LayoutStep::
 inline constexpr rt::FieldDesc signalled_16_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"signalLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"signal", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"infoLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
@@ -1088,14 +1088,14 @@ inline constexpr rt::LayoutStep signalled_16_layout[] = {{rt::LayoutStep::field,
 inline constexpr rt::FieldDesc exited_17_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"status", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
 };
 inline constexpr rt::LayoutStep exited_17_layout[] = {{rt::LayoutStep::field, 1}, {rt::LayoutStep::field, 2}, {rt::LayoutStep::field, 3}};
 inline constexpr rt::FieldDesc killed_18_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"signalLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"signal", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
 };
@@ -1103,7 +1103,7 @@ inline constexpr rt::LayoutStep killed_18_layout[] = {{rt::LayoutStep::field, 1}
 inline constexpr rt::FieldDesc other_19_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"pid", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
-    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
+    {"time", rt::Type::unsigned_int, 6, rt::no_field, {rt::Interp::delta, 8, 8, 0u, 0LL, 0}, nullptr, false, 0u, 0, rt::no_field, false},
     {"restLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 4, 4, 0u, 0LL, 0}},
     {"rest", rt::Type::bytes, 0, 3, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
 };
@@ -1155,6 +1155,9 @@ inline constexpr char text[] =
     "// ---- the head\n"
     "pid.width = 4;  pid.text = decimal column 5 left;\n"
     "time.width = 8; time.scale = 6; time.text = clock;\n"
+    "// The lines come in time order, whatever their shape: a time is stored as\n"
+    "// the step from the line before (docs/dtd-language.md, \"Shared histories\").\n"
+    "time.interpretation = delta 0; time.history = global;\n"
     "\n"
     "// ---- a system call\n"
     "nameLength.width = 1; nameLength.text = omit;\n"
