@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Meta-TF builds with, if any is missing.
-# clang and libclang-rt-14-dev are for the fuzzer (libFuzzer), tcpdump and
+# clang and libclang-rt-14-dev are for the sanitizer build and the fuzzer (libFuzzer), tcpdump and
 # iputils-ping for a real loopback capture read as pcap, libbenchmark-dev
 # for the benchmarks, valgrind and python3-pandas for the Lackey tests (a real
 # program's memory trace, and its CSV loaded into pandas), xz-utils for

@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 
+#include "address_sanitizer.hpp"
 #include "back/cpp.hpp"
 #include "ir/json.hpp"
 #include "support.hpp"
@@ -64,11 +65,7 @@ std::string mutate(std::string text, std::mt19937_64& rng) {
 
 // Under AddressSanitizer a mutant costs about ten times as much, and
 // fuzz_mtfc fuzzes the compiler under the sanitizers anyway.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int mutants = 2500;
-#else
-constexpr int mutants = 10000;
-#endif
+constexpr int mutants = metatf::test::address_sanitizer ? 2500 : 10000;
 
 TEST_CASE("random mutations of the shipped DTDs never crash the compiler") {
     const std::vector<std::string> seeds = corpus();

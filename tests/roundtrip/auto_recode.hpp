@@ -75,9 +75,10 @@ inline void check_auto_recode(const std::string& in, const rt::DtdDesc& dtd, rt:
     const std::vector<OwnedRecord> records = read_owned(in, dtd);
     const std::string out = in + ".auto";
     options.output.replace = true;
-    for (auto [window, compress] : {std::pair<std::size_t, int>{1, 0}, {37, 3}, {4096, 0}}) {
-        CAPTURE(window);
-        CAPTURE(compress);
+    for (const auto& setting : {std::pair<std::size_t, int>{1, 0}, {37, 3}, {4096, 0}}) {
+        const auto [window, compress] = setting;
+        CAPTURE(setting.first);  // the window (Clang's lambdas cannot capture a structured binding)
+        CAPTURE(setting.second);  // the compression level
         options.compress = compress;
         write_auto(records, out, dtd, options, window);
         CHECK(read_owned(out, dtd) == records);

@@ -24,11 +24,12 @@ void round_trips(const metatf::rt::DtdDesc& dtd, const std::string& name) {
     for (Class cls : {Class::bits64, Class::bits32}) {
         for (ByteOrder order : {ByteOrder::little, ByteOrder::big}) {
             // Chunks of 4 KiB compressed: zstd chunks, and small ones that stay stored, in one trace.
-            for (auto [chunk, compress] : {std::pair<std::size_t, int>{64, 0}, {4096, 3}, {std::size_t(1) << 20, 0}}) {
+            for (const auto& setting : {std::pair<std::size_t, int>{64, 0}, {4096, 3}, {std::size_t(1) << 20, 0}}) {
+                const auto [chunk, compress] = setting;
                 CAPTURE(static_cast<int>(cls));
                 CAPTURE(static_cast<int>(order));
-                CAPTURE(chunk);
-                CAPTURE(compress);
+                CAPTURE(setting.first);   // the chunk size (Clang's lambdas cannot capture a structured binding)
+                CAPTURE(setting.second);  // the compression level
                 CAPTURE(seed);
                 metatf::test::TraceShape shape;
                 shape.options = {cls, order, chunk, {true, {}}, metatf::rt::container_version};

@@ -14,6 +14,7 @@
 #include <hatf10.hpp>
 #include <repeats.hpp>
 #include <doctest/doctest.h>
+#include "../address_sanitizer.hpp"
 #include "trace_support.hpp"
 
 namespace metatf::test::segments_v2 {
@@ -294,11 +295,7 @@ void check_every_cut(Write write) {
 // Under AddressSanitizer a read costs about five times as much: there each
 // byte gets one bit flipped (a different one from byte to byte), and the
 // normal build's run flips all eight.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool sanitized = true;
-#else
-inline constexpr bool sanitized = false;
-#endif
+inline constexpr bool sanitized = address_sanitizer;
 
 // Every bit flipped (one bit per byte in the DTD text, which the reader does
 // not check) is refused by both readings alike, or read by both when it is

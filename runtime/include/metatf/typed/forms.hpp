@@ -77,7 +77,7 @@ public:
 private:
     template <typename Visitor, std::size_t... I>
     void dispatch(Visitor& v, std::index_sequence<I...>) {
-        ((record_.slot == I ? (call<I>(v), true) : false) || ...);
+        static_cast<void>(((record_.slot == I ? (call<I>(v), true) : false) || ...));  // stops at the record's slot
     }
 
     template <std::size_t I, typename Visitor>

@@ -298,7 +298,8 @@ METATF_INLINE void with_variant(int v, F&& f) {
         f.template operator()<Fixed<D, 0>>();
     } else {
         [&]<int... V>(std::integer_sequence<int, V...>) METATF_LAMBDA_INLINE {
-            ((v == V ? (f.template operator()<Fixed<D, V>>(), true) : false) || ...);
+            // The fold stops at the variant that matches; its value is not needed (Clang's -Wunused-value).
+            static_cast<void>(((v == V ? (f.template operator()<Fixed<D, V>>(), true) : false) || ...));
         }(std::make_integer_sequence<int, static_cast<int>(D::variant_count)>{});
     }
 }
