@@ -253,6 +253,8 @@ const std::vector<Case> malformed = {
      {"1:59: error: expected the name of the field that keys the history after 'per'"}},
     {"a : (tag, k, x) { tag.value = 4; x.width = 1; k.width = 1; k.type = bytes; x.history = per k; }",
      {"1:92: error: the history key 'k' must be an integer field, but it is 'bytes'"}},
+    {"a : (tag, x) { tag.value = 4; x.width = 1; x.history = per tag; }",
+     {"1:60: error: the history key cannot be the tag; a history per record type is what a field without 'history' has"}},
     {"section s 1 { x.width = 1; x.width = 2; }",
      {"1:15: warning: 'x.width' has no effect: no field of the records of section 's' is named 'x'",
       "1:28: error: 'x.width' is already set in section 's'"}},

@@ -613,6 +613,8 @@ private:
         Node* target = referenced_leaf(src, h, path, leaf, "the history key");
         if (!target) return false;
         const ir::Field& k = out_.fields[target->index];
+        // The tag is not read as a field: it would key every record type apart, which is the paper's own history.
+        if (k.index == 0) return field_error(h->key->where, "the history key cannot be the tag; a history per record type is what a field without 'history' has");
         if (repeated(target)) return field_error(h->key->where, "the history key " + quote(k.path) + " repeats in the record; a key is one value");
         if (!rt::is_integer(k.type)) {
             return field_error(h->key->where, "the history key " + quote(k.path) + " must be an integer field, but it is " + quote(rt::name(k.type)));

@@ -174,3 +174,53 @@ TEST_CASE("the automatic encodings follow the shared histories: a per-CPU sequen
     CHECK(records == ev.size());
     CHECK(seq_width_sum == records);
 }
+
+TEST_CASE("a metadata record never ends a segment: the record it announces was fitted to the histories before it") {
+    TempTrace t("history-flush");
+    rt::WriterOptions o;
+    o.chunk_bytes = 1;  // every record would end a segment, which empties the histories
+    o.output.replace = true;
+    {
+        Writer w(t.path(), o);
+        w.write(Read{.cpu = 0, .seq = 70000, .time = 10, .size = 1});
+        // seq is 1 past cpu 0's last, one byte; the time needs metadata for a wider field. Had that
+        // metadata record ended the segment, seq would count from 0 and not fit in its byte.
+        w.write(Write{.cpu = 0, .seq = 70001, .time = 100000});
+        w.close();
+    }
+    const std::vector<std::string> want = {"r 0 70000 10 1", "w 0 70001 100000"};
+    CHECK(by_next(t.path()) == want);
+    CHECK(by_generic(t.path()) == want);
+    CHECK(by_generic(t.path(), 1) == std::vector<std::string>{"w 0 70001 100000"});
+}
+
+TEST_CASE("a DTD with shared histories has no tables: metadata for a sectionOffset field is refused") {
+    TempTrace t("history-table");
+    rt::WriterOptions o;
+    o.output.replace = true;
+    Writer w(t.path(), o);
+    CHECK_THROWS_WITH_AS(w.runtime().metadata(static_cast<std::uint32_t>(RecordType::Read), 4, rt::MetaOp::section_offset, 1),
+                         "byte 0, section 0, record 0: metadata for field 'size' of record 'read': a DTD with shared histories has no tables",
+                         rt::TraceError);
+}
+
+TEST_CASE("keys past 255 are entries a reader counts against its limits") {
+    TempTrace t("history-keys");
+    std::vector<Event> ev;
+    for (std::uint64_t k = 0; k < 300; ++k) ev.push_back({1000 + k, 1, 10 + k, 0, false});  // a key of its own each
+    write_events(t.path(), ev, {});
+    rt::TraceReader r(t.path(), histories::dtd);
+    r.set_limits({.elements_per_byte = 0, .elements_slack = 200});
+    rt::GenericRecord g;
+    std::size_t events = 0;
+    const auto read_all = [&] {
+        while (r.begin_record()) {
+            events += r.dtd().records[r.slot()].predefined == rt::Predefined::none;
+            rt::decode_generic(r, g);
+        }
+    };
+    // Each event adds one entry (its cpu's seq) to the budget, which the segment's start (its fields) shares.
+    CHECK_THROWS_WITH_AS(read_all(), doctest::Contains("shared histories hold more than 200 entries and elements"), rt::TraceError);
+    CHECK(events > 150);
+    CHECK(events < 200);
+}

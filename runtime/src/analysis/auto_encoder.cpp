@@ -226,7 +226,7 @@ void follow_histories(const RecordDesc& r, const GenericValue* values, std::size
         const FieldDesc& d = r.fields[values[i].field];
         last[values[i].field] = values[i].integer;
         if (d.history == no_field) continue;
-        const std::uint64_t key = d.history_key == no_field ? 0 : last[static_cast<std::size_t>(d.history_key)];
+        const std::uint64_t key = Histories::key_in(d, last.data());
         priors[values[i].field].push_back(histories.previous(d.history, key));
         histories.set(d.history, key, values[i].integer);
     }

@@ -221,6 +221,8 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
         const auto text = [&](std::uint64_t v) { return is_signed ? std::to_string(static_cast<std::int64_t>(v)) : std::to_string(v); };
         return "the DTD fixes the field's value at " + text(s.desc->fixed_value) + "; 'default " + text(a) + "' would change it";
     }
+    // A table record is read from its own offset, where no history entry is known.
+    if (kind == Interp::section_offset && history_count(dtd) != 0) return std::string("a DTD with shared histories has no tables");
     if (kind == Interp::section_offset || kind == Interp::section_stride) {
         if (a == 0 || a > 255 || !defines_section(dtd, static_cast<std::uint8_t>(a))) {
             return "there is no section " + std::to_string(a);

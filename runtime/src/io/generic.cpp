@@ -40,20 +40,18 @@ struct LayoutCheck {
 // A bytes field of fixed width takes the length of its values, when they
 // have one length (a repeated group's can differ; the write refuses those);
 // a 4-byte float field becomes 8 bytes wide for a value a float cannot hold.
-void fit_encodings(TraceWriter& writer, const GenericRecord& record) {
+// `last`: the values by field, as LayoutCheck leaves them (a history's key is one).
+void fit_encodings(TraceWriter& writer, const GenericRecord& record, const std::vector<std::uint64_t>& last) {
     FieldState* states = writer.states(record.slot);
     const std::uint32_t count = writer.dtd().records[record.slot].field_count;
     std::vector<FieldNeeds> needs(count);
     std::vector<std::optional<std::size_t>> widths(count);
-    std::vector<std::uint64_t> last(count);  // history keys
     for (const GenericValue& v : record.values) {
         const FieldState& s = states[v.field];
         if (s.desc->history != no_field) {  // a shared history: the previous value is its table's
-            const std::int32_t key = s.desc->history_key;
-            needs[v.field].previous = writer.histories().previous(s.desc->history, key == no_field ? 0 : last[static_cast<std::size_t>(key)]);
+            needs[v.field].previous = writer.histories().previous(s.desc->history, Histories::key_in(*s.desc, last.data()));
             needs[v.field].seen = true;
         }
-        last[v.field] = v.integer;
         if (s.desc->type != Type::bytes) needs[v.field].add(s, v.integer);
         if (s.desc->type == Type::floating && s.width == 4 && static_cast<double>(static_cast<float>(v.real)) != v.real &&
             v.real == v.real) {
@@ -114,7 +112,7 @@ std::uint64_t encode_generic(TraceWriter& writer, const GenericRecord& record) {
     LayoutCheck check{r, record.values, std::vector<std::uint64_t>(r.field_count)};
     walk_layout(r, check);
     if (check.next != record.values.size()) check.refuse();
-    if (!writer.options().strict) fit_encodings(writer, record);
+    if (!writer.options().strict) fit_encodings(writer, record, check.last);
     FieldState* states = writer.states(record.slot);
     const std::uint64_t offset = writer.begin_record(record.slot);
     std::vector<std::uint64_t>& last = check.last;  // again, as the values are written

@@ -167,10 +167,12 @@ std::uint64_t TraceReader::read_shared(FieldState& s) {
     if (&s < record || &s >= record + states_[slot_].size()) fail(ErrorKind::usage, "a field read outside the record begun");
     const bool history = s.desc->history != no_field;
     if (history) histories_.load(s, record);
-    const std::uint64_t value = decode_int(s);
-    if (s.feed != 0) pools_.feed(s.feed, value);
-    if (s.desc->breaks_fixed(value)) not_fixed(s, value);
-    if (history) histories_.store(s, record, value);
+    const std::uint64_t value = read_own(s);
+    if (history && histories_.store(s, record, value) && ++elements_ > element_budget()) {
+        fail(ErrorKind::bad_value, "shared histories hold more than " + std::to_string(element_budget()) +
+                                       " entries and elements, the limit for the " + std::to_string(bytes_loaded_) +
+                                       " bytes of records read (see ReaderLimits)");
+    }
     if (s.desc->keys_history) s.previous = value;
     return value;
 }

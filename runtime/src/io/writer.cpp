@@ -511,7 +511,7 @@ void TraceWriter::changed_by(std::uint32_t slot, std::uint32_t field, MetaOp op,
     begin_record(predefined_slot_[static_cast<int>(Predefined::metadata)]);
     put_metadata([this](std::uint64_t v, unsigned width) { append_raw(v, width); },
                  MetadataParts{r.tag, field, static_cast<std::uint64_t>(op), a, b}, dtd_.tag_width, header_.word());
-    end_record();
+    close_record();
 }
 
 void TraceWriter::close() {

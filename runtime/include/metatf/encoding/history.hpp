@@ -27,24 +27,33 @@ public:
         const auto at = t.sparse.find(key);
         return at == t.sparse.end() ? 0 : at->second;
     }
-    void set(std::int32_t table, std::uint64_t key, std::uint64_t value) {
+    // Returns whether the entry is new in the hash map: a reader counts those
+    // against its limits (ReaderLimits), as a crafted trace could make one per record.
+    bool set(std::int32_t table, std::uint64_t key, std::uint64_t value) {
         Table& t = tables_[static_cast<std::size_t>(table)];
         if (key >= dense_keys) {
-            t.sparse[key] = value;
-            return;
+            auto [at, added] = t.sparse.try_emplace(key, value);
+            at->second = value;
+            return added;
         }
         if (key >= t.dense.size()) t.dense.resize(key + 1);
         t.dense[key] = value;
+        return false;
     }
     // Field `s` of the record whose fields are `record` is about to be read
     // or written: its previous value becomes its table's entry.
     void load(FieldState& s, const FieldState* record) const { s.previous = previous(s.desc->history, key_of(s, record)); }
-    // The field took `value`: the entry's new previous value.
-    void store(const FieldState& s, const FieldState* record, std::uint64_t value) { set(s.desc->history, key_of(s, record), value); }
+    // The key of field `d`'s entry in a record whose values so far are `values`, by field.
+    static std::uint64_t key_in(const FieldDesc& d, const std::uint64_t* values) {
+        return d.history_key == no_field ? 0 : values[d.history_key];
+    }
+    // The field took `value`: the entry's new previous value (see set()).
+    bool store(const FieldState& s, const FieldState* record, std::uint64_t value) { return set(s.desc->history, key_of(s, record), value); }
 
 private:
-    // Keys below this index a vector (CPUs, devices, small ids); others a hash map.
-    static constexpr std::uint64_t dense_keys = 4096;
+    // Keys below this index a vector (CPUs, devices, small ids), at most 2 KiB
+    // a table; others a hash map.
+    static constexpr std::uint64_t dense_keys = 256;
     struct Table {
         std::vector<std::uint64_t> dense;
         std::unordered_map<std::uint64_t, std::uint64_t> sparse;

@@ -197,10 +197,7 @@ public:
     // ---- field primitives, in layout order
     METATF_INLINE std::uint64_t read_int(FieldState& s) {
         if (s.shared) [[unlikely]] return read_shared(s);
-        const std::uint64_t value = decode_int(s);
-        if (s.feed != 0) [[unlikely]] pools_.feed(s.feed, value);
-        if (s.desc->breaks_fixed(value)) [[unlikely]] not_fixed(s, value);
-        return value;
+        return read_own(s);
     }
     double read_float(FieldState& s);
     // A bytes field: `length` is its width when the width comes from another field.
@@ -247,6 +244,13 @@ private:
         return 0;
     }
     std::uint64_t read_shared(FieldState& s);
+    // read_int() of a field's own encoding.
+    METATF_INLINE std::uint64_t read_own(FieldState& s) {
+        const std::uint64_t value = decode_int(s);
+        if (s.feed != 0) [[unlikely]] pools_.feed(s.feed, value);
+        if (s.desc->breaks_fixed(value)) [[unlikely]] not_fixed(s, value);
+        return value;
+    }
     std::uint64_t live(FieldState& s);
     std::uint64_t predicted(FieldState& s);
     std::uint64_t referred(const FieldState& s, std::uint64_t back, const std::byte* at);

@@ -181,9 +181,7 @@ public:
     // A repeated group: the count field's value must match the elements given.
     void check_count(const FieldState& count_field, std::uint64_t count, std::size_t elements);
     void end_record() {
-        if (pools_.pending()) pools_.end_record();
-        in_record_ = false;
-        ++record_count_;
+        close_record();
         if (buffer_->size() >= options_.chunk_bytes || segment_due_) flush(static_cast<std::uint8_t>(current_));
     }
 
@@ -262,6 +260,13 @@ private:
     [[noreturn]] void not_fixed(const FieldState& s, std::uint64_t value);
     [[noreturn]] void fail(ErrorKind kind, const std::string& message);
     void check_usable() const;
+    // end_record() without its flush: a metadata record never ends a segment,
+    // because the record it announces was fitted to the state before it.
+    void close_record() {
+        if (pools_.pending()) pools_.end_record();
+        in_record_ = false;
+        ++record_count_;
+    }
     void flush(std::uint8_t section);
     void flush_segment();
     void write_segment(Segment seg, std::vector<std::span<const std::byte>> raw);
