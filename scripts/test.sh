@@ -26,9 +26,11 @@ traces_tool="$PWD/build/tests/mtf/make_test_traces"
 # under the sanitizers a million would take minutes. Clang, with warnings as
 # errors, so that the headers generated code includes compile clean under
 # both compilers (GCC builds the tree above); it also builds this tree
-# faster than GCC does.
+# faster than GCC does. The libFuzzer harnesses are built in the same tree
+# (METATF_FUZZ, at -O1: tests/CMakeLists.txt), sharing its mtfc and
+# generated headers, and run briefly with its tests.
 CXX=clang++ cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DMETATF_WERROR=ON -DMETATF_SANITIZE=ON \
-      -DMETATF_BIG_RECORDS=200000 -DMETATF_BUILD_PYTHON=OFF -DMETATF_TEST_TRACES_TOOL="$traces_tool" >/dev/null
+      -DMETATF_FUZZ=ON -DMETATF_BIG_RECORDS=200000 -DMETATF_BUILD_PYTHON=OFF -DMETATF_TEST_TRACES_TOOL="$traces_tool" >/dev/null
 cmake --build build-sanitize -j"$jobs"
 # consumer_subdirectory builds all of mtfc again inside a project: the normal
 # build has checked that, and under the sanitizers it would be the longest
@@ -41,8 +43,3 @@ cmake --build build-sanitize -j"$jobs"
 # mtf_strace converts real strace logs with dtds/strace.dtd, which
 # fuzz_text_reader and the text-shape tests of metatf_tests read there too.
 ctest --test-dir build-sanitize --output-on-failure --timeout 900 -j"$jobs" -E '^(consumer_subdirectory|mtf_lackey_ls|mtf_pandas|mtf_cli|mtf_strace)$'
-
-# -O1, as OSS-Fuzz builds its fuzzers: a minute less to compile than -O2.
-CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DMETATF_FUZZ=ON -DMETATF_BUILD_PYTHON=OFF -DMETATF_TEST_TRACES_TOOL="$traces_tool" >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_hatf10_reader fuzz_mtf_trace fuzz_mtfc fuzz_text_reader
-ctest --test-dir build-fuzz --output-on-failure -R '^fuzz_' -j"$jobs"
