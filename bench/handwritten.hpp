@@ -281,7 +281,7 @@ void write_handwritten(const std::string& path, const Container& c, std::span<co
     hw::TraceOut out(path, c);
     [[maybe_unused]] hw::CompactState s;
     if constexpr (E == Encoding::compact) {
-        for (const Change& m : compact_changes) out.commit(hw::encode_change(out.at(), m));
+        for (const Change& m : compact_changes) out.commit_metadata(hw::encode_change(out.at(), m));
     }
     for (const Event& e : events) {
         if constexpr (E == Encoding::paper) {

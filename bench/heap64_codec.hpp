@@ -233,7 +233,7 @@ inline std::size_t encode_heap64(std::byte* p, const Event& e) {
 }
 
 inline void put_widths(TraceOut& out, const Event& e, const compact64::Plan& plan, bool after) {
-    compact64::each_width_change(e, plan, after, [&](const Change& c) { out.commit(encode_change(out.at(), c)); });
+    compact64::each_width_change(e, plan, after, [&](const Change& c) { out.commit_metadata(encode_change(out.at(), c)); });
 }
 
 // A record under the plan's widths: each value stored as 8 bytes, the cursor
@@ -253,7 +253,7 @@ inline std::size_t encode_planned(std::byte* p, const Event& e, const compact64:
 template <Encoding E>
 void write_heap64_handwritten(const std::string& path, const Container& c, std::span<const Event> events) {
     hw::TraceOut out(path, c);
-    for (const Change& m : start_changes(E)) out.commit(hw::encode_change(out.at(), m));
+    for (const Change& m : start_changes(E)) out.commit_metadata(hw::encode_change(out.at(), m));
     [[maybe_unused]] compact64::Planner planner;
     for (const Event& e : events) {
         if constexpr (E == Encoding::heap64) {

@@ -125,11 +125,13 @@ struct SegmentRef {
     std::uint64_t offset, first_record;
 };
 
-// Records go to a buffer that is written as a segment once it holds 1 MiB or more.
+// Records go to a buffer that is written as a segment once it holds 1 MiB or
+// more after a record; a metadata record never ends one (as in the runtime's
+// writer: the record it announces was fitted to the state before it).
 class TraceOut {
 public:
     static constexpr std::size_t chunk_bytes = std::size_t(1) << 20;
-    static constexpr std::size_t max_record = 256;  // room after a full buffer for one more record
+    static constexpr std::size_t max_record = 1024;  // room after a full buffer for a record and the metadata around it
 
     TraceOut(const std::string& path, const Container& c)
         : path_(path), temporary_(path + ".partial"), file_(temporary_, "wb"),
@@ -141,9 +143,12 @@ public:
 
     std::byte* at() { return buffer_.get() + used_; }
     void commit(std::size_t n) {
+        commit_metadata(n);
+        if (used_ >= chunk_bytes) flush();
+    }
+    void commit_metadata(std::size_t n) {
         used_ += n;
         ++records_;
-        if (used_ >= chunk_bytes) flush();
     }
 
     void close() {
