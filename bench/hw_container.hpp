@@ -146,9 +146,12 @@ public:
         commit_metadata(n);
         if (used_ >= chunk_bytes) flush();
     }
+    // Metadata never flushes (a segment ends after a data record only), so
+    // the records after a full buffer must stay within max_record.
     void commit_metadata(std::size_t n) {
         used_ += n;
         ++records_;
+        if (used_ > chunk_bytes + max_record) throw std::logic_error("hw_container: records past max_record after a full buffer");
     }
 
     void close() {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -33,7 +34,8 @@ Options:
                       DIR/NAME.hpp
   -o, --output FILE   write the output to FILE instead of standard output
                       (for --emit cpp, a directory, created if missing)
-  -f, --force         replace an existing output file (never replaced without)
+  -f, --force         replace an existing output file (never replaced without;
+                      one that holds the output already is left untouched)
   --name NAME         the DTD's name, which traces and the IR carry; by default
                       FILE without directory and last extension, "stdin" for -
   --namespace NS      the C++ namespace of --emit cpp; by default NAME made an
@@ -151,9 +153,22 @@ int print(std::string_view text) {
     return 2;
 }
 
+// Whether `path` is a regular file that holds `text` already.
+bool holds(const std::string& path, const std::string& text) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::file_size(path, ec) != text.size() || ec) return false;
+    std::ifstream in(path, std::ios::binary);
+    std::string now(text.size(), '\0');
+    return in.read(now.data(), static_cast<std::streamsize>(now.size())) && now == text;
+}
+
 // Writes `text` as docs/mtf.md's "Output files" says: under a temporary name
 // renamed into place, an existing file replaced only with -f, a FIFO in place.
+// A file that -f would replace with the same text is left as it is, so that
+// a build (CMake's restat) recompiles nothing after a change to mtfc that
+// leaves a generated header alone.
 int write_file(const std::string& output, const std::string& text, const Options& o) {
+    if (o.force && holds(output, text)) return 0;
     try {
         metatf::rt::OutputFile file(output, metatf::rt::OutputOptions{o.force, {*o.input}});
         file.write(text.data(), text.size());

@@ -107,7 +107,7 @@ inline constexpr rt::FieldRules request_3_rules5 = {false, false, 0u, 0u, reques
 inline constexpr rt::FieldDesc request_3_fields[] = {
     {"tag", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"timestamp", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 8, 8, 0u, 0LL, 0}},
-    {"hostnameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
+    {"hostnameLength", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::intern, 1, 1, 0u, 0LL, 0}},
     {"hostname", rt::Type::bytes, 0, 2, {rt::Interp::none, 0, 0, 0u, 0LL, 0}},
     {"disk", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}},
     {"type", rt::Type::unsigned_int, 0, rt::no_field, {rt::Interp::none, 1, 1, 0u, 0LL, 0}, &request_3_rules5},
@@ -138,15 +138,16 @@ inline constexpr char text[] =
     "//\n"
     "// The host name is a string: its length is a field of the binary layout\n"
     "// (hostnameLength) that the text derives from the token (text = omit) and\n"
-    "// that read_pandas leaves out. The request type is stored as 0 or 1 and\n"
-    "// written back as its word (text = enum).\n"
+    "// that read_pandas leaves out. Under 'intern' that field stores a code into\n"
+    "// the host names the trace has named, each stored once a segment. The\n"
+    "// request type is stored as 0 or 1 and written back as its word (text = enum).\n"
     "\n"
     "tag.width = 1;\n"
     "\n"
     "text { separator = \",\"; }\n"
     "\n"
     "timestamp.width = 8;\n"
-    "hostnameLength.width = 1; hostnameLength.text = omit;\n"
+    "hostnameLength.width = 1; hostnameLength.text = omit; hostnameLength.interpretation = intern;\n"
     "hostname.type = bytes; hostname.width = hostnameLength.value;\n"
     "disk.width = 1;\n"
     "type.width = 1; type.enum = { Read = 0, Write = 1 }; type.text = enum;\n"

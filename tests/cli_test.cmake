@@ -128,6 +128,12 @@ expect_exact("-f replaced the file with" "${written}" "${golden}")
 run(2 --emit=cpp -o "${WORK_DIR}/gen/sub" "${SOURCE_DIR}/dtds/hatf10.dtd")
 expect_exact("a generated header again" "${err}" "mtfc: ${WORK_DIR}/gen/sub/hatf10.hpp: exists; use -f (--force) to replace it\n")
 run(0 --emit=cpp --force -o "${WORK_DIR}/gen/sub" "${SOURCE_DIR}/dtds/hatf10.dtd")
+# A file that already holds the output is left alone (a build then recompiles nothing).
+file(TIMESTAMP "${WORK_DIR}/gen/sub/hatf10.hpp" before "%s")
+execute_process(COMMAND sleep 1.1)
+run(0 --emit=cpp --force -o "${WORK_DIR}/gen/sub" "${SOURCE_DIR}/dtds/hatf10.dtd")
+file(TIMESTAMP "${WORK_DIR}/gen/sub/hatf10.hpp" after "%s")
+expect_exact("an unchanged header keeps its time" "${after}" "${before}")
 usage_error("-f needs -o: only an output file is replaced" -f --emit=ir x.dtd)
 usage_error("-f is given twice" -f --force --emit=ir -o a.json x.dtd)
 # The DTD itself is never the output.

@@ -7,7 +7,7 @@ using metatf::test::briefs;
 
 const std::string expected_value =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation (none, "
-    "default, baseOffset, delta, stride, sectionOffset, sectionStride, live, predict), a type (unsigned, signed, float, bytes), a "
+    "default, baseOffset, delta, stride, sectionOffset, sectionStride, live, predict, intern), a type (unsigned, signed, float, bytes), a "
     "text format (decimal, hex, chars \"...\", string, line, nested, omit, enum, clock), names such as '{ read = 1, write = 2 }', an order "
     "(nondecreasing, increasing) or a history (global, per FIELD)";
 
@@ -157,7 +157,7 @@ const std::vector<Case> malformed = {
     {"x.width = none; a : x { tag.value = 4; }",
      {"1:11: error: 'width' takes a number of bytes or a reference such as 'length.value'"}},
     {"x.width = 1; x.interpretation = unsigned; a : x { tag.value = 4; }",
-     {"1:33: error: 'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset, sectionStride, live or predict"}},
+     {"1:33: error: 'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset, sectionStride, live, predict or intern"}},
     {"x.width = 1; x.scale = 20; a : x { tag.value = 4; }",
      {"1:24: error: 'scale' takes a number of decimal places from 0 to 19"}},
     {"x.width = 4; x.type = float; x.scale = 2; a : x { tag.value = 4; }",
@@ -249,6 +249,21 @@ const std::vector<Case> malformed = {
     {"section s 1 { } a : (tag, x) { tag.value = 4; x.width = 1; x.history = global; } "
      "b : (tag, y) { tag.value = 5; y.width = 1; y.interpretation = sectionOffset s; }",
      {"1:72: error: a DTD with tables (sectionOffset fields) has no shared histories"}},
+    // 'intern': the length of the bytes field right after it, and of it alone.
+    {"a : (tag, n, x, s) { tag.value = 4; n.width = 1; n.interpretation = intern; s.type = bytes; s.width = n.value; x.width = 1; }",
+     {"1:69: error: field 'n' of record 'a' cannot be 'intern': the string it measures, 's', must follow it at once"}},
+    {"a : (tag, k, k*(n, s)) { tag.value = 4; k.width = 1; n.width = 1; n.interpretation = intern; s.type = bytes; s.width = n.value; }",
+     {"1:86: error: field 'n' of record 'a' cannot be 'intern': it repeats in its record"}},
+    {"a : (tag, n) { tag.value = 4; n.width = 1; n.interpretation = intern; }",
+     {"1:63: error: field 'n' of record 'a' cannot be 'intern': it is the length of no bytes field"}},
+    {"a : (tag, n, s, t) { tag.value = 4; n.width = 1; n.interpretation = intern; s.type = bytes; s.width = n.value; t.type = bytes; "
+     "t.width = n.value; }",
+     {"1:69: error: field 'n' of record 'a' cannot be 'intern': it is the length of both 's' and 't'"}},
+    {"a : (tag, n, s) { tag.value = 4; n.width = 1; s.type = bytes; s.width = n.value; s.interpretation = intern; }",
+     {"1:101: error: interpretation 'intern' applies to integer fields; field 's' of record 'a' is 'bytes'"}},
+    {"section t 1 { } a : (tag, n, s) { tag.value = 4; n.width = 1; n.interpretation = intern; s.type = bytes; s.width = n.value; } "
+     "b : (tag, y) { tag.value = 5; y.width = 1; y.interpretation = sectionOffset t; }",
+     {"1:82: error: a DTD with tables (sectionOffset fields) has no interned strings"}},
     {"a : (tag, x) { tag.value = 4; x.width = 1; x.history = per; }",
      {"1:59: error: expected the name of the field that keys the history after 'per'"}},
     {"a : (tag, k, x) { tag.value = 4; x.width = 1; k.width = 1; k.type = bytes; x.history = per k; }",

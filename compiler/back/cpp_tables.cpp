@@ -21,10 +21,10 @@ namespace {
 // (runtime/include/metatf/core/vocabulary.hpp, whose spelling tables have the same lengths).
 constexpr std::array<const char*, 4> type_enums = {"rt::Type::unsigned_int", "rt::Type::signed_int",
                                                    "rt::Type::floating", "rt::Type::bytes"};
-constexpr std::array<const char*, 9> interp_enums = {
+constexpr std::array<const char*, 10> interp_enums = {
     "rt::Interp::none",   "rt::Interp::default_value",  "rt::Interp::base_offset",   "rt::Interp::delta",
     "rt::Interp::stride", "rt::Interp::section_offset", "rt::Interp::section_stride", "rt::Interp::live",
-    "rt::Interp::predict"};
+    "rt::Interp::predict", "rt::Interp::intern"};
 constexpr std::array<const char*, 4> predefined_enums = {"rt::Predefined::none", "rt::Predefined::comment",
                                                          "rt::Predefined::section", "rt::Predefined::metadata"};
 constexpr std::array<const char*, 9> format_enums = {"rt::TextFormat::decimal", "rt::TextFormat::hex",

@@ -58,8 +58,9 @@ struct interp_section_stride : seq<TAO_PEGTL_KEYWORD("sectionStride"), sep, must
 struct interp_live : seq<TAO_PEGTL_KEYWORD("live"), sep, must<pool_arg>> {};
 struct predict_pool : integer {};
 struct interp_predict : seq<TAO_PEGTL_KEYWORD("predict"), opt<sep, predict_pool>> {};
+struct interp_intern : TAO_PEGTL_KEYWORD("intern") {};
 struct interpretation : sor<interp_none, interp_default, interp_base_offset, interp_delta, interp_stride,
-                            interp_section_offset, interp_section_stride, interp_live, interp_predict> {};
+                            interp_section_offset, interp_section_stride, interp_live, interp_predict, interp_intern> {};
 
 struct type_name : sor<TAO_PEGTL_KEYWORD("unsigned"), TAO_PEGTL_KEYWORD("signed"), TAO_PEGTL_KEYWORD("float"),
                        TAO_PEGTL_KEYWORD("bytes")> {};
@@ -227,7 +228,7 @@ template <> inline constexpr const char* errors::message<tab_arg> = "expected th
 template <> inline constexpr const char* errors::message<chars_arg> = "expected the characters as a string after 'chars', as in 'chars \"RW\"'";
 template <> inline constexpr const char* errors::message<value> =
     "expected a value: an integer, a string, a field reference such as 'length.value', an interpretation "
-    "(none, default, baseOffset, delta, stride, sectionOffset, sectionStride, live, predict), a type (unsigned, signed, float, "
+    "(none, default, baseOffset, delta, stride, sectionOffset, sectionStride, live, predict, intern), a type (unsigned, signed, float, "
     "bytes), a text format (decimal, hex, chars \"...\", string, line, nested, omit, enum, clock), names such as '{ read = 1, write = 2 }', "
     "an order (nondecreasing, increasing) or a history (global, per FIELD)";
 template <> inline constexpr const char* errors::message<named_value> = "expected a name and its number, as in '{ read = 1, write = 2 }'";

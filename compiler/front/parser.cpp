@@ -25,7 +25,7 @@ using selector = pegtl::parse_tree::selector<
     pegtl::parse_tree::store_content::on<
         g::integer, g::default_arg, g::base_arg, g::delta_arg, g::initial_arg, g::stride_arg, g::section_arg,
         g::path_name, g::reference, g::interp_none, g::interp_default, g::interp_base_offset, g::interp_delta,
-        g::interp_stride, g::interp_section_offset, g::interp_section_stride, g::interp_live, g::pool_arg, g::interp_predict, g::predict_pool, g::type_name, g::property_def,
+        g::interp_stride, g::interp_section_offset, g::interp_section_stride, g::interp_live, g::pool_arg, g::interp_predict, g::predict_pool, g::interp_intern, g::type_name, g::property_def,
         g::block_item, g::field_name, g::composite, g::repeat_tail, g::nested_tail, g::named_field, g::record_name,
         g::record_def, g::section_name, g::section_number, g::section_def, g::string_literal, g::ignore_case,
         g::text_chars, g::text_decimal, g::text_hex, g::digits_arg, g::text_upper, g::column_arg, g::text_left, g::text_string, g::text_line, g::text_omit, g::text_enum, g::text_clock, g::text_nested, g::tab_arg, g::text_def,
@@ -255,6 +255,7 @@ private:
         if (n.is_type<g::interp_section_offset>()) return interpretation(n, K::section_offset);
         if (n.is_type<g::interp_live>()) return interpretation(n, K::live);
         if (n.is_type<g::interp_predict>()) return interpretation(n, K::predict);
+        if (n.is_type<g::interp_intern>()) return interpretation(n, K::intern);
         return interpretation(n, K::section_stride);
     }
 

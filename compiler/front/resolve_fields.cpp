@@ -41,6 +41,7 @@ public:
         out_.ctype_at.resize(x_.leaves.size());
         for (Node* leaf : x_.leaves) out_.fields.push_back(resolve_leaf(leaf));
         out_.layout = layout(x_.root.get());
+        check_interned();
         return std::move(out_);
     }
 
@@ -139,14 +140,55 @@ private:
         const ir::InterpretationKind kind = f.interpretation.kind;
         if (kind == ir::InterpretationKind::section_offset && !out_.table_at) out_.table_at = interp_at;
         if (rt::codes(kind) && !out_.pool_at) out_.pool_at = interp_at;
-        if (ok && rt::codes(kind) && f.restore_width == 0 && !f.width_from) {
-            const char* what = kind == ir::InterpretationKind::live ? " refers to live values, so it needs a width of 1 to 8 bytes for its counts"
-                                                                    : " stores predictor codes, so it needs a width of 1 to 8 bytes for them";
+        if (ok && kind == ir::InterpretationKind::intern) {
+            interned_.emplace_back(f.index, interp_at);
+            if (!out_.intern_at) out_.intern_at = interp_at;
+        }
+        if (ok && (rt::codes(kind) || kind == ir::InterpretationKind::intern) && f.restore_width == 0 && !f.width_from) {
+            const char* what = kind == ir::InterpretationKind::live      ? " refers to live values, so it needs a width of 1 to 8 bytes for its counts"
+                               : kind == ir::InterpretationKind::predict ? " stores predictor codes, so it needs a width of 1 to 8 bytes for them"
+                                                                         : " stores string codes, so it needs a width of 1 to 8 bytes for them";
             field_error(interp_at, describe(f) + what + ": set '" + leaf->names.front() + ".width'");
             out_.ok = false;
         }
         if (ok && ir::stores_bytes(f.interpretation.kind) && !f.width_from) f.width = f.restore_width;
         return f;
+    }
+
+    // 'intern' (docs/dtd-language.md, "Interned strings"): the code, or the
+    // escape, the length and the bytes, take the place of the length and the
+    // string, which must be adjacent; the length must mean nothing else.
+    void check_interned() {
+        for (const auto& [index, at] : interned_) {
+            if (auto problem = intern_problem(out_.fields[index], out_.layout)) {
+                field_error(at, describe(out_.fields[index]) + " cannot be 'intern': " + *problem);
+                out_.ok = false;
+            }
+        }
+    }
+
+    std::optional<std::string> intern_problem(const ir::Field& length, const std::vector<ir::LayoutItem>& items) const {
+        if (length.type != ir::Type::unsigned_int) return "it is " + quote(rt::name(length.type)) + ", not a length";
+        if (length.history) return std::string("it has a shared history");
+        const ir::Field* string = nullptr;
+        for (const ir::Field& f : out_.fields) {
+            if (f.history && f.history_key == length.path) return "it keys the shared history of " + quote(f.path);
+            if (f.width_from != length.index) continue;
+            if (string) return "it is the length of both " + quote(string->path) + " and " + quote(f.path);
+            string = &f;
+        }
+        if (!string) return std::string("it is the length of no bytes field");
+        // Outside groups: one code per record, as the tables and `mtf stats` count them.
+        const auto is = [](const ir::LayoutItem& item, std::uint32_t field) {
+            const auto* index = std::get_if<std::uint32_t>(&item);
+            return index && *index == field;
+        };
+        const auto at = std::find_if(items.begin(), items.end(), [&](const ir::LayoutItem& item) { return is(item, length.index); });
+        if (at == items.end()) return std::string("it repeats in its record");
+        if (at + 1 == items.end() || !is(*(at + 1), string->index)) {
+            return "the string it measures, " + quote(string->path) + ", must follow it at once";
+        }
+        return std::nullopt;
     }
 
     // A field that stores bytes needs a width; width 0 is allowed but suspicious.
@@ -305,7 +347,7 @@ private:
         interp_at = where_of(p.value);
         if (!in) {
             return value_error(p, interp_at, "'interpretation' takes none, default, baseOffset, delta, stride, sectionOffset, "
-                                             "sectionStride, live or predict");
+                                             "sectionStride, live, predict or intern");
         }
         ir::Interpretation& out = f.interpretation;
         out.kind = in->kind;
@@ -696,6 +738,7 @@ private:
     const ir::Schema& schema_;
     Reporter& report_;
     ResolvedFields out_;
+    std::vector<std::pair<std::uint32_t, Location>> interned_;  // the intern fields and where each is set
     std::set<std::uint32_t> failed_;  // fields already reported as wrong
 };
 

@@ -273,6 +273,7 @@ struct ResolvedFields {
     std::optional<Location> pool_at;   // the first 'live', 'predict' or 'feed'
     std::optional<Location> table_at;  // the first 'sectionOffset'
     std::optional<Location> history_at;  // the first 'history'
+    std::optional<Location> intern_at;   // the first 'intern'
     bool ok = true;
 };
 

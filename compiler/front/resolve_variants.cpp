@@ -41,7 +41,7 @@ std::optional<std::string> unfit_encodings(const ResolvedFields& r, const std::v
         if (f.type != o.type || f.width_from != o.width_from) {
             return "field " + quote(f.path) + " would change its type or where its width comes from, which metadata cannot";
         }
-        if (rt::codes(k) || k == ir::InterpretationKind::section_stride || f.feed != 0) {
+        if (rt::codes(k) || k == ir::InterpretationKind::section_stride || k == ir::InterpretationKind::intern || f.feed != 0) {
             return "field " + quote(f.path) + " is " + (f.feed != 0 ? "fed to a pool" : std::string(rt::name(k))) +
                    ", which a fixed layout cannot hold";
         }

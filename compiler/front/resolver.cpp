@@ -73,6 +73,7 @@ private:
         if (!pool_at_) pool_at_ = fields.pool_at;
         if (!table_at_) table_at_ = fields.table_at;
         if (!history_at_) history_at_ = fields.history_at;
+        if (!intern_at_) intern_at_ = fields.intern_at;
         if (!fields.ok || !tag) return mark_variant_targets(dtd_.variants, x.record, variant_properties_);
         std::vector<ir::Variant> variants;
         if (!scope.predefined) variants = resolve_variants(x, fields.fields, dtd_.variants, schema_, variant_properties_, report_);
@@ -186,6 +187,10 @@ private:
             Reporter::note(&report_.error(*history_at_, "a DTD with tables (sectionOffset fields) has no shared histories"), *table_at_,
                            "a table is used here");
         }
+        if (intern_at_) {
+            Reporter::note(&report_.error(*intern_at_, "a DTD with tables (sectionOffset fields) has no interned strings"), *table_at_,
+                           "a table is used here");
+        }
     }
 
     // Definitions that are neither in the trace nor used as fields are still checked, then reported.
@@ -219,7 +224,7 @@ private:
     CheckedDefinitions checked_;
     std::vector<TagSite> tag_sites_;
     std::vector<RecordTextSites> text_sites_;  // parallel to schema_.records
-    std::optional<Location> pool_at_, table_at_, history_at_;
+    std::optional<Location> pool_at_, table_at_, history_at_, intern_at_;
 };
 
 }  // namespace

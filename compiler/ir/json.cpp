@@ -28,6 +28,7 @@ json interpretation(const Field& f) {
             return {{"kind", "sectionStride"}, {"section", in.section}, {"stride", in.stride}};
         case InterpretationKind::live: return {{"kind", "live"}, {"pool", in.pool}};
         case InterpretationKind::predict: return {{"kind", "predict"}, {"pool", in.pool}};
+        case InterpretationKind::intern: return {{"kind", "intern"}};
     }
     return {{"kind", "none"}};
 }

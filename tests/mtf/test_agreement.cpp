@@ -192,7 +192,7 @@ struct Expect {
     static const char* mtf_property(rt::MetaOp op) {
         static const char* const names[] = {"width",         "none",   "baseOffset", "delta",
                                             "default", "sectionOffset", "stride", "sectionStride",
-                                            "live",    "feed",   "unit",       "predict"};
+                                            "live",    "feed",   "unit",       "predict", "intern"};
         return names[static_cast<int>(op)];
     }
 };

@@ -55,6 +55,19 @@ def test_msr_strings_are_str_categoricals_and_the_length_is_no_column(msr):
     assert lengths["hostnameLength"].tolist() == [len(h) for h in csv["hostname"]]
 
 
+def test_msr_hosts_are_interned_and_read_alike_in_every_segment(msr, tmp_path):
+    text, trace = msr
+    small = tmp_path / "small.mtf"
+    run(MTF, "recode", "--chunk-size", "4K", trace, small)  # some 80 segments, each naming its hosts afresh
+    hosts = pd.read_csv(text, names=["timestamp", "hostname", "disk", "type", "offset", "size", "responseTime"])["hostname"].tolist()
+    for path in (trace, small):
+        assert metatf.read_pandas(path)["hostname"].astype(object).tolist() == hosts
+    # A host costs its one-byte code; its name is stored once a segment.
+    rows = {line.split()[1]: line.split() for line in run(MTF, "stats", small).decode().splitlines() if line.startswith("request ")}
+    assert int(rows["hostnameLength"][-1]) < 20000 * 1.1
+    assert int(rows["hostname"][-1]) < 20000 * 0.5
+
+
 def test_msr_frame_written_back_converts_to_the_same_text(msr, tmp_path):
     text, trace = msr
     frame = metatf.read_pandas(trace)

@@ -116,6 +116,7 @@ private:
         std::uint64_t v = 0;
         switch (s.kind) {
             case rt::Interp::none: v = sizing_.count(i) ? random_.below(4) : in_units(s, random_.skewed(s.width, is_signed), is_signed); break;
+            case rt::Interp::intern: v = random_.below(4); break;  // a string's length (only lengths are interned)
             case rt::Interp::section_offset: v = random_.skewed(s.width, false); break;  // an offset: unsigned
             case rt::Interp::default_value: v = s.value; break;
             case rt::Interp::base_offset: v = s.value + in_units(s, random_.skewed(s.width, true), true); break;
@@ -346,8 +347,12 @@ private:
         const std::uint32_t field = 1 + static_cast<std::uint32_t>(random_.below(r.field_count - 1));
         const rt::FieldState& s = w.runtime().states(slot)[field];
         if (s.desc->fixed) return fixed_metadata(w, slot, field, *s.desc);
-        if (sizing.count(field)) {  // counts and lengths: stored small, or back to their DTD setting
-            if (random_.chance(50)) {
+        if (sizing.count(field)) {  // counts and lengths: stored small, interned, or back to their DTD setting
+            if (!rt::table_section(dtd_, -1) && !rt::intern_problem(r, field) && random_.chance(25)) {
+                w.set_interpretation(static_cast<RecordType>(slot), field, rt::MetaOp::intern);
+                written_.push_back(Any(std::in_place_type<Metadata>,
+                                       Metadata{static_cast<RecordType>(slot), field, rt::MetaOp::intern, 0, 0}));
+            } else if (random_.chance(50)) {
                 const auto width = 1 + static_cast<std::uint32_t>(random_.below(2));
                 w.set_width(static_cast<RecordType>(slot), field, width);
                 written_.push_back(Any(std::in_place_type<Metadata>,
@@ -382,7 +387,8 @@ private:
                     if (op == rt::MetaOp::predict) b = random_.chance(50) ? rt::all_predictors : random_.below(rt::all_predictors + 1);
                     break;
                 case rt::MetaOp::width: a = (rt::codes(s.kind) ? 1 : 0) + random_.below(rt::codes(s.kind) ? 8 : 9); break;
-                case rt::MetaOp::none: break;
+                case rt::MetaOp::none:
+                case rt::MetaOp::intern: break;  // not drawn: lengths only (above)
                 case rt::MetaOp::base_offset:
                 case rt::MetaOp::delta:
                 case rt::MetaOp::default_value: a = arg(); break;

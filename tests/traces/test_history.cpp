@@ -139,15 +139,9 @@ TEST_CASE("shared histories: widened as values need, read back alike, and emptie
     const auto& segments = r.header().segments;
     REQUIRE(segments.size() > 10);
     for (std::size_t s : {std::size_t(1), segments.size() / 2, segments.size() - 1}) {
-        // `all` holds events only: count those before the segment's first record.
-        rt::TraceReader count(t.path(), histories::dtd);
-        std::ptrdiff_t events_before = 0;
-        rt::GenericRecord g;
-        while (count.record_index() < segments[s].first_record && count.begin_record()) {
-            events_before += count.dtd().records[count.slot()].predefined == rt::Predefined::none;
-            rt::decode_generic(count, g);
-        }
-        CHECK(by_generic(t.path(), s) == std::vector<std::string>(all.begin() + events_before, all.end()));
+        // `all` holds events only: the segment's are those after the ones before it.
+        const std::ptrdiff_t before = metatf::test::records_before_segment(t.path(), histories::dtd, s);
+        CHECK(by_generic(t.path(), s) == std::vector<std::string>(all.begin() + before, all.end()));
     }
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <metatf/core/error.hpp>
+#include <metatf/io/generic.hpp>
 
 namespace metatf::test {
 
@@ -186,6 +187,20 @@ std::uint64_t read_all(const std::string& path) {
 template <typename Reader>
 std::optional<rt::TraceError> read_error(const std::string& path) {
     return error_of([&] { read_all<Reader>(path); });
+}
+
+// The user records (not comments, sections or metadata) of the trace at
+// `path` before the first record of segment `segment`.
+inline std::ptrdiff_t records_before_segment(const std::string& path, const rt::DtdDesc& dtd, std::size_t segment) {
+    rt::TraceReader r(path, dtd);
+    const std::uint64_t first = r.header().segments.at(segment).first_record;
+    std::ptrdiff_t before = 0;
+    rt::GenericRecord g;
+    while (r.record_index() < first && r.begin_record()) {
+        before += r.dtd().records[r.slot()].predefined == rt::Predefined::none;
+        rt::decode_generic(r, g);
+    }
+    return before;
 }
 
 }  // namespace metatf::test

@@ -194,7 +194,9 @@ The encodings (each field's width and interpretation) come from --encoding:
            whose values other fields took before (a free's address) may
            instead store a count back to that value among the live ones
            (interpretation predict or live; slower to read, see
-           --references). From a file, the choices the whole trace shares
+           --references); a string of few values stores a code into the
+           strings its record type has taken (its length field becomes
+           intern). From a file, the choices the whole trace shares
            are tried on its first 262144 records, and the smallest kept:
            live or predict references, and with --compress (unless --split
            is given) which of up to six fields get streams of their own

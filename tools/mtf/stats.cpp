@@ -34,10 +34,10 @@ struct FieldStats {
         }
     }
 
-    void add(const rt::GenericValue& v, const rt::FieldState& s) {
-        const rt::FieldDesc& d = *s.desc;
+    void add(const rt::GenericValue& v, const rt::FieldState* states) {
+        const rt::FieldDesc& d = *states[v.field].desc;
         const bool first = values++ == 0;
-        bytes += stored_bytes(v, s);
+        bytes += stored_bytes(v, states);
         switch (d.type) {
             case rt::Type::unsigned_int:
             case rt::Type::signed_int: {
@@ -65,10 +65,18 @@ struct FieldStats {
 
     // The field's bytes in the file under its encoding when it was read: in
     // the record, or for sectionStride in the section it strides through.
-    static std::uint64_t stored_bytes(const rt::GenericValue& v, const rt::FieldState& s) {
+    // An intern length stores its code, or the escape and the length before
+    // a new string: the code it read last says which.
+    static std::uint64_t stored_bytes(const rt::GenericValue& v, const rt::FieldState* states) {
+        const rt::FieldState& s = states[v.field];
+        const auto fresh = [](const rt::FieldState& length) { return length.previous == rt::live_escape(length.width); };
         if (s.kind == rt::Interp::section_stride) return s.restore;
         if (!rt::stores_bytes(s.kind)) return 0;
-        return s.desc->type == rt::Type::bytes ? v.bytes.size() : s.width;
+        if (s.kind == rt::Interp::intern) return fresh(s) ? 2 * s.width : s.width;
+        if (s.desc->type != rt::Type::bytes) return s.width;
+        const std::int32_t from = s.desc->width_from;
+        const bool named = from != rt::no_field && states[from].kind == rt::Interp::intern && !fresh(states[from]);
+        return named ? 0 : v.bytes.size();
     }
 };
 
@@ -98,9 +106,8 @@ Stats collect(Trace& trace) {
         const rt::FieldState* states = trace.reader().states(r.record.slot);
         rs.bytes += dtd.tag_width;
         for (const rt::GenericValue& v : r.record.values) {
-            const rt::FieldState& s = states[v.field];
-            rs.fields[v.field].add(v, s);
-            if (s.kind != rt::Interp::section_stride) rs.bytes += FieldStats::stored_bytes(v, s);
+            rs.fields[v.field].add(v, states);
+            if (states[v.field].kind != rt::Interp::section_stride) rs.bytes += FieldStats::stored_bytes(v, states);
         }
     });
     return st;

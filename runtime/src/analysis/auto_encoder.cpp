@@ -7,6 +7,7 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <unordered_set>
 
 #include "metatf/encoding/predefined.hpp"
 #include "pool_planner.hpp"
@@ -232,6 +233,30 @@ void follow_histories(const RecordDesc& r, const GenericValue* values, std::size
     }
 }
 
+// The width an intern field takes for the window's `strings`, when
+// interning them pays (docs/compactness.md): a string seen before (in the
+// writer's table, or earlier in the window) costs its code instead of its
+// length and bytes, saving the bytes; a new one costs the escape more. To
+// turn intern on, the bytes saved must be over twice the escapes' (plain
+// strings compress too, and every segment names its strings afresh) and the
+// metadata record's (`change` bytes); once `in_force`, it stays unless the
+// escapes cost more than the bytes saved and a record to turn it off.
+std::optional<std::uint32_t> intern_width(const StringTable* table, const std::vector<std::span<const std::byte>>& strings,
+                                          bool in_force, std::size_t change) {
+    std::unordered_set<std::string_view> seen;
+    const auto view = [](std::span<const std::byte> s) { return std::string_view(reinterpret_cast<const char*>(s.data()), s.size()); };
+    std::size_t longest = 0, saved = 0;
+    for (const auto s : strings) {
+        longest = std::max(longest, s.size());
+        if ((table && table->find(s)) || !seen.insert(view(s)).second) saved += s.size();
+    }
+    auto width = std::max<std::uint32_t>(bytes_needed(longest, false), 1);
+    if (live_escape(width) <= (table ? table->size() : 0) + seen.size()) ++width;  // room for the new codes
+    const std::size_t escapes = seen.size() * width;
+    if (width > 8 || (in_force ? escapes > saved + change : 2 * escapes + change >= saved)) return std::nullopt;
+    return width;
+}
+
 // Whether the encodings of record type `slot` may change. Records in a table
 // are read back with the DTD's initial encodings, so their types keep them:
 // those of the table's section, and the global ones, which may be written anywhere.
@@ -300,10 +325,33 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
         for (std::size_t i = e.first; i < e.first + e.count; ++i) fields[values_[i].field].push_back(values_[i].integer);
         if (has_history(dtd.records[e.slot])) follow_histories(dtd.records[e.slot], values_.data() + e.first, e.count, histories, priors[e.slot]);
     }
+    // Strings whose length field may be intern: their values in the window, by length field.
+    std::map<detail::FieldKey, std::vector<std::span<const std::byte>>> strings;
+    const bool tables = table_section(dtd, -1);
+    for (const Event& e : events_) {
+        if (e.kind != Event::record || tables || !may_change(dtd, e.slot)) continue;
+        const RecordDesc& r = dtd.records[e.slot];
+        for (std::size_t i = e.first; i < e.first + e.count; ++i) {
+            const std::int32_t from = r.fields[values_[i].field].width_from;
+            if (r.fields[values_[i].field].type != Type::bytes || from == no_field || intern_problem(r, static_cast<std::uint32_t>(from))) continue;
+            strings[detail::field_key(e.slot, static_cast<std::uint32_t>(from))].emplace_back(bytes_.data() + offsets_[i], sizes_[i]);
+        }
+    }
+    std::vector<Change> elements;
+    for (const auto& [key, values] : strings) {
+        const auto slot = static_cast<std::uint32_t>(key >> 32), f = static_cast<std::uint32_t>(key);
+        const FieldState& now = writer_.states(slot)[f];
+        if (now.kind == Interp::section_stride) continue;  // a split stream's field keeps it
+        const auto width = intern_width(writer_.strings(slot, f), values, now.kind == Interp::intern, 2 * dtd.tag_width + 2);
+        if (!width) continue;
+        // The width first: a field that stores nothing has none to restore.
+        if (*width != now.restore) elements.push_back({slot, f, MetaOp::width, *width, 0});
+        if (now.kind != Interp::intern) elements.push_back({slot, f, MetaOp::intern, 0, 0});
+        columns[slot][f].clear();  // not weighed as numbers
+    }
     // The best encoding of each field that may change, then which of them are cheaper as references.
     // A split stream's field keeps it, at the fewest bytes its elements need.
     std::map<detail::FieldKey, Candidate> best;
-    std::vector<Change> elements;
     for (std::uint32_t slot = 0; slot < dtd.record_count; ++slot) {
         if (!may_change(dtd, slot)) continue;
         for (std::uint32_t f = 0; f < columns[slot].size(); ++f) {

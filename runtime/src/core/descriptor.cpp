@@ -117,3 +117,52 @@ std::string not_fixed_message(const RecordDesc& r, const FieldDesc& f, std::uint
 }
 
 }  // namespace metatf::rt
+
+namespace metatf::rt {
+
+bool declares_intern(const DtdDesc& dtd) {
+    for (std::uint32_t r = 0; r < dtd.record_count; ++r) {
+        for (std::uint32_t f = 0; f < dtd.records[r].field_count; ++f) {
+            if (dtd.records[r].fields[f].initial.kind == Interp::intern) return true;
+        }
+    }
+    return false;
+}
+
+const RecordDesc* record_of(const DtdDesc& dtd, const FieldDesc& field) {
+    for (std::uint32_t r = 0; r < dtd.record_count; ++r) {
+        const RecordDesc& record = dtd.records[r];
+        if (&field >= record.fields && &field < record.fields + record.field_count) return &record;
+    }
+    return nullptr;
+}
+
+// The writer stores the code (or the escape, the length and the bytes) where
+// the length and then the string would be: the two must be adjacent, and the
+// length's value must mean nothing else.
+std::optional<std::string> intern_problem(const RecordDesc& r, std::uint32_t f) {
+    const FieldDesc& length = r.fields[f];
+    if (length.type != Type::unsigned_int) return std::string("it is not an unsigned integer field");
+    if (length.history != no_field || length.keys_history) return std::string("it has or keys a shared history");
+    std::int32_t measured = no_field;
+    for (std::uint32_t i = 0; i < r.field_count; ++i) {
+        if (r.fields[i].width_from != static_cast<std::int32_t>(f)) continue;
+        if (measured != no_field) return std::string("it is the length of two fields");
+        measured = static_cast<std::int32_t>(i);
+    }
+    int depth = 0;
+    for (std::uint32_t k = 0; k + 1 < r.layout_count; ++k) {
+        const LayoutStep& s = r.layout[k];
+        depth += s.op == LayoutStep::repeat;
+        depth -= s.op == LayoutStep::end;
+        if (s.op != LayoutStep::field || s.index != f) continue;
+        if (depth != 0) return std::string("it repeats in its record");
+        const LayoutStep& next = r.layout[k + 1];
+        if (measured != no_field && next.op == LayoutStep::field && next.index == static_cast<std::uint32_t>(measured)) {
+            return std::nullopt;
+        }
+    }
+    return std::string("it is not the length of the bytes field that follows it");
+}
+
+}  // namespace metatf::rt

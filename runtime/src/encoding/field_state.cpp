@@ -31,13 +31,14 @@ std::optional<std::uint32_t> fixed_width(const FieldState* fields, const FieldSt
 }
 
 // Whether bytes field `s` can be a plan's stretch (RecordPlan::stretch): its
-// length is an earlier field outside groups that a peek reads (no live count,
-// which a peek cannot resolve, and no feed).
+// length is an earlier field outside groups that a peek reads (no live count
+// or predict code, which a peek cannot resolve, and no feed; an intern code
+// the column reader resolves itself).
 bool stretches(const FieldState* fields, const FieldState& s, const std::vector<bool>& placed) {
     const std::int32_t from = s.desc->width_from;
     if (s.desc->type != Type::bytes || from == no_field || !placed[static_cast<std::size_t>(from)]) return false;
     const FieldState& length = fields[from];
-    return length.kind != Interp::live && length.feed == 0;
+    return !codes(length.kind) && length.feed == 0;
 }
 
 }  // namespace
@@ -179,6 +180,17 @@ std::optional<std::string> check_pool(const FieldState& s, MetaOp op, std::uint6
     return std::nullopt;
 }
 
+// Whether field `s` may name its string by a code (StringTable). A table
+// record is read out of sequence, which would see the strings' codes move.
+std::optional<std::string> check_intern(const FieldState& s, const DtdDesc& dtd) {
+    const RecordDesc* r = record_of(dtd, *s.desc);
+    if (!r) return std::string("the field is not in the DTD");
+    if (auto problem = intern_problem(*r, static_cast<std::uint32_t>(s.desc - r->fields))) return "'intern' cannot apply: " + *problem;
+    if (table_section(dtd, -1)) return std::string("a DTD with tables (sectionOffset fields) has no interned strings");
+    if (s.restore == 0 || s.restore > 8) return std::string("an intern field needs a width of 1 to 8 bytes");
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_t a, std::uint64_t b,
@@ -186,7 +198,9 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
     // First: compact encodings change widths most.
     if (op == MetaOp::width) {
         if (auto problem = check_width(s, a)) return problem;
-        if (codes(s.kind) && a == 0) return "a " + std::string(name(s.kind)) + " field needs a width of 1 to 8 bytes";
+        if ((codes(s.kind) || s.kind == Interp::intern) && a == 0) {
+            return (s.kind == Interp::intern ? "an " : "a ") + std::string(name(s.kind)) + " field needs a width of 1 to 8 bytes";
+        }
         s.set_width(static_cast<std::uint32_t>(a));
         return std::nullopt;
     }
@@ -223,6 +237,10 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
     }
     // A table record is read from its own offset, where no history entry is known.
     if (kind == Interp::section_offset && history_count(dtd) != 0) return std::string("a DTD with shared histories has no tables");
+    if (kind == Interp::section_offset && declares_intern(dtd)) return std::string("a DTD with interned strings has no tables");
+    if (kind == Interp::intern) {
+        if (auto problem = check_intern(s, dtd)) return problem;
+    }
     if (kind == Interp::section_offset || kind == Interp::section_stride) {
         if (a == 0 || a > 255 || !defines_section(dtd, static_cast<std::uint8_t>(a))) {
             return "there is no section " + std::to_string(a);

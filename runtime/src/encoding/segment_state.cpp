@@ -53,6 +53,7 @@ std::vector<MetadataParts> changes_to(const FieldState& now, std::uint64_t tag, 
             case Interp::section_stride: change(MetaOp::section_stride, now.section, static_cast<std::uint64_t>(now.stride)); break;
             case Interp::live: change(MetaOp::live, now.pool); break;
             case Interp::predict: change(MetaOp::predict, now.pool, now.value); break;
+            case Interp::intern: change(MetaOp::intern); break;
             case Interp::stride: change(MetaOp::stride, start, static_cast<std::uint64_t>(now.stride)); break;
             default: change(op_of(now.kind), start); break;
         }

@@ -135,13 +135,28 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
         const std::size_t room = static_cast<std::size_t>(run.end - p);
         if ((!plan.fixed && plan.stretch == no_field) || room < std::size_t(plan.size) + 8) break;
         FieldState* states = reader.states(slot);
-        // A string's length, peeked: its bytes move the fields after it.
+        // A string's length, peeked: its bytes move the fields after it. An
+        // intern length's code names a string of its table, with no bytes
+        // here; after the escape, a new string is read field by field.
         std::size_t stretch = 0;
+        const FieldState* interned = nullptr;
+        std::uint64_t code = 0;
         if (plan.stretch != no_field) {
             if (plan.counted) break;  // the groups' counts are peeked at their offsets: not past the bytes
-            stretch = plan_peek(states[reader.dtd().records[slot].fields[plan.stretch].width_from], p);
+            const FieldState& length = states[reader.dtd().records[slot].fields[plan.stretch].width_from];
+            const std::uint64_t peeked = plan_peek(length, p);
+            if (length.kind == Interp::intern) {
+                if (peeked == live_escape(length.width)) break;
+                interned = &length;
+                code = peeked;
+            } else {
+                stretch = peeked;
+            }
             if (stretch > room - plan.size - 8) break;
         }
+        // A code past the table: the field-by-field path reports it.
+        const StringTable* table = interned ? &reader.table_of(slot, *interned) : nullptr;
+        if (table && code >= table->size()) break;
         if (plan.counted && !t.groups_empty(states, p)) break;
         if (plan.pools && !t.counts_answerable(reader, states, p, plan.stretch, stretch)) break;
         const auto refuse = [&](const FieldState& s, std::uint64_t value, const std::byte* at) {
@@ -160,12 +175,22 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
             std::uint64_t bits = 0;
             switch (k.type) {
                 case Type::unsigned_int:
-                case Type::signed_int: bits = detail::planned_integer(reader, s, at, plan.immediate, refuse); break;
+                case Type::signed_int:
+                    if (&s != interned) {
+                        bits = detail::planned_integer(reader, s, at, plan.immediate, refuse);
+                    } else if (s.desc->breaks_fixed(bits = table->at(code).size())) {
+                        refuse(s, bits, at + s.offset);
+                    }
+                    break;
                 case Type::floating: bits = std::bit_cast<std::uint64_t>(detail::planned_float(s, at)); break;
                 case Type::bytes: {
                     const bool stretched = static_cast<std::int32_t>(k.field) == plan.stretch;
                     const std::size_t width = stretched ? stretch : planned_bytes(s, states);
-                    if (k.strings) k.strings->put({at + s.offset, width});
+                    if (k.strings && stretched && table) {
+                        k.strings->put(*table, code, reader.segment_starts());
+                    } else if (k.strings) {
+                        k.strings->put({at + s.offset, width});
+                    }
                     if (stretched) at += stretch;
                     continue;
                 }

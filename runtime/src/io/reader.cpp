@@ -96,6 +96,7 @@ void TraceReader::attach(const DtdDesc& own) {
     streams_[0]->mode = Stream::Mode::records;
     initial_.assign(dtd.record_count, 0);
     histories_.reset(history_count(dtd));
+    strings_.reset(dtd.record_count);
     tag_width_ = dtd.tag_width;
     plans_.resize(dtd.record_count);
     variants_.resize(dtd.record_count);
@@ -168,11 +169,7 @@ std::uint64_t TraceReader::read_shared(FieldState& s) {
     const bool history = s.desc->history != no_field;
     if (history) histories_.load(s, record);
     const std::uint64_t value = read_own(s);
-    if (history && histories_.store(s, record, value) && ++elements_ > element_budget()) {
-        fail(ErrorKind::bad_value, "shared histories hold more than " + std::to_string(element_budget()) +
-                                       " entries and elements, the limit for the " + std::to_string(bytes_loaded_) +
-                                       " bytes of records read (see ReaderLimits)");
-    }
+    if (history && histories_.store(s, record, value)) charge(1, "shared histories hold", "entries and elements");
     if (s.desc->keys_history) s.previous = value;
     return value;
 }
@@ -278,6 +275,7 @@ void TraceReader::reset_encodings() {
     pools_.clear();
     predictions_.clear();
     histories_.clear();
+    strings_.clear();
     for (std::uint32_t i = 0; i < dtd_->record_count; ++i) {
         for (FieldState& f : states_[i]) f = FieldState::initial(*f.desc, f.salt);
     }
@@ -384,11 +382,56 @@ void TraceReader::finish() {
 double TraceReader::read_float(FieldState& s) { return float_from_bits(take(s.width), s.width); }
 
 std::span<const std::byte> TraceReader::read_bytes(FieldState& s, std::uint64_t length) {
-    const std::uint64_t n = s.desc->width_from == no_field ? s.width : length;
+    FieldState* measure = s.desc->width_from == no_field ? nullptr : &record_field(s.desc->width_from);
+    const bool interned = measure && measure->kind == Interp::intern;
+    if (interned && measure->previous != live_escape(measure->width)) return named_string(*measure);
+    const std::uint64_t n = measure ? length : s.width;
     if (static_cast<std::uint64_t>(end_ - pos_) < n) overrun(n);
     std::span<const std::byte> out(pos_, static_cast<std::size_t>(n));
     pos_ += n;
+    if (interned && table_of(slot_, *measure).add(out, live_escape(measure->width), false)) {
+        charge(1, "interned strings hold", "entries and elements");
+    }
     return out;
+}
+
+// An `intern` length field (StringTable): the code of a string its table
+// holds, whose length is the value, or the escape and then the length of a
+// new string, which the field after it stores. The code waits in `previous`.
+std::uint64_t TraceReader::interned(FieldState& s) {
+    const std::byte* at = pos_;
+    const std::uint64_t code = take(s.width);
+    if (code == live_escape(s.width)) {
+        s.previous = code;
+        return take(s.width);
+    }
+    const StringTable& t = table_of(slot_, s);
+    if (code >= t.size()) {
+        fail_at(at, ErrorKind::bad_value, "field '" + std::string(s.desc->path) + "' names string " + std::to_string(code) +
+                                              " of its table, which holds " + std::to_string(t.size()));
+    }
+    s.previous = code;
+    return t.at(code).size();
+}
+
+// The string the code intern field `length` read last names, checked again
+// in case the string is read without its length.
+std::span<const std::byte> TraceReader::named_string(const FieldState& length) {
+    const StringTable& t = table_of(slot_, length);
+    if (length.previous >= t.size()) fail(ErrorKind::usage, "a string read without the intern length before it");
+    return t.at(length.previous);
+}
+
+FieldState& TraceReader::record_field(std::int32_t field) {
+    std::vector<FieldState>& record = states_[slot_];
+    if (field < 0 || static_cast<std::size_t>(field) >= record.size()) fail(ErrorKind::usage, "a field read outside the record begun");
+    return record[static_cast<std::size_t>(field)];
+}
+
+StringTable& TraceReader::table_of(std::uint32_t slot, const FieldState& s) {
+    std::vector<FieldState>& record = states_[slot];
+    if (&s < record.data() || &s >= record.data() + record.size()) fail(ErrorKind::usage, "a field read outside its record");
+    return strings_.of(slot, static_cast<std::uint32_t>(&s - record.data()), static_cast<std::uint32_t>(record.size()));
 }
 
 std::uint64_t TraceReader::check_count(std::uint64_t count, const FieldState& count_field) {
@@ -396,13 +439,15 @@ std::uint64_t TraceReader::check_count(std::uint64_t count, const FieldState& co
         fail(ErrorKind::bad_value, "repeat count " + std::to_string(count) + " of field '" + count_field.desc->path +
                                        "' is more than the record can hold");
     }
-    elements_ += count;
-    if (elements_ > element_budget()) {
-        fail(ErrorKind::bad_value, "repeated groups expand to more than " + std::to_string(element_budget()) +
-                                       " elements, the limit for the " + std::to_string(bytes_loaded_) +
-                                       " bytes of records read (see ReaderLimits)");
-    }
+    charge(count, "repeated groups expand to", "elements");
     return count;
+}
+
+void TraceReader::charge(std::uint64_t n, std::string_view what, std::string_view things) {
+    elements_ += n;
+    if (elements_ <= element_budget()) return;
+    fail(ErrorKind::bad_value, std::string(what) + " more than " + std::to_string(element_budget()) + " " + std::string(things) +
+                                   ", the limit for the " + std::to_string(bytes_loaded_) + " bytes of records read (see ReaderLimits)");
 }
 
 std::uint64_t TraceReader::element_budget() const {

@@ -120,6 +120,7 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     // A record with a shared history is written field by field (Histories).
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) initial_.push_back(native && !has_history(dtd.records[i]));
     histories_.reset(history_count(dtd));
+    strings_.reset(dtd.record_count);
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) plans_.push_back(make_plan(dtd.records[i], states_[i].data(), options_.order == ByteOrder::little));
     variants_.resize(dtd.record_count);
     matches_.resize(dtd.record_count);
@@ -202,7 +203,26 @@ void TraceWriter::write_bytes(FieldState& s, std::span<const std::byte> data, st
         fail(ErrorKind::bad_value, "field '" + std::string(s.desc->path) + "' takes " + std::to_string(want) +
                                        " bytes, not " + std::to_string(data.size()));
     }
+    if (s.desc->width_from != no_field) {
+        std::vector<FieldState>& record = states_[slot_];
+        FieldState& length = record[static_cast<std::size_t>(s.desc->width_from)];
+        if (length.kind == Interp::intern && &s >= record.data() && &s < record.data() + record.size()) return put_interned(length, data);
+    }
     buffer_->append(data);
+}
+
+// An `intern` length field and the string after it (StringTable): the
+// string's code when the table holds it under the escape, else the escape,
+// the length and the bytes; a new string takes the next code while there is one.
+void TraceWriter::put_interned(FieldState& length, std::span<const std::byte> data) {
+    std::vector<FieldState>& record = states_[slot_];
+    StringTable& t = strings_.of(slot_, static_cast<std::uint32_t>(&length - record.data()), static_cast<std::uint32_t>(record.size()));
+    const std::uint64_t escape = live_escape(length.width);
+    if (const auto code = t.find(data); code && *code < escape) return append_raw(*code, length.width);
+    append_raw(escape, length.width);
+    append_raw(data.size(), length.width);
+    buffer_->append(data);
+    t.add(data, escape, true);
 }
 
 // A `live` field stores how far back its value is in its pool (live_pool.hpp),
@@ -395,6 +415,7 @@ void TraceWriter::start_keyframe() {
     pools_.clear();
     predictions_.clear();
     histories_.clear();
+    strings_.clear();
     for (auto& record : states_) {
         for (FieldState& f : record) f.history = {};
     }

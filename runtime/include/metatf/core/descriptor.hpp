@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "metatf/core/bytes.hpp"
@@ -223,5 +224,16 @@ bool defines_section(const DtdDesc& dtd, std::uint8_t number);
 // sectionOffset into it (its records are read back out of sequence, with
 // the DTD's initial encodings). With number -1: whether the DTD has a table.
 bool table_section(const DtdDesc& dtd, int number);
+
+// Whether some field's initial interpretation is `intern`.
+bool declares_intern(const DtdDesc& dtd);
+
+// The record type whose fields hold `field`, or nullptr.
+const RecordDesc* record_of(const DtdDesc& dtd, const FieldDesc& field);
+
+// Why field `f` of `r` cannot be under `intern`, or nothing when it can: it
+// is an unsigned field outside repeated groups, with no shared history, the
+// length of one bytes field only, which follows it at once.
+std::optional<std::string> intern_problem(const RecordDesc& r, std::uint32_t f);
 
 }  // namespace metatf::rt

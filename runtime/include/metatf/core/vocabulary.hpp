@@ -16,7 +16,7 @@ enum class Type : std::uint8_t { unsigned_int, signed_int, floating, bytes };
 
 constexpr bool is_integer(Type t) { return t == Type::unsigned_int || t == Type::signed_int; }
 
-enum class Interp : std::uint8_t { none, default_value, base_offset, delta, stride, section_offset, section_stride, live, predict };
+enum class Interp : std::uint8_t { none, default_value, base_offset, delta, stride, section_offset, section_stride, live, predict, intern };
 
 // How a field is written in a DTD's native text form (docs/dtd-language.md, "Text forms").
 enum class TextFormat : std::uint8_t {
@@ -55,9 +55,10 @@ enum class MetaOp : std::uint8_t {
     feed = 9,  // a = the pool every value of the field is added to (0: none); not an interpretation
     unit = 10, // a = what one step of the stored integer is worth (1 and up); not an interpretation
     predict = 11,  // a = the pool a code may refer to (0: none), b = the predictors it uses (bits 0-6)
+    intern = 12,   // a length field names its string by a code into a table (StringTable)
 };
 
-inline constexpr MetaOp last_meta_op = MetaOp::predict;
+inline constexpr MetaOp last_meta_op = MetaOp::intern;
 // Pools of live values are numbered 1 to max_pool (see live_pool.hpp).
 inline constexpr unsigned max_pool = 4;
 
@@ -73,17 +74,18 @@ constexpr bool codes(Interp k) { return k == Interp::live || k == Interp::predic
 
 // The interpretation a metadata property sets (none for `width`, `feed` and `unit`, which set none).
 constexpr Interp interp_of(MetaOp op) {
-    constexpr std::array<Interp, 12> of = {Interp::none,          Interp::none,           Interp::base_offset, Interp::delta,
+    constexpr std::array<Interp, 13> of = {Interp::none,          Interp::none,           Interp::base_offset, Interp::delta,
                                            Interp::default_value, Interp::section_offset, Interp::stride,      Interp::section_stride,
-                                           Interp::live,          Interp::none,           Interp::none,        Interp::predict};
+                                           Interp::live,          Interp::none,           Interp::none,        Interp::predict,
+                                           Interp::intern};
     return static_cast<std::size_t>(op) < of.size() ? of[static_cast<std::size_t>(op)] : Interp::none;
 }
 
 // The metadata property that sets interpretation `k` (the inverse of interp_of()).
 constexpr MetaOp op_of(Interp k) {
-    constexpr std::array<MetaOp, 9> of = {MetaOp::none,          MetaOp::default_value, MetaOp::base_offset,    MetaOp::delta,
-                                          MetaOp::stride,        MetaOp::section_offset, MetaOp::section_stride, MetaOp::live,
-                                          MetaOp::predict};
+    constexpr std::array<MetaOp, 10> of = {MetaOp::none,          MetaOp::default_value, MetaOp::base_offset,    MetaOp::delta,
+                                           MetaOp::stride,        MetaOp::section_offset, MetaOp::section_stride, MetaOp::live,
+                                           MetaOp::predict,       MetaOp::intern};
     return of[static_cast<std::size_t>(k)];
 }
 
@@ -91,9 +93,9 @@ namespace detail {
 
 // Spellings in enumerator order.
 inline constexpr std::array<std::string_view, 4> type_names = {"unsigned", "signed", "float", "bytes"};
-inline constexpr std::array<std::string_view, 9> interp_names = {"none",   "default",       "baseOffset",    "delta",
-                                                                 "stride", "sectionOffset", "sectionStride", "live",
-                                                                 "predict"};
+inline constexpr std::array<std::string_view, 10> interp_names = {"none",   "default",       "baseOffset",    "delta",
+                                                                  "stride", "sectionOffset", "sectionStride", "live",
+                                                                  "predict", "intern"};
 inline constexpr std::array<std::string_view, 9> text_format_names = {"decimal", "hex", "chars", "string", "line", "omit", "enum", "clock", "nested"};
 inline constexpr std::array<std::string_view, 4> predefined_names = {"", "comment", "section", "metadata"};
 inline constexpr std::array<std::string_view, 3> order_names = {"", "nondecreasing", "increasing"};

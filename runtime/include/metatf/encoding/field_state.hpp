@@ -30,7 +30,7 @@ struct FieldPlan {
 
 // Whether the bytes a field of type `t` stores under `k` are a signed integer.
 constexpr bool stores_signed(Type t, Interp k) {
-    if (k == Interp::section_offset || k == Interp::live || k == Interp::predict) return false;
+    if (k == Interp::section_offset || k == Interp::live || k == Interp::predict || k == Interp::intern) return false;
     return t == Type::signed_int || k == Interp::base_offset || k == Interp::delta;
 }
 

@@ -32,9 +32,7 @@ public:
     bool set(std::int32_t table, std::uint64_t key, std::uint64_t value) {
         Table& t = tables_[static_cast<std::size_t>(table)];
         if (key >= dense_keys) {
-            auto [at, added] = t.sparse.try_emplace(key, value);
-            at->second = value;
-            return added;
+            return t.sparse.insert_or_assign(key, value).second;
         }
         if (key >= t.dense.size()) t.dense.resize(key + 1);
         t.dense[key] = value;

@@ -37,7 +37,7 @@ static_assert(max_comment_bytes(1) == 255 && max_comment_bytes(2) == 65535 && ma
 
 // The number of values a metadata record carries for `op`.
 constexpr unsigned metadata_value_count(MetaOp op) {
-    return op == MetaOp::none ? 0 : (op == MetaOp::stride || op == MetaOp::section_stride || op == MetaOp::predict) ? 2 : 1;
+    return op == MetaOp::none || op == MetaOp::intern ? 0 : (op == MetaOp::stride || op == MetaOp::section_stride || op == MetaOp::predict) ? 2 : 1;
 }
 
 // Whether value `i` (0 or 1) of a metadata record that changes `field` is

@@ -24,6 +24,20 @@ namespace metatf::rt {
 class StringColumn {
 public:
     void put(std::span<const std::byte> value) { codes_.push_back(code_of(value)); }
+    // The string of code `code` in an intern field's table (StringTable),
+    // which the reader has emptied `epoch` times (TraceReader::segment_starts()):
+    // the column's code for each table code is looked up once per segment.
+    void put(const StringTable& table, std::uint64_t code, std::uint64_t epoch) {
+        if (&table != table_ || epoch != epoch_) {
+            table_ = &table;
+            epoch_ = epoch;
+            from_table_.clear();
+        }
+        if (code >= from_table_.size()) from_table_.resize(code + 1, -1);
+        std::int32_t& c = from_table_[code];
+        if (c < 0) c = code_of(table.at(code));
+        codes_.push_back(c);
+    }
     const std::vector<std::int32_t>& codes() const { return codes_; }
     const std::vector<std::string>& distinct() const { return distinct_; }
     // Appends `other`'s rows after this column's, its codes renumbered.
@@ -40,6 +54,9 @@ private:
     std::vector<std::string> distinct_;
     std::unordered_map<std::uint64_t, std::int32_t> short_;  // strings of up to 7 bytes, by put()'s key
     std::unordered_map<std::string, std::int32_t, Hash, std::equal_to<>> index_;
+    const StringTable* table_ = nullptr;  // put(table, ...): the table from_table_ maps, as of epoch_
+    std::uint64_t epoch_ = 0;
+    std::vector<std::int32_t> from_table_;  // the column's code of each table code, -1 before its first row
 };
 
 // Where the rows of one record type go: row r of a kept integer field as a

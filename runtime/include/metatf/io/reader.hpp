@@ -22,6 +22,7 @@
 #include "metatf/encoding/live_pool.hpp"
 #include "metatf/encoding/predefined.hpp"
 #include "metatf/encoding/segment_state.hpp"
+#include "metatf/encoding/string_table.hpp"
 
 namespace metatf::rt {
 
@@ -194,6 +195,9 @@ public:
         record_index_ += records;
     }
 
+    // The strings intern field `s` of record type `slot` has named in this segment (StringTable).
+    StringTable& table_of(std::uint32_t slot, const FieldState& s);
+
     // ---- field primitives, in layout order
     METATF_INLINE std::uint64_t read_int(FieldState& s) {
         if (s.shared) [[unlikely]] return read_shared(s);
@@ -240,6 +244,7 @@ private:
             case Interp::section_stride: return strided(s);
             case Interp::live: return live(s);
             case Interp::predict: return predicted(s);
+            case Interp::intern: return interned(s);
         }
         return 0;
     }
@@ -253,6 +258,11 @@ private:
     }
     std::uint64_t live(FieldState& s);
     std::uint64_t predicted(FieldState& s);
+    std::uint64_t interned(FieldState& s);
+    std::span<const std::byte> named_string(const FieldState& length);
+    FieldState& record_field(std::int32_t field);
+    // Counts `n` more elements against the budget (ReaderLimits), or fails: "`what` more than N `things`, ...".
+    void charge(std::uint64_t n, std::string_view what, std::string_view things);
     std::uint64_t referred(const FieldState& s, std::uint64_t back, const std::byte* at);
     std::uint64_t varint();
     void attach(const DtdDesc& dtd);
@@ -308,6 +318,7 @@ private:
     ReadPools pools_;
     PredictTables predictions_;  // the context tables of predict fields
     Histories histories_;        // the previous values of fields with a shared history
+    StringTables strings_;       // the strings of intern fields
     std::vector<char> initial_;                    // per slot: see initial()
     void fill_initial();
     std::vector<RecordPlan> plans_;                // per slot: see plan()

@@ -21,6 +21,7 @@
 #include "metatf/encoding/history.hpp"
 #include "metatf/encoding/live_pool.hpp"
 #include "metatf/encoding/predefined.hpp"
+#include "metatf/encoding/string_table.hpp"
 
 namespace metatf::rt {
 
@@ -193,6 +194,8 @@ public:
     const WriterOptions& options() const { return options_; }
     // The shared histories as the next record sees them (history.hpp).
     const Histories& histories() const { return histories_; }
+    // The strings an intern field's table holds now (string_table.hpp), or nullptr for none.
+    const StringTable* strings(std::uint32_t slot, std::uint32_t field) const { return strings_.find(slot, field); }
     // The pools of live values as the next record sees them (live_pool.hpp).
     const LivePools& pools() const { return pools_; }
 
@@ -227,6 +230,11 @@ private:
             case Interp::section_stride: put_strided(s, value); break;
             case Interp::live: put_live(s, value); break;
             case Interp::predict: put_predicted(s, value); break;
+            case Interp::intern:
+                // The length waits for its string (write_bytes()), which decides what the two store.
+                if (!fits_unsigned(value, s.width)) reject(s, value, "does not fit in " + std::to_string(s.width) + " bytes");
+                s.previous = value;
+                break;
         }
         if (s.feed != 0) [[unlikely]] pools_.feed(s.feed, value);
     }
@@ -256,6 +264,7 @@ private:
     void put_strided(FieldState& s, std::uint64_t value);
     void put_live(FieldState& s, std::uint64_t value);
     void put_predicted(FieldState& s, std::uint64_t value);
+    void put_interned(FieldState& length, std::span<const std::byte> data);
     [[noreturn]] void reject(const FieldState& s, std::uint64_t value, const std::string& why);
     [[noreturn]] void not_fixed(const FieldState& s, std::uint64_t value);
     [[noreturn]] void fail(ErrorKind kind, const std::string& message);
@@ -295,6 +304,7 @@ private:
     LivePools pools_;
     PredictTables predictions_;  // the context tables of predict fields
     Histories histories_;        // the previous values of fields with a shared history
+    StringTables strings_;       // the strings of intern fields
     std::uint32_t slot_ = 0;     // the record begun last
     std::vector<char> initial_;  // per slot: see initial()
     std::vector<RecordPlan> plans_;  // per slot: see plan()
