@@ -326,14 +326,21 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
         if (has_history(dtd.records[e.slot])) follow_histories(dtd.records[e.slot], values_.data() + e.first, e.count, histories, priors[e.slot]);
     }
     // Strings whose length field may be intern: their values in the window, by length field.
-    std::map<detail::FieldKey, std::vector<std::span<const std::byte>>> strings;
+    // Which fields may be is the DTD's to say, found once per record type (none in a DTD with tables).
+    std::vector<std::vector<bool>> internable(dtd.record_count);
     const bool tables = table_section(dtd, -1);
+    for (std::uint32_t slot = 0; slot < dtd.record_count && !tables; ++slot) {
+        if (!may_change(dtd, slot)) continue;
+        const RecordDesc& r = dtd.records[slot];
+        for (std::uint32_t f = 0; f < r.field_count; ++f) internable[slot].push_back(!intern_problem(r, f));
+    }
+    std::map<detail::FieldKey, std::vector<std::span<const std::byte>>> strings;
     for (const Event& e : events_) {
-        if (e.kind != Event::record || tables || !may_change(dtd, e.slot)) continue;
+        if (e.kind != Event::record || internable[e.slot].empty()) continue;
         const RecordDesc& r = dtd.records[e.slot];
         for (std::size_t i = e.first; i < e.first + e.count; ++i) {
             const std::int32_t from = r.fields[values_[i].field].width_from;
-            if (r.fields[values_[i].field].type != Type::bytes || from == no_field || intern_problem(r, static_cast<std::uint32_t>(from))) continue;
+            if (r.fields[values_[i].field].type != Type::bytes || from == no_field || !internable[e.slot][static_cast<std::size_t>(from)]) continue;
             strings[detail::field_key(e.slot, static_cast<std::uint32_t>(from))].emplace_back(bytes_.data() + offsets_[i], sizes_[i]);
         }
     }

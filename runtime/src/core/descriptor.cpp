@@ -116,10 +116,6 @@ std::string not_fixed_message(const RecordDesc& r, const FieldDesc& f, std::uint
     return out;
 }
 
-}  // namespace metatf::rt
-
-namespace metatf::rt {
-
 bool declares_intern(const DtdDesc& dtd) {
     for (std::uint32_t r = 0; r < dtd.record_count; ++r) {
         for (std::uint32_t f = 0; f < dtd.records[r].field_count; ++f) {
