@@ -68,6 +68,17 @@ def test_msr_hosts_are_interned_and_read_alike_in_every_segment(msr, tmp_path):
     assert int(rows["hostname"][-1]) < 20000 * 0.5
 
 
+def test_msr_split_streams_read_as_the_plain_trace(msr, tmp_path):
+    """Fields in sections of their own (sectionStride) come from their
+    sections in the column reader's runs, across chunks of 4 KiB."""
+    text, trace = msr
+    split = tmp_path / "split.mtf"
+    run(MTF, "recode", "--compress", "--chunk-size", "4K", "--split", "request.timestamp,request.size+request.disk", trace, split)
+    assert "split_2" in run(MTF, "info", split).decode()
+    pd.testing.assert_frame_equal(metatf.read_pandas(split).drop(columns="index"),
+                                  metatf.read_pandas(trace).drop(columns="index"))
+
+
 def test_msr_frame_written_back_converts_to_the_same_text(msr, tmp_path):
     text, trace = msr
     frame = metatf.read_pandas(trace)

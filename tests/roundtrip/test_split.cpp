@@ -9,6 +9,7 @@
 #include <hatf10.hpp>
 
 #include "auto_recode.hpp"
+#include "columns_read.hpp"
 #include "scratch.hpp"
 
 namespace fs = std::filesystem;
@@ -27,29 +28,37 @@ std::uint64_t section_bytes(const rt::Header& h, std::uint8_t section) {
     return n;
 }
 
+struct Written {
+    std::vector<hatf10::Alloc> allocs;
+    std::vector<hatf10::Free> frees;
+};
+
+// 3000 allocs and frees, the allocs' addresses in a section of their own,
+// the frees' addresses and the allocs' sizes sharing another; 4 KiB chunks.
+Written write_split(const std::string& path) {
+    Written out;
+    for (std::uint64_t i = 0; i < 3000; ++i) {
+        // 64-bit addresses: the DTD's 4-byte elements widen to 6 bytes.
+        out.allocs.push_back({.size = 16 + i % 48, .address = 0x5565'4a9e'0000 + 64 * i, .time = i});
+        out.frees.push_back({.address = 0x5565'4a9e'0000 + 32 * i, .time = i});
+    }
+    rt::WriterOptions options;
+    options.split = {"alloc.address", "free.address+alloc.size"};
+    options.chunk_bytes = 4096;
+    hatf10::Writer w(path, options);
+    for (std::size_t i = 0; i < out.allocs.size(); ++i) {
+        w.write(out.allocs[i]);
+        w.write(out.frees[i]);
+    }
+    w.close();
+    return out;
+}
 
 }  // namespace
 
 TEST_CASE("split streams: fields go to sections of their own, and the DTD's reader reads them") {
     const std::string path = fresh_path("split.mtf");
-    std::vector<hatf10::Alloc> allocs;
-    std::vector<hatf10::Free> frees;
-    for (std::uint64_t i = 0; i < 3000; ++i) {
-        // 64-bit addresses: the DTD's 4-byte elements widen to 6 bytes.
-        allocs.push_back({.size = 16 + i % 48, .address = 0x5565'4a9e'0000 + 64 * i, .time = i});
-        frees.push_back({.address = 0x5565'4a9e'0000 + 32 * i, .time = i});
-    }
-    rt::WriterOptions options;
-    options.split = {"alloc.address", "free.address+alloc.size"};
-    options.chunk_bytes = 4096;
-    {
-        hatf10::Writer w(path, options);
-        for (std::size_t i = 0; i < allocs.size(); ++i) {
-            w.write(allocs[i]);
-            w.write(frees[i]);
-        }
-        w.close();
-    }
+    const auto [allocs, frees] = write_split(path);
     const auto got = read_hatf(path);
     REQUIRE(got.allocs.size() == allocs.size());
     REQUIRE(got.frees.size() == frees.size());
@@ -87,6 +96,23 @@ TEST_CASE("split streams: fields go to sections of their own, and the DTD's read
                                           "section split_1 1 { }\nsection split_2 2 { }\n");
     CHECK(section_bytes(reader.header(), 1) == 6 * allocs.size());
     CHECK(section_bytes(reader.header(), 2) == (6 + 4) * allocs.size());  // free.address and alloc.size, 4 bytes
+}
+
+TEST_CASE("split streams: the column reader reads their records in runs, as record by record decoding does") {
+    const std::string path = fresh_path("split-columns.mtf");
+    write_split(path);
+    rt::TraceReader by_records(path, hatf10::dtd);
+    const metatf::test::Rows rows = metatf::test::read_by_records(by_records);
+    rt::TraceReader by_columns(path, hatf10::dtd);
+    const metatf::test::ColumnsRead columns = metatf::test::read_by_columns(by_columns);
+    CHECK(columns.rows == rows);
+    // Field by field: the metadata, and a record whose value is in a section's next chunk (some 20 of them).
+    CHECK(columns.fast > 5900);
+    // Stopped every 7 records, each run hands its sections' cursors back.
+    rt::TraceReader by_sevens(path, hatf10::dtd);
+    const metatf::test::ColumnsRead sevens = metatf::test::read_by_columns(by_sevens, 7);
+    CHECK(sevens.rows == rows);
+    CHECK(sevens.fast > 5000);
 }
 
 TEST_CASE("split streams under the auto encoder: elements as wide as each window needs, in compressed chunks") {

@@ -41,33 +41,29 @@ struct Subject {
 constexpr Subject chunk{"a zstd chunk", "its entry"};
 constexpr Subject frame{"the zstd frame", "its header"};
 
-std::optional<std::string> decode_frame(ZSTD_DCtx* d, std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out, const Subject& s) {
-    // One byte past the declared size is room enough to see that a chunk expands to more.
-    const std::uint64_t limit = decoded + 1;
+// Decodes into `out`, which has room for decoded + 1 bytes: one byte past
+// the declared size is room enough to see that a chunk expands to more.
+// Room for all of it at once lets zstd decode straight into `out`, in one
+// pass, rather than through a window of its own and a copy.
+std::optional<std::string> decode_frame(ZSTD_DCtx* d, std::span<const std::byte> in, std::uint64_t decoded, std::byte* out, const Subject& s) {
     ZSTD_inBuffer input{in.data(), in.size(), 0};
-    // Room for all of it at once lets zstd decode straight into `out`, in
-    // one pass, rather than through a window of its own and a copy.
-    out.resize(static_cast<std::size_t>(limit));
-    std::size_t have = 0;
+    ZSTD_outBuffer output{out, static_cast<std::size_t>(decoded + 1), 0};
     for (;;) {
-        ZSTD_outBuffer output{out.data(), out.size(), have};
         const std::size_t r = ZSTD_decompressStream(d, &output, &input);
         if (ZSTD_isError(r)) return std::string(s.name) + " does not decode: " + ZSTD_getErrorName(r);
-        have = output.pos;
-        if (have > decoded) return std::string(s.name) + " expands to more than the " + std::to_string(decoded) + " bytes " + s.declarer + " declares";
+        if (output.pos > decoded) return std::string(s.name) + " expands to more than the " + std::to_string(decoded) + " bytes " + s.declarer + " declares";
         if (r == 0) break;  // the frame is complete
         if (input.pos == input.size && output.pos < output.size) return std::string(s.name) + " is cut short";
     }
     if (input.pos != input.size) return std::string(s.name) + " has bytes after its end";
-    if (have != decoded) {
-        return std::string(s.name) + " decodes to " + std::to_string(have) + " bytes, not the " + std::to_string(decoded) + " " + s.declarer + " declares";
+    if (output.pos != decoded) {
+        return std::string(s.name) + " decodes to " + std::to_string(output.pos) + " bytes, not the " + std::to_string(decoded) + " " + s.declarer + " declares";
     }
-    out.resize(have);
     return std::nullopt;
 }
 
 // One context per thread, reused: a frame is decoded in one call.
-std::optional<std::string> decode(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out, const Subject& s) {
+std::optional<std::string> decode(std::span<const std::byte> in, std::uint64_t decoded, std::byte* out, const Subject& s) {
     thread_local std::unique_ptr<ZSTD_DCtx, FreeD> d;
     if (!d) d.reset(ZSTD_createDCtx());
     if (!d) throw std::bad_alloc();
@@ -81,8 +77,10 @@ std::optional<std::string> decode(std::span<const std::byte> in, std::uint64_t d
 
 }  // namespace
 
-std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out) {
-    return decode(in, decoded, out, chunk);
+std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, ByteBuffer& out) {
+    auto problem = decode(in, decoded, out.overwrite(static_cast<std::size_t>(decoded + 1)), chunk);
+    out.resize(static_cast<std::size_t>(decoded), std::byte{0});
+    return problem;
 }
 
 bool zstd_frame(std::span<const std::byte> in) {
@@ -100,7 +98,10 @@ std::optional<std::string> decompress_frame(std::span<const std::byte> in, std::
     if (size == ZSTD_CONTENTSIZE_ERROR) return std::string("it is not a zstd frame");
     if (size == ZSTD_CONTENTSIZE_UNKNOWN) return std::string("the zstd frame does not declare its size");
     if (size > most) return "the zstd frame declares " + std::to_string(size) + " bytes, more than the " + std::to_string(most) + " a reader takes";
-    return decode(in, size, out, frame);
+    out.resize(static_cast<std::size_t>(size + 1));
+    auto problem = decode(in, size, out.data(), frame);
+    out.resize(static_cast<std::size_t>(size));
+    return problem;
 }
 
 }  // namespace metatf::rt

@@ -291,13 +291,12 @@ std::uint64_t load_u16(const std::byte* p, ByteOrder order) {
 
 }  // namespace
 
-std::vector<std::byte> read_arriving(InputFile& in, std::uint64_t size, const char* what) {
-    std::vector<std::byte> out;
+ByteBuffer read_arriving(InputFile& in, std::uint64_t size, const char* what) {
+    ByteBuffer out;
     while (out.size() < size) {
         const std::size_t have = out.size();
         const std::uint64_t step = std::min<std::uint64_t>(size - have, std::max<std::size_t>(have, std::size_t(1) << 16));
-        out.resize(have + static_cast<std::size_t>(step));
-        in.read(out.data() + have, static_cast<std::size_t>(step), what);
+        in.read(out.extend(static_cast<std::size_t>(step)), static_cast<std::size_t>(step), what);
     }
     return out;
 }
@@ -345,7 +344,10 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, std::uin
     in.read(frame.data() + entries_at, frame.size() - entries_at, "a segment frame");
     out.state_offset = offset + frame.size();
     // Then, in version 4, whether the frame and its state block are what the writer wrote.
-    if (keep_state || h.version >= 4) out.state = read_arriving(in, out.state_size, "a state block");
+    if (keep_state || h.version >= 4) {
+        const ByteBuffer state = read_arriving(in, out.state_size, "a state block");
+        out.state.assign(state.begin(), state.end());
+    }
     if (h.version >= 4 && stored_sum(h, frame.data() + frame_sum_at) != crc32c(out.state, sum_without(frame, frame_sum_at))) {
         header_error(ErrorKind::checksum, segment_name(index, offset) + ": its frame and state block do not match their checksum",
                      offset + frame_sum_at);

@@ -105,6 +105,13 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
         }
         const std::uint32_t f = r.layout[i].index;
         FieldState& s = fields[f];
+        if (s.kind == Interp::section_stride) {
+            // A bare load from the section (no unit, pool or feed: a feed is a pool's business).
+            if (f >= 64 || s.feed != 0 || !is_integer(s.desc->type)) return {};
+            plan.strided |= std::uint64_t(1) << f;
+            s.offset = plan.size;  // where a read would stand in the record, for an error's position
+            continue;
+        }
         auto width = fixed_width(fields, s);
         if (!width && plan.stretch == no_field && stretches(fields, s, placed)) {
             plan.stretch = static_cast<std::int32_t>(f);
@@ -145,7 +152,7 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
         const bool integer = is_integer(s.desc->type);
         if (integer && (s.add | s.keep | s.shift) != 0) plain = false;
     }
-    plan.fixed = plan.stretch == no_field;
+    plan.fixed = plan.stretch == no_field && plan.strided == 0;
     plan.usable = plan.fixed && !scaled && !grouped;  // generated code plans records without groups only
     plan.plain = plain && !plan.pools;
     plan.immediate = immediate;

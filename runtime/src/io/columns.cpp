@@ -75,6 +75,63 @@ namespace {
     reader.refuse_fixed(s, value, at);
 }
 
+// The sections that strided fields read (RecordPlan::strided), as one
+// read_columns() takes them: the chunk each has loaded, and how far into it
+// the records read so far took its cursor, handed back at the end.
+class StridedViews {
+public:
+    explicit StridedViews(TraceReader& reader) : reader_(reader) {}
+    StridedViews(const StridedViews&) = delete;
+    StridedViews& operator=(const StridedViews&) = delete;
+    ~StridedViews() {
+        for (const View& v : views_) {
+            if (v.at != v.start) reader_.taken(v.section, v.at - v.start);
+        }
+    }
+
+    // Whether the loaded chunks hold every value the record's strided fields read.
+    bool fit(std::span<const ColumnTarget::SectionUse> uses) {
+        for (const auto& u : uses) {
+            const View* v = view(u.section);
+            if (!v || v->at > v->bytes.size() || v->bytes.size() - v->at < u.need) return false;
+        }
+        return true;
+    }
+    // A strided field's value, of a record that fit().
+    std::uint64_t value(const ColumnTarget::Strided& f, Type type) {
+        const View& v = *find(f.section);
+        const std::uint64_t raw = load_uint(v.bytes.data() + v.at + f.before, f.width, ByteOrder::little);
+        return type == Type::signed_int ? sign_extend(raw, f.width) : raw;
+    }
+    // The record is read: its strided fields' cursors move on.
+    void advance(std::span<const ColumnTarget::SectionUse> uses) {
+        for (const auto& u : uses) find(u.section)->at += u.step;
+    }
+
+private:
+    struct View {
+        std::uint8_t section = 0;
+        std::span<const std::byte> bytes;
+        std::uint64_t start = 0, at = 0;  // the cursor's place in `bytes`: when first seen, and now
+    };
+    View* find(std::uint8_t section) {
+        const auto v = std::ranges::find(views_, section, &View::section);
+        return v == views_.end() ? nullptr : &*v;
+    }
+    // A split stream has a handful of sections: a short list serves.
+    View* view(std::uint8_t section) {
+        if (View* v = find(section)) return v->bytes.empty() ? nullptr : v;
+        View v{section, {}, 0, 0};
+        v.bytes = reader_.strided_chunk(section, v.start);
+        v.at = v.start;
+        views_.push_back(v);
+        return v.bytes.empty() ? nullptr : &views_.back();
+    }
+
+    TraceReader& reader_;
+    std::vector<View> views_;
+};
+
 }  // namespace
 
 // detail::groups_empty() and counts_answerable() over the lists a target keeps.
@@ -95,17 +152,29 @@ bool ColumnTarget::counts_answerable(TraceReader& reader, const FieldState* stat
     return true;
 }
 
-// Whether the record's kept fields are all numbers read as the plan says and
-// nothing more: no live count, unit, fed pool or fixed value to check. The
-// encodings do not change within one read_columns() (a metadata record ends it).
-bool ColumnTarget::plain(const FieldState* states, const RecordPlan& plan) {
-    if (plain_for_ == states) return plain_;
-    plain_for_ = states;
+// plain_: whether the record's kept fields are all numbers read as the plan
+// says and nothing more: no live count, unit, fed pool or fixed value to
+// check. The encodings do not change within one read_columns() (a metadata
+// record ends it).
+void ColumnTarget::prepare(const FieldState* states, const RecordPlan& plan) {
+    if (prepared_for_ == states) return;
+    prepared_for_ = states;
     plain_ = plan.fixed && !plan.pools && std::all_of(steps_.begin(), steps_.end(), [&](const Kept& k) {
         const FieldState& s = states[k.field];
         return k.type != Type::bytes && !codes(s.kind) && s.unit == 1 && s.feed == 0 && !s.desc->fixed;
     });
-    return plain_;
+    strided_.clear();
+    uses_.clear();
+    for (const Kept& k : steps_) {
+        if (k.field >= 64 || !(plan.strided >> k.field & 1)) continue;
+        const FieldState& s = states[k.field];
+        auto use = std::ranges::find(uses_, s.section, &SectionUse::section);
+        if (use == uses_.end()) use = uses_.insert(use, SectionUse{s.section, 0, 0});
+        // Each read takes the element at the cursor, then moves it `stride` elements on.
+        strided_.push_back({s.section, s.restore, use->step});
+        use->need = use->step + s.restore;
+        use->step += static_cast<std::uint64_t>(s.stride) * s.restore;
+    }
 }
 
 void ColumnTarget::read_plain(FieldState* states, const std::byte* p) {
@@ -118,13 +187,14 @@ void ColumnTarget::read_plain(FieldState* states, const std::byte* p) {
 
 std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> targets, std::uint64_t stop) {
     for (ColumnTarget* t : targets) {
-        if (t) t->plain_for_ = nullptr;  // encodings may have changed since the last call
+        if (t) t->prepared_for_ = nullptr;  // encodings may have changed since the last call
     }
     if (reader.dtd().tag_width != 1 || reader.record_index() >= stop) return 0;
     const TraceReader::Run run = reader.run();
     const std::uint64_t first = reader.record_index(), most = stop - first;
     const std::byte* pos = run.pos;
     std::uint64_t n = 0;
+    StridedViews sections(reader);
     while (n < most && pos < run.end) {
         const std::int64_t found = run.slot_of(std::to_integer<std::uint64_t>(*pos));
         if (found < 0 || !targets[static_cast<std::size_t>(found)]) break;
@@ -133,8 +203,10 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
         const RecordPlan& plan = reader.plan(slot);
         const std::byte* p = pos + 1;
         const std::size_t room = static_cast<std::size_t>(run.end - p);
-        if ((!plan.fixed && plan.stretch == no_field) || room < std::size_t(plan.size) + 8) break;
+        if ((!plan.fixed && plan.stretch == no_field && plan.strided == 0) || room < std::size_t(plan.size) + 8) break;
         FieldState* states = reader.states(slot);
+        t.prepare(states, plan);
+        if (!t.uses_.empty() && !sections.fit(t.uses_)) break;
         // A string's length, peeked: its bytes move the fields after it. An
         // intern length's code names a string of its table, with no bytes
         // here; after the escape, a new string is read field by field.
@@ -163,20 +235,23 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
             refuse_at(reader, run, pos, n, slot, s, value, at);
         };
         t.begin_row(first + n);
-        if (t.plain(states, plan)) {
+        if (t.plain_) {
             t.read_plain(states, p);
             pos = p + plan.size;
             ++n;
             continue;
         }
         const std::byte* at = p;  // the record's start, as far as the fields' offsets know
+        const ColumnTarget::Strided* strided = t.strided_.data();
         for (const ColumnTarget::Kept& k : t.steps_) {
             FieldState& s = states[k.field];
             std::uint64_t bits = 0;
             switch (k.type) {
                 case Type::unsigned_int:
                 case Type::signed_int:
-                    if (&s != interned) {
+                    if (s.kind == Interp::section_stride) {
+                        if (s.desc->breaks_fixed(bits = sections.value(*strided++, k.type))) refuse(s, bits, at + s.offset);
+                    } else if (&s != interned) {
                         bits = detail::planned_integer(reader, s, at, plan.immediate, refuse);
                     } else if (s.desc->breaks_fixed(bits = table->at(code).size())) {
                         refuse(s, bits, at + s.offset);
@@ -198,6 +273,7 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
             if (k.data) t.store(k, bits);
         }
         if (plan.pools && reader.pools().pending()) reader.pools().end_record();
+        sections.advance(t.uses_);
         pos = p + plan.size + stretch;
         ++n;
     }

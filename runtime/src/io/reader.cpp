@@ -538,6 +538,19 @@ std::uint64_t TraceReader::strided(FieldState& f) {
     return f.desc->type == Type::signed_int ? sign_extend(raw, w) : raw;
 }
 
+std::span<const std::byte> TraceReader::strided_chunk(std::uint8_t section, std::uint64_t& at) const {
+    const Stream* s = streams_[section].get();
+    if (!s || s->mode == Stream::Mode::records || s->cursor < s->buffer_stream_offset) return {};
+    at = s->cursor - s->buffer_stream_offset;
+    return s->buffer;
+}
+
+void TraceReader::taken(std::uint8_t section, std::uint64_t bytes) {
+    Stream& s = *streams_[section];
+    s.mode = Stream::Mode::values;
+    s.cursor += bytes;
+}
+
 // ---- predefined records -----------------------------------------------------------------
 
 std::string_view TraceReader::read_comment() {
@@ -681,7 +694,7 @@ TraceReader::Stream& TraceReader::table_stream(std::uint8_t section) {
         for (std::size_t i : s->chunks) total += header_.chunks[i].decoded;
         if (total > max_chunk_bytes) fail(ErrorKind::bad_section, "section " + std::to_string(section) + " is too large to load whole");
         s->whole.reserve(total);
-        std::vector<std::byte> bytes;
+        ByteBuffer bytes;
         for (std::size_t i : s->chunks) {
             load_chunk(header_.chunks[i], bytes);
             s->whole.insert(s->whole.end(), bytes.begin(), bytes.end());

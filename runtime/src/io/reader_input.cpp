@@ -17,20 +17,18 @@ constexpr std::uint64_t max_pending_bytes = std::uint64_t(1) << 30;
 }  // namespace
 
 // A file: chunk c's bytes, checked and decoded, into `out`.
-void TraceReader::load_chunk(const Chunk& c, std::vector<std::byte>& out) {
+void TraceReader::load_chunk(const Chunk& c, ByteBuffer& out) {
     if (c.codec == 0) {
-        out.resize(c.size);
-        file_.read_at(c.start, out.data(), c.size);
+        file_.read_at(c.start, out.overwrite(c.size), c.size);
         check_chunk(header_, c, out, record_index_);
     } else {
-        packed_.resize(c.size);
-        file_.read_at(c.start, packed_.data(), c.size);
+        file_.read_at(c.start, packed_.overwrite(c.size), c.size);
         decode_chunk(c, packed_, out);
     }
 }
 
 // A zstd chunk's stored bytes, checked, into its decoded bytes.
-void TraceReader::decode_chunk(const Chunk& c, std::span<const std::byte> stored, std::vector<std::byte>& out) const {
+void TraceReader::decode_chunk(const Chunk& c, std::span<const std::byte> stored, ByteBuffer& out) const {
     check_chunk(header_, c, stored, record_index_);
     Decoded{{}, decompress_chunk(stored, c.decoded, out)}.raise(c, record_index_);
 }
@@ -40,13 +38,13 @@ void TraceReader::decode_chunk(const Chunk& c, std::span<const std::byte> stored
 // cost a second core, not time.
 // Its stored bytes are read here, so that the file is only read from one
 // thread; the reader then holds two chunks of the stream.
-void TraceReader::decompress_ahead(Stream& s, std::vector<std::byte> room) {
+void TraceReader::decompress_ahead(Stream& s, ByteBuffer room) {
     if (s.next_chunk == s.chunks.size()) return;
     const Chunk& c = header_.chunks[s.chunks[s.next_chunk]];
     if (c.codec == 0) return;
     try {
-        std::vector<std::byte> stored(c.size);
-        file_.read_at(c.start, stored.data(), c.size);
+        ByteBuffer stored;
+        file_.read_at(c.start, stored.overwrite(c.size), c.size);
         s.ahead = std::async(std::launch::async, [&header = header_, stored = std::move(stored), c, room = std::move(room)]() mutable {
             Decoded d{std::move(room), chunk_damage(header, c, stored), ErrorKind::checksum};
             if (!d.problem) {
@@ -85,11 +83,11 @@ bool TraceReader::load_next_chunk(Stream& s) {
         const Chunk& c = header_.chunks[s.chunks[s.next_chunk++]];
         check_segment_start(c, s);
         s.buffer_stream_offset += s.buffer.size();
-        std::vector<std::byte> room;  // the last chunk's buffer, used again
+        ByteBuffer room;  // the last chunk's buffer, used again
         if (s.ahead.valid()) {
             Decoded d = s.ahead.get();
             d.raise(c, record_index_);
-            d.bytes.swap(s.buffer);
+            std::swap(d.bytes, s.buffer);
             room = std::move(d.bytes);
         } else {
             load_chunk(c, s.buffer);
@@ -204,9 +202,9 @@ bool TraceReader::read_next_segment() {
             throw TraceError(ErrorKind::bad_section, "more than 1 GiB of chunks and state blocks wait for sections that the records do not reach",
                              c.start, c.section, record_index_);
         }
-        std::vector<std::byte> bytes = read_arriving(file_, c.size, "a chunk");
+        ByteBuffer bytes = read_arriving(file_, c.size, "a chunk");
         if (c.codec != 0) {
-            const std::vector<std::byte> stored = std::move(bytes);
+            const ByteBuffer stored = std::move(bytes);
             decode_chunk(c, stored, bytes);
         } else {
             check_chunk(header_, c, bytes, record_index_);

@@ -17,7 +17,7 @@ namespace metatf::rt {
 // own; its error, if any, is raised when the chunk is reached, so that it
 // names the record reached as if it had been decoded then.
 struct Decoded {
-    std::vector<std::byte> bytes;
+    ByteBuffer bytes;
     std::optional<std::string> problem;
     ErrorKind kind = ErrorKind::bad_section;  // checksum, for a damaged chunk
 
@@ -31,7 +31,8 @@ struct Decoded {
 // segment it starts, if it does.
 struct Arrived {
     Chunk chunk;
-    std::vector<std::byte> bytes, state;
+    ByteBuffer bytes;
+    std::vector<std::byte> state;
 };
 
 // One section's bytes as the reader walks through them, chunk by chunk.
@@ -40,7 +41,7 @@ struct TraceReader::Stream {
     std::vector<std::size_t> chunks;  // a file: indices into header_.chunks, in order
     std::size_t next_chunk = 0;
     std::deque<Arrived> pending;      // a pipe: chunks read, not yet used
-    std::vector<std::byte> buffer;     // the current chunk
+    ByteBuffer buffer;                 // the current chunk
     std::uint64_t buffer_file_offset = 0;
     std::uint64_t buffer_stream_offset = 0;  // section offset of buffer[0]
     std::size_t read = 0;                    // bytes of buffer consumed (records)

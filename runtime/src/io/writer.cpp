@@ -19,28 +19,6 @@ struct TraceWriter::SectionOut {
     std::uint64_t cursor = 0;   // values: section offset of the next element
 };
 
-
-void ByteBuffer::grow(std::size_t n) {
-    const std::size_t capacity = std::max(capacity_ * 2, std::max<std::size_t>(size_ + n, 4096));
-    auto bigger = std::make_unique_for_overwrite<std::byte[]>(capacity);
-    if (size_ != 0) std::memcpy(bigger.get(), data_.get(), size_);
-    data_ = std::move(bigger);
-    capacity_ = capacity;
-}
-
-void ByteBuffer::append(std::span<const std::byte> bytes) {
-    if (!bytes.empty()) std::memcpy(extend(bytes.size()), bytes.data(), bytes.size());
-}
-
-void ByteBuffer::resize(std::size_t n, std::byte fill) {
-    if (n <= size_) {
-        size_ = n;
-        return;
-    }
-    const std::size_t more = n - size_;
-    std::memset(extend(more), std::to_integer<int>(fill), more);
-}
-
 // Version 5 keeps the DTD text compressed where the chunks are; without
 // that, the trace is version 4, the same layout, which more readers take.
 void TraceWriter::compress_dtd_text() {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "metatf/core/byte_buffer.hpp"
+
 struct ZSTD_CCtx_s;
 
 namespace metatf::rt {
@@ -52,10 +54,10 @@ private:
 
 // Decodes a zstd chunk whose frame entry declares `decoded` bytes into
 // `out`, or says why it cannot: it is not one whole zstd frame, or it
-// expands to more or fewer bytes than declared. `out` takes decoded + 1
-// bytes, which the container has already bounded by max_decoded() of the
-// chunk's stored size.
-std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, std::vector<std::byte>& out);
+// expands to more or fewer bytes than declared (its contents are then
+// unspecified). It takes decoded + 1 bytes, which the container has already
+// bounded by max_decoded() of the chunk's stored size.
+std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, ByteBuffer& out);
 
 // Whether `in` starts as a zstd frame does (its 4-byte magic number).
 bool zstd_frame(std::span<const std::byte> in);

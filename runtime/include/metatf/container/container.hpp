@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "metatf/core/byte_buffer.hpp"
 #include "metatf/core/bytes.hpp"
 
 namespace metatf::rt {
@@ -148,7 +149,7 @@ void check_chunk(const Header& h, const Chunk& c, std::span<const std::byte> sto
 // Reads `size` bytes at the position into a buffer that grows with the bytes
 // that arrive, not to the size a frame claims: a short input that claims a
 // large block costs no more memory than it holds.
-std::vector<std::byte> read_arriving(InputFile& in, std::uint64_t size, const char* what);
+ByteBuffer read_arriving(InputFile& in, std::uint64_t size, const char* what);
 // Gives a segment read by read_segment() its first record's index, and marks
 // the chunk where that record starts (the reader checks that it is there).
 void number_segment(Segment& s, std::uint64_t first_record);

@@ -121,6 +121,10 @@ struct RecordPlan {
     // its length further on. The column reader (columns.hpp) reads such
     // records in one pass; other readers take them field by field.
     std::int32_t stretch = no_field;
+    // Bit i: field i (below 64) is sectionStride, read from its section, not
+    // the record; the plan is then not fixed, and the column reader alone
+    // reads it in one pass, like a stretch.
+    std::uint64_t strided = 0;
     std::uint32_t size = 0;     // bytes after the tag (a stretch's bytes not counted)
     std::uint64_t varying = 0;  // bit i: field i (below 64) takes a value from the record or its predecessor
     std::uint64_t live = 0;     // bit i: field i is live

@@ -82,6 +82,20 @@ public:
     }
     void put(const GenericValue& v);
 
+    // A sectionStride field (RecordPlan::strided): its value is `before`
+    // bytes past where its section's cursor was at the record's start.
+    struct Strided {
+        std::uint8_t section = 0;
+        std::uint32_t width = 0;
+        std::uint64_t before = 0;
+    };
+    // A section the record's strided fields read: the first `need` bytes
+    // from its cursor hold their values, and the cursor moves `step`.
+    struct SectionUse {
+        std::uint8_t section = 0;
+        std::uint64_t need = 0, step = 0;
+    };
+
 private:
     friend std::uint64_t read_columns(TraceReader&, std::span<ColumnTarget* const>, std::uint64_t);
     struct Kept {
@@ -92,7 +106,8 @@ private:
         StringColumn* strings = nullptr;  // a bytes field's, if kept
     };
     bool groups_empty(const FieldState* states, const std::byte* p) const;
-    bool plain(const FieldState* states, const RecordPlan& plan);
+    // Finds plain_, strided_ and uses_ for the encodings `states` has now.
+    void prepare(const FieldState* states, const RecordPlan& plan);
     void read_plain(FieldState* states, const std::byte* p);
     // `length`: the bytes of field `stretch` (RecordPlan::stretch), which move the fields after it.
     bool counts_answerable(TraceReader& reader, const FieldState* states, const std::byte* p, std::int32_t stretch,
@@ -105,15 +120,19 @@ private:
     std::vector<Kept> by_field_;         // per field
     Kept index_;
     std::uint64_t rows_ = 0;
-    const FieldState* plain_for_ = nullptr;  // the states plain_ was found for, in this read_columns()
+    const FieldState* prepared_for_ = nullptr;  // the states prepare() saw, in this read_columns()
     bool plain_ = false;
+    std::vector<Strided> strided_;  // the strided fields, in layout order
+    std::vector<SectionUse> uses_;
 };
 
 // Reads records from the reader's position to the end of its chunk, or to
 // record `stop`, while each is of a type with a target (targets[slot], null
-// for none) whose layout is fixed now, but for one string's bytes at most
-// (RecordPlan::fixed, RecordPlan::stretch), and the tag is one byte wide. Stops before any other record (predefined ones, a live field's
-// escape, a group that repeats), which the caller reads field by field.
+// for none) whose layout is fixed now, but for one string's bytes and fields
+// read from sections at most (RecordPlan::fixed, stretch and strided), and
+// the tag is one byte wide. Stops before any other record (predefined ones, a
+// live field's escape, a group that repeats, a strided value past its
+// section's loaded chunk), which the caller reads field by field.
 // Values and errors are those of decode_values(). Returns the records read.
 std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> targets, std::uint64_t stop);
 

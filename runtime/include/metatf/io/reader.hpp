@@ -197,6 +197,13 @@ public:
 
     // The strings intern field `s` of record type `slot` has named in this segment (StringTable).
     StringTable& table_of(std::uint32_t slot, const FieldState& s);
+    // What a run of records whose sectionStride fields read `section`
+    // (RecordPlan::strided) may take from it: the chunk loaded, with `at` set
+    // to the cursor's place in it (at or past its end when the next element
+    // is in a later chunk); empty where a field read would fail or must load
+    // a chunk first. taken() then moves the cursor past what the run took.
+    std::span<const std::byte> strided_chunk(std::uint8_t section, std::uint64_t& at) const;
+    void taken(std::uint8_t section, std::uint64_t bytes);
 
     // ---- field primitives, in layout order
     METATF_INLINE std::uint64_t read_int(FieldState& s) {
@@ -273,9 +280,9 @@ private:
     void apply_packed_state(std::span<const std::byte> frame, std::uint64_t at);
     void apply_state(const StateEntry& e, std::uint64_t at);
     void reset_encodings();
-    void decompress_ahead(Stream& s, std::vector<std::byte> room);
-    void load_chunk(const Chunk& c, std::vector<std::byte>& out);
-    void decode_chunk(const Chunk& c, std::span<const std::byte> stored, std::vector<std::byte>& out) const;
+    void decompress_ahead(Stream& s, ByteBuffer room);
+    void load_chunk(const Chunk& c, ByteBuffer& out);
+    void decode_chunk(const Chunk& c, std::span<const std::byte> stored, ByteBuffer& out) const;
     bool pull_segment();
     bool read_next_segment();
     Stream& stream_of(const Chunk& c) const;
@@ -305,7 +312,7 @@ private:
     bool streaming_ = false, stream_ended_ = false;
     std::uint64_t next_segment_ = 0;      // a pipe: the offset of the next frame
     std::vector<Segment> segments_seen_;  // a pipe: checked against the end frame
-    std::vector<std::byte> packed_;       // a file: the compressed chunk being decoded
+    ByteBuffer packed_;                   // a file: the compressed chunk being decoded
     std::uint64_t pending_bytes_ = 0;     // a pipe: bytes of chunks queued in streams
     ReaderLimits limits_;
     std::uint64_t bytes_loaded_ = 0, elements_ = 0;  // the work budget (see ReaderLimits)

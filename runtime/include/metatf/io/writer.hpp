@@ -15,6 +15,7 @@
 #include "metatf/container/container.hpp"
 #include "metatf/container/output.hpp"
 #include "metatf/container/split.hpp"
+#include "metatf/core/byte_buffer.hpp"
 #include "metatf/core/descriptor.hpp"
 #include "metatf/core/error.hpp"
 #include "metatf/encoding/field_state.hpp"
@@ -86,34 +87,6 @@ struct WriterOptions {
     // runs first on that thread: a preloaded tracer marks it as its own.
     bool background = false;
     void (*thread_start)() = nullptr;
-};
-
-// A growable byte buffer that, unlike std::vector, hands out uninitialized
-// room: a record is reserved with one capacity test and filled by plain stores,
-// without a library call per field.
-class ByteBuffer {
-public:
-    std::size_t size() const { return size_; }
-    bool empty() const { return size_ == 0; }
-    std::byte* data() { return data_.get(); }
-    const std::byte* data() const { return data_.get(); }
-    void clear() { size_ = 0; }
-    // n more bytes at the end, uninitialized; returns where they start.
-    // `slack` more bytes past them may be written over: the next extend() overwrites them.
-    METATF_INLINE std::byte* extend(std::size_t n, std::size_t slack = 0) {
-        if (capacity_ - size_ < n + slack) grow(n + slack);
-        std::byte* p = data_.get() + size_;
-        size_ += n;
-        return p;
-    }
-    void append(std::span<const std::byte> bytes);
-    // Grows to n bytes, the new ones set to `fill`.
-    void resize(std::size_t n, std::byte fill);
-
-private:
-    void grow(std::size_t n);
-    std::unique_ptr<std::byte[]> data_;
-    std::size_t size_ = 0, capacity_ = 0;
 };
 
 namespace detail {
