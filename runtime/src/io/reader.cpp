@@ -85,6 +85,7 @@ void TraceReader::attach(const DtdDesc& own) {
         }
     }
     for (std::size_t i = 0; i < header_.chunks.size(); ++i) stream_of(header_.chunks[i]).chunks.push_back(i);
+    for (const std::uint8_t n : embedded.added) streams_[n]->split = true;
     // A pipe keeps the bytes of the sections the DTD's offsets point into, as they arrive.
     for (std::uint32_t i = 0; i < dtd.record_count; ++i) {
         const RecordDesc& r = dtd.records[i];

@@ -84,6 +84,14 @@ bool TraceReader::load_next_chunk(Stream& s) {
         check_segment_start(c, s);
         s.buffer_stream_offset += s.buffer.size();
         ByteBuffer room;  // the last chunk's buffer, used again
+        if (c.first_record && header_.version >= 3) {
+            // A segment starts: its chunks of split streams start decompressing
+            // now, beside this one, not one after another at their first value.
+            for (const auto& t : streams_) {
+                if (!t || !t->split || t->ahead.valid() || t->next_chunk == t->chunks.size()) continue;
+                if (header_.chunks[t->chunks[t->next_chunk]].segment == c.segment) decompress_ahead(*t, {});
+            }
+        }
         if (s.ahead.valid()) {
             Decoded d = s.ahead.get();
             d.raise(c, record_index_);

@@ -50,6 +50,7 @@ struct TraceReader::Stream {
     std::uint64_t whole_start = 0;
     bool whole_loaded = false;               // a file: loaded once, whole
     bool table = false;                      // a pipe: every chunk is also appended to `whole`
+    bool split = false;                      // a section the trace's writer added for split streams
     std::future<Decoded> ahead;              // a file: chunks[next_chunk], being decompressed
 };
 
