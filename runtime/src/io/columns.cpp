@@ -77,15 +77,17 @@ namespace {
 
 // The sections that strided fields read (RecordPlan::strided), as one
 // read_columns() takes them: the chunk each has loaded, and how far into it
-// the records read so far took its cursor, handed back at the end.
+// the records read so far took its cursor, handed back with the records.
 class StridedViews {
 public:
     explicit StridedViews(TraceReader& reader) : reader_(reader) {}
-    StridedViews(const StridedViews&) = delete;
-    StridedViews& operator=(const StridedViews&) = delete;
-    ~StridedViews() {
-        for (const View& v : views_) {
+
+    // The records read are handed back (TraceReader::advance()): so are the
+    // values they took.
+    void hand_back() {
+        for (View& v : views_) {
             if (v.at != v.start) reader_.taken(v.section, v.at - v.start);
+            v.start = v.at;
         }
     }
 
@@ -170,10 +172,18 @@ void ColumnTarget::prepare(const FieldState* states, const RecordPlan& plan) {
         const FieldState& s = states[k.field];
         auto use = std::ranges::find(uses_, s.section, &SectionUse::section);
         if (use == uses_.end()) use = uses_.insert(use, SectionUse{s.section, 0, 0});
-        // Each read takes the element at the cursor, then moves it `stride` elements on.
+        // Each read takes the element at the cursor, then moves it `stride`
+        // elements on. A stride past any chunk (a crafted trace's, which
+        // could wrap the sums) makes the record's values never fit: the
+        // field-by-field path reads it, and reports what is wrong.
         strided_.push_back({s.section, s.restore, use->step});
-        use->need = use->step + s.restore;
-        use->step += static_cast<std::uint64_t>(s.stride) * s.restore;
+        const auto stride = static_cast<std::uint64_t>(s.stride);
+        if (use->step > max_chunk_bytes || stride > max_chunk_bytes) {
+            use->need = ~std::uint64_t(0);
+            continue;
+        }
+        use->need = std::max(use->need, use->step + s.restore);
+        use->step += stride * s.restore;
     }
 }
 
@@ -232,6 +242,7 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
         if (plan.counted && !t.groups_empty(states, p)) break;
         if (plan.pools && !t.counts_answerable(reader, states, p, plan.stretch, stretch)) break;
         const auto refuse = [&](const FieldState& s, std::uint64_t value, const std::byte* at) {
+            sections.hand_back();
             refuse_at(reader, run, pos, n, slot, s, value, at);
         };
         t.begin_row(first + n);
@@ -277,6 +288,7 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
         pos = p + plan.size + stretch;
         ++n;
     }
+    sections.hand_back();
     reader.advance(pos, n);
     return n;
 }

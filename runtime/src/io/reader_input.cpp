@@ -88,7 +88,7 @@ bool TraceReader::load_next_chunk(Stream& s) {
             // A segment starts: its chunks of split streams start decompressing
             // now, beside this one, not one after another at their first value.
             for (const auto& t : streams_) {
-                if (!t || !t->split || t->ahead.valid() || t->next_chunk == t->chunks.size()) continue;
+                if (!t || t.get() == &s || !t->split || t->ahead.valid() || t->next_chunk == t->chunks.size()) continue;
                 if (header_.chunks[t->chunks[t->next_chunk]].segment == c.segment) decompress_ahead(*t, {});
             }
         }

@@ -115,8 +115,9 @@ struct RecordPlan {
     bool plain = false;         // every varying integer field is a bare load & mask: add, keep and shift are 0
     bool pools = false;         // some field is live, predict or feeds a pool (then plain is false)
     bool immediate = false;     // no pool is referred to after a field of the record referred to it or fed it
-    // Not fixed only because of this bytes field, outside groups, whose
-    // length is the value of an earlier field outside groups (a string): the
+    // Not fixed because of this bytes field (and the strided ones below, if
+    // any), outside groups, whose length is the value of an earlier field
+    // outside groups (a string): the
     // fields' offsets are set as if it were empty, and those after it sit
     // its length further on. The column reader (columns.hpp) reads such
     // records in one pass; other readers take them field by field.
