@@ -80,19 +80,11 @@ std::vector<std::string> expected(const std::vector<Event>& ev) {
 
 // The same through the DTD-driven reader (mtf's and Python's), from segment `from`.
 std::vector<std::string> by_generic(const std::string& path, std::size_t from = 0) {
-    rt::TraceReader r(path, histories::dtd);
-    if (from != 0) r.seek_segment(from);
-    std::vector<std::string> out;
-    rt::GenericRecord g;
-    while (r.begin_record()) {
-        rt::decode_generic(r, g);
-        const auto& v = g.values;
-        if (r.dtd().records[g.slot].predefined != rt::Predefined::none) continue;
+    return metatf::test::generic_lines(path, histories::dtd, from, [](const rt::GenericRecord& g) {
         std::string line = g.slot == static_cast<std::uint32_t>(RecordType::Read) ? "r" : "w";
-        for (const rt::GenericValue& x : v) line += " " + std::to_string(x.integer);
-        out.push_back(line);
-    }
-    return out;
+        for (const rt::GenericValue& x : g.values) line += " " + std::to_string(x.integer);
+        return line;
+    });
 }
 
 }  // namespace

@@ -56,17 +56,10 @@ std::vector<std::string> by_next(const std::string& path) {
 
 // The same through the DTD-driven reader (mtf's and Python's), from segment `from`.
 std::vector<std::string> by_generic(const std::string& path, std::size_t from = 0) {
-    rt::TraceReader r(path, interned::dtd);
-    if (from != 0) r.seek_segment(from);
-    std::vector<std::string> out;
-    rt::GenericRecord g;
-    while (r.begin_record()) {
-        rt::decode_generic(r, g);
-        if (r.dtd().records[g.slot].predefined != rt::Predefined::none) continue;
+    return metatf::test::generic_lines(path, interned::dtd, from, [](const rt::GenericRecord& g) {
         const auto& v = g.values;
-        out.push_back(std::to_string(v[0].integer) + " " + text(v[1].bytes) + " " + text(v[3].bytes) + " " + std::to_string(v[4].integer));
-    }
-    return out;
+        return std::to_string(v[0].integer) + " " + text(v[1].bytes) + " " + text(v[3].bytes) + " " + std::to_string(v[4].integer);
+    });
 }
 
 rt::WriterOptions strict_v1() {

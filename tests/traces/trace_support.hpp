@@ -203,4 +203,20 @@ inline std::ptrdiff_t records_before_segment(const std::string& path, const rt::
     return before;
 }
 
+// The user records of the trace at `path`, from segment `from`, through the
+// DTD-driven reader (mtf's and Python's), each as the string `line` makes
+// of its GenericRecord.
+template <typename Line>
+std::vector<std::string> generic_lines(const std::string& path, const rt::DtdDesc& dtd, std::size_t from, Line&& line) {
+    rt::TraceReader r(path, dtd);
+    if (from != 0) r.seek_segment(from);
+    std::vector<std::string> out;
+    rt::GenericRecord g;
+    while (r.begin_record()) {
+        rt::decode_generic(r, g);
+        if (r.dtd().records[g.slot].predefined == rt::Predefined::none) out.push_back(line(g));
+    }
+    return out;
+}
+
 }  // namespace metatf::test
