@@ -171,7 +171,7 @@ struct Expect {
         const rt::RecordDesc& r = dtd.records[static_cast<std::uint32_t>(m.record)];
         const rt::FieldDesc& f = r.fields[m.field];
         const bool signed_first = f.type == rt::Type::signed_int && m.op != rt::MetaOp::width &&
-                                  m.op != rt::MetaOp::section_offset && m.op != rt::MetaOp::section_stride &&
+                                  m.op != rt::MetaOp::section_offset && m.op != rt::MetaOp::section_stride && m.op != rt::MetaOp::split &&
                                   m.op != rt::MetaOp::live && m.op != rt::MetaOp::feed && m.op != rt::MetaOp::unit &&
                                   m.op != rt::MetaOp::predict;
         json values = json::array();
@@ -192,7 +192,7 @@ struct Expect {
     static const char* mtf_property(rt::MetaOp op) {
         static const char* const names[] = {"width",         "none",   "baseOffset", "delta",
                                             "default", "sectionOffset", "stride", "sectionStride",
-                                            "live",    "feed",   "unit",       "predict", "intern"};
+                                            "live",    "feed",   "unit",       "predict", "intern", "split"};
         return names[static_cast<int>(op)];
     }
 };

@@ -114,13 +114,15 @@ private:
         if (s.desc->fixed) return last_[i] = s.desc->fixed_value;  // its metadata keeps it storable (fixed_metadata())
         const bool is_signed = s.desc->type == rt::Type::signed_int;
         std::uint64_t v = 0;
-        switch (s.kind) {
-            case rt::Interp::none: v = sizing_.count(i) ? random_.below(4) : in_units(s, random_.skewed(s.width, is_signed), is_signed); break;
+        // A split field's elements are drawn as its kept interpretation's stored integers.
+        const unsigned width = s.stored_width();
+        switch (rt::stored_as(s)) {
+            case rt::Interp::none: v = sizing_.count(i) ? random_.below(4) : in_units(s, random_.skewed(width, is_signed), is_signed); break;
             case rt::Interp::intern: v = random_.below(4); break;  // a string's length (only lengths are interned)
             case rt::Interp::section_offset: v = random_.skewed(s.width, false); break;  // an offset: unsigned
             case rt::Interp::default_value: v = s.value; break;
-            case rt::Interp::base_offset: v = s.value + in_units(s, random_.skewed(s.width, true), true); break;
-            case rt::Interp::delta: v = s.previous += in_units(s, random_.skewed(s.width, true), true); break;
+            case rt::Interp::base_offset: v = s.value + in_units(s, random_.skewed(width, true), true); break;
+            case rt::Interp::delta: v = s.previous += in_units(s, random_.skewed(width, true), true); break;
             case rt::Interp::stride: v = s.previous += static_cast<std::uint64_t>(s.stride); break;
             case rt::Interp::section_stride: v = random_.skewed(s.restore, is_signed); break;
             case rt::Interp::live: {  // mostly a live value, some of them too far back for the width; else any
@@ -187,9 +189,12 @@ public:
             Writer w(path, shape_.options);
             // Split streams: the writer routes each field before the first record.
             for (const rt::SplitField& f : rt::split_fields(dtd_, shape_.options.split)) {
-                REQUIRE(dtd_.records[f.slot].fields[f.field].initial.restore != 0);
+                const rt::Encoding& e = dtd_.records[f.slot].fields[f.field].initial;
+                REQUIRE(e.restore != 0);
+                // `split` where the field's interpretation can go with it.
+                const bool keeps = e.kind == rt::Interp::none || e.kind == rt::Interp::base_offset || e.kind == rt::Interp::delta;
                 written_.push_back(Any(std::in_place_type<Metadata>, Metadata{static_cast<RecordType>(f.slot), f.field,
-                                                                              rt::MetaOp::section_stride, f.section, 1}));
+                                                                              keeps ? rt::MetaOp::split : rt::MetaOp::section_stride, f.section, 1}));
             }
             for (int i = 0; i < shape_.steps; ++i) step(w);
             w.close();
@@ -375,7 +380,7 @@ private:
             if (s.desc->width_from != rt::no_field) return;
             a = random_.below(6);
         } else {
-            op = static_cast<rt::MetaOp>(random_.below(12));
+            op = random_.chance(5) ? rt::MetaOp::split : static_cast<rt::MetaOp>(random_.below(12));
             switch (op) {
                 case rt::MetaOp::unit: a = random_.chance(25) ? 1 : 2 + random_.below(3); break;
                 case rt::MetaOp::live:
@@ -393,17 +398,21 @@ private:
                 case rt::MetaOp::delta:
                 case rt::MetaOp::default_value: a = arg(); break;
                 case rt::MetaOp::stride: a = arg(); b = random_.fitting(1, true); break;
+                case rt::MetaOp::split:
                 case rt::MetaOp::section_offset:
                 case rt::MetaOp::section_stride: {
+                    const bool strided = op != rt::MetaOp::section_offset;
+                    const rt::Interp kept = rt::stored_as(s);  // what a split keeps
+                    if (op == rt::MetaOp::split && kept != rt::Interp::none && kept != rt::Interp::base_offset && kept != rt::Interp::delta) return;
                     std::vector<std::uint8_t> targets;
                     for (std::uint32_t i = 0; i < dtd_.section_count; ++i) {
                         const std::uint8_t n = dtd_.sections[i].number;
-                        if (op == rt::MetaOp::section_offset || !record_sections_.count(n)) targets.push_back(n);
+                        if (!strided || !record_sections_.count(n)) targets.push_back(n);
                     }
-                    if (targets.empty() || (op == rt::MetaOp::section_stride && s.restore == 0)) return;
+                    if (targets.empty() || (strided && s.restore == 0)) return;
                     a = targets[random_.below(targets.size())];
                     b = 1 + random_.below(3);
-                    if (op == rt::MetaOp::section_stride) value_sections_.insert(static_cast<std::uint8_t>(a));
+                    if (strided) value_sections_.insert(static_cast<std::uint8_t>(a));
                     break;
                 }
             }
@@ -421,7 +430,7 @@ private:
         } else {
             w.set_interpretation(type, field, op, a, static_cast<std::int64_t>(b));
         }
-        const bool two = op == rt::MetaOp::stride || op == rt::MetaOp::section_stride || op == rt::MetaOp::predict;
+        const bool two = op == rt::MetaOp::stride || op == rt::MetaOp::section_stride || op == rt::MetaOp::split || op == rt::MetaOp::predict;
         written_.push_back(Any(std::in_place_type<Metadata>, Metadata{type, field, op, a, two ? b : 0}));
     }
 

@@ -79,9 +79,10 @@ TEST_CASE("split streams: fields go to sections of their own, and the DTD's read
     };
     std::vector<Meta> metadata;
     for (const hatf10::Metadata& m : got.metadata) metadata.push_back({m.record, m.field, m.op, m.a, m.b});
-    const std::vector<Meta> want = {{T::Alloc, hatf10::Alloc::address_field, rt::MetaOp::section_stride, 1, 1},
-                                    {T::Free, hatf10::Free::address_field, rt::MetaOp::section_stride, 2, 1},
-                                    {T::Alloc, hatf10::Alloc::size_field, rt::MetaOp::section_stride, 2, 1},
+    // `split`, not `sectionStride`: the fields are under `none`, which their elements keep.
+    const std::vector<Meta> want = {{T::Alloc, hatf10::Alloc::address_field, rt::MetaOp::split, 1, 1},
+                                    {T::Free, hatf10::Free::address_field, rt::MetaOp::split, 2, 1},
+                                    {T::Alloc, hatf10::Alloc::size_field, rt::MetaOp::split, 2, 1},
                                     {T::Alloc, hatf10::Alloc::address_field, rt::MetaOp::width, 6, 0},
                                     {T::Free, hatf10::Free::address_field, rt::MetaOp::width, 6, 0},
                                     // The DTD's time is the default 0, which these times leave.
@@ -115,29 +116,102 @@ TEST_CASE("split streams: the column reader reads their records in runs, as reco
     CHECK(sevens.fast > 5000);
 }
 
-TEST_CASE("split streams under the auto encoder: elements as wide as each window needs, in compressed chunks") {
+TEST_CASE("split streams keep the field's interpretation: a delta and a base with units, read alike by every reader") {
+    using hatf10::Alloc;
+    using T = hatf10::RecordType;
+    std::vector<Alloc> written;
+    std::uint64_t address = 0x5565'4a9e'0000;
+    for (std::uint64_t i = 0; i < 3000; ++i) {
+        address += 16 * (i % 7) - 32;  // -2 to 4 units of 16
+        written.push_back({.size = 4096 + 512 * (i % 200) - 51200, .address = address});  // -100 to 99 units from the base
+    }
+    const std::string path = fresh_path("split-kept.mtf");
+    rt::WriterOptions options;
+    options.split = {"alloc.address", "alloc.size"};
+    options.chunk_bytes = 1024;
+    {
+        hatf10::Writer w(path, options);
+        // Back in the record as a delta in units of 16, then split again, keeping them.
+        w.set_interpretation(T::Alloc, Alloc::address_field, rt::MetaOp::delta, written[0].address);
+        w.set_unit(T::Alloc, Alloc::address_field, 16);
+        w.set_width(T::Alloc, Alloc::address_field, 1);
+        w.set_interpretation(T::Alloc, Alloc::address_field, rt::MetaOp::split, 1, 1);
+        // A split field takes a unit and a width for its elements where it is.
+        w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::base_offset, 4096);
+        w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::split, 2, 1);
+        w.set_unit(T::Alloc, Alloc::size_field, 512);
+        w.set_width(T::Alloc, Alloc::size_field, 1);
+        for (const Alloc& a : written) w.write(a);
+        // What a split cannot keep, and where it cannot go.
+        CHECK(error_of([&] { w.set_interpretation(T::Alloc, Alloc::time_field, rt::MetaOp::split, 1, 1); }) ==
+              "metadata for field 'time' of record 'alloc': 'split' keeps none, baseOffset or delta, not 'default'");
+        CHECK(error_of([&] { w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::split, 9, 1); }) ==
+              "metadata for field 'size' of record 'alloc': there is no section 9");
+        CHECK(error_of([&] { w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::split, 2, 0); }) ==
+              "metadata for field 'size' of record 'alloc': 'split' needs a positive stride");
+        w.close();
+    }
+    CHECK(read_hatf(path).allocs == written);
+    // The DTD-driven decoder, and the metadata: two splits at the start, four changes of each field.
+    std::size_t metadata = 0;
+    std::vector<std::uint64_t> sizes, addresses;
+    for (const auto& r : metatf::test::read_owned(path, hatf10::dtd, &metadata)) {
+        sizes.push_back(std::get<1>(r.values[0]));
+        addresses.push_back(std::get<1>(r.values[1]));
+    }
+    CHECK(metadata == 10);
+    REQUIRE(sizes.size() == written.size());
+    for (std::size_t i = 0; i < written.size(); ++i) {
+        CHECK(sizes[i] == written[i].size);
+        CHECK(addresses[i] == written[i].address);
+    }
+    rt::TraceReader by_records(path, hatf10::dtd);
+    const metatf::test::Rows rows = metatf::test::read_by_records(by_records);
+    rt::TraceReader by_columns(path, hatf10::dtd);
+    const metatf::test::ColumnsRead columns = metatf::test::read_by_columns(by_columns);
+    CHECK(columns.rows == rows);
+    CHECK(columns.fast > 2900);
+    rt::TraceReader by_elevens(path, hatf10::dtd);
+    CHECK(metatf::test::read_by_columns(by_elevens, 11).rows == rows);
+    // One byte an element in each section: the differences and the offsets, in units.
+    const rt::TraceReader reader(path, hatf10::dtd);
+    CHECK(section_bytes(reader.header(), 1) == written.size());
+    CHECK(section_bytes(reader.header(), 2) == written.size());
+}
+
+TEST_CASE("split streams under the auto encoder: each window's elements in the interpretation and width that take fewest bytes") {
     std::vector<metatf::test::OwnedRecord> records;
     const auto slot = static_cast<std::uint32_t>(hatf10::RecordType::Alloc);
     for (std::uint64_t i = 0; i < 5000; ++i) {
         metatf::test::OwnedRecord r{slot, {}};
-        const std::uint64_t address = i < 2500 ? 0x100 + i : 0x7f3c'6000'0000 + 16 * i;  // 2 bytes, then 6
+        const std::uint64_t address = i < 2500 ? 0x100 + i : 0x7f3c'6000'0000 + 16 * i;  // steps of 1, then of 16
         const std::uint64_t values[] = {16, address, 1, 0, 1000 + 25 * i};
         for (std::uint32_t f = 0; f < 5; ++f) r.values.emplace_back(f + 1, values[f], 0, std::vector<std::byte>{});
         r.values.emplace_back(hatf10::Alloc::attributes_attributesLength_field, 0, 0, std::vector<std::byte>{});
         r.values.emplace_back(hatf10::Alloc::attributes_attributesData_field, 0, 0, std::vector<std::byte>{});
         records.push_back(std::move(r));
     }
-    rt::WriterOptions options;
-    options.split = {"alloc.address"};
-    options.compress = 3;
-    const std::string path = fresh_path("split-auto.mtf");
-    metatf::test::write_auto(records, path, hatf10::dtd, options, 2500);
-    CHECK(metatf::test::read_owned(path, hatf10::dtd) == records);
-    std::vector<std::uint64_t> widths;
-    for (const hatf10::Metadata& m : read_hatf(path).metadata) {
-        if (m.record == hatf10::RecordType::Alloc && m.field == hatf10::Alloc::address_field && m.op == rt::MetaOp::width) widths.push_back(m.a);
+    for (const int compress : {0, 3}) {
+        CAPTURE(compress);
+        rt::WriterOptions options;
+        options.split = {"alloc.address"};
+        options.compress = compress;
+        const std::string path = fresh_path("split-auto.mtf");
+        metatf::test::write_auto(records, path, hatf10::dtd, options, 2500);
+        CHECK(metatf::test::read_owned(path, hatf10::dtd) == records);
+        if (compress != 0) continue;  // compressed, the choice is zstd's estimate's
+        // Uncompressed, bytes decide: a delta of 1 byte in each window, set in
+        // the record and split again (a continued delta would need 6 bytes in the second).
+        using Op = std::pair<rt::MetaOp, std::uint64_t>;
+        std::vector<Op> ops;
+        for (const hatf10::Metadata& m : read_hatf(path).metadata) {
+            if (m.record == hatf10::RecordType::Alloc && m.field == hatf10::Alloc::address_field) ops.emplace_back(m.op, m.a);
+        }
+        const std::vector<Op> want = {{rt::MetaOp::split, 1}, {rt::MetaOp::delta, 0x100}, {rt::MetaOp::width, 1}, {rt::MetaOp::split, 1},
+                                      {rt::MetaOp::delta, 0x7f3c'6000'0000 + 16 * 2500}, {rt::MetaOp::split, 1}};
+        CHECK(ops == want);
+        CHECK(section_bytes(rt::TraceReader(path, hatf10::dtd).header(), 1) == records.size());
     }
-    CHECK(widths == std::vector<std::uint64_t>{2, 6});
 }
 
 TEST_CASE("split streams: a name that is not an integer field of one record is refused, naming it") {

@@ -568,7 +568,7 @@ TEST_CASE("metadata with an unknown property code") {
     for (const Format& f : formats) {
         INFO("format: " << std::string(f.name));
         MetadataTrace mt{f};
-        for (std::uint8_t code : {13, 255}) {
+        for (std::uint8_t code : {14, 255}) {
             CAPTURE(code);
             CHECK(mt.error([&](TraceBytes& b) { b.b[mt.property] = code; }) ==
                   show(ErrorKind::bad_metadata, mt.property, 0, 1, "metadata property " + std::to_string(code) + " is unknown"));

@@ -136,6 +136,30 @@ void write_pools(const std::string& path, rt::WriterOptions o) {
     w.close();
 }
 
+// hatf10 with alloc.address and alloc.size split by `split` records that keep
+// their arithmetic: the address a delta in units of 16, set again every 500
+// records from the last address (so a state block carries it); the size in
+// units of 512, its elements widened by the writer at the first that needs it.
+void write_kept(const std::string& path, rt::WriterOptions o) {
+    using namespace hatf10;
+    o.split = {"alloc.address", "alloc.size"};
+    Writer w(path, o);
+    w.set_unit(RecordType::Alloc, Alloc::size_field, 512);
+    w.set_width(RecordType::Alloc, Alloc::size_field, 1);
+    std::uint64_t address = 0x5565'4a9e'0000;
+    for (std::uint64_t i = 0; i < 3000; ++i) {
+        if (i % 500 == 0) {
+            w.set_interpretation(RecordType::Alloc, Alloc::address_field, rt::MetaOp::delta, address);
+            w.set_unit(RecordType::Alloc, Alloc::address_field, 16);
+            w.set_width(RecordType::Alloc, Alloc::address_field, 1);
+            w.set_interpretation(RecordType::Alloc, Alloc::address_field, rt::MetaOp::split, 1, 1);
+        }
+        address += 16 * (i % 7) - 32 + (i % 97 == 0 ? 0x100000 : 0);
+        w.write(Alloc{.size = 512 * (1 + i * 7919 % 300), .address = address});
+    }
+    w.close();
+}
+
 // features: records in sections 0 and 3 (segments start in either), events
 // whose addresses go to value section 2 with a stride of 3 elements (a
 // cursor with gaps that the state block carries) and whose seq and when
@@ -225,6 +249,7 @@ TEST_CASE("segments with pools, sections, split streams with gaps and zstd chunk
         o.split = {"alloc.address+free.address"};
         check_alone(write_hatf, hatf10::dtd, o);
     }
+    SUBCASE("split streams that keep a delta and units") { check_alone(write_kept, hatf10::dtd, options()); }
 }
 
 TEST_CASE("the generated reader reads from any segment as from the start") {

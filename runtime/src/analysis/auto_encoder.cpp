@@ -53,21 +53,32 @@ public:
         : now_(now), values_(values), priors_(priors), dtd_(dtd), word_(word), cctx_(cctx), predict_(predict) {}
 
     // The cheapest encoding for the values, favouring the one in force.
-    Candidate best() {
+    Candidate best() { return cheapest(candidates(true)); }
+    // The cheapest that stores every value, under none, baseOffset or delta:
+    // those a split stream's elements keep (MetaOp::split).
+    Candidate best_stored() { return cheapest(candidates(false)); }
+
+private:
+    std::vector<Candidate> candidates(bool every_kind) {
         std::vector<Candidate> all;
-        stores_nothing(all);
+        if (every_kind) stores_nothing(all);
         if (now_.kind == Interp::none || now_.kind == Interp::delta || now_.kind == Interp::base_offset) {
             add(all, std::nullopt, now_.value, 0);  // the encoding in force, continued
         }
         if (now_.kind != Interp::none) add(all, MetaOp::none, 0, 0);
-        if (now_.kind != Interp::delta) add(all, MetaOp::delta, values_.front(), 0);
-        if (predict_) predicted(all);
+        // A delta from the first value: set afresh, one that goes on would take a jump before the window.
+        if (now_.kind != Interp::delta || now_.previous != values_.front()) add(all, MetaOp::delta, values_.front(), 0);
+        if (every_kind && predict_) predicted(all);
         const auto [lo, hi] = range();
         add(all, MetaOp::base_offset, lo + (hi - lo) / 2, 0);
         // A base on the values' grid, so that the offsets have their common unit too.
         std::uint64_t grid = 0;
         for (auto v = values_.begin(); v != values_.end() && grid != 1; ++v) grid = common_divisor(grid, *v - lo);
         if (grid > 1 && (hi - lo) / 2 % grid != 0) add(all, MetaOp::base_offset, lo + (hi - lo) / 2 / grid * grid, 0);
+        return all;
+    }
+
+    static Candidate cheapest(const std::vector<Candidate>& all) {
         if (all.empty()) return {};  // no metadata record can carry a change: keep the encoding
         const Candidate* pick = &all.front();
         for (const Candidate& c : all) {
@@ -76,7 +87,6 @@ public:
         return *pick;
     }
 
-private:
     // The least and greatest value, compared as the field's type says.
     std::pair<std::uint64_t, std::uint64_t> range() const {
         const bool sign = now_.desc->type == Type::signed_int;
@@ -215,6 +225,34 @@ private:
     std::vector<std::byte> column_, packed_;
 };
 
+
+// A split stream's field as if its stored integers were in the record.
+FieldState as_stored(const FieldState& now) {
+    FieldState in = now;
+    in.kind = now.element;
+    in.width = in.restore;
+    in.derive();
+    return in;
+}
+
+// One metadata record for a field: op with values a and b.
+struct Setting {
+    MetaOp op;
+    std::uint64_t a, b;
+};
+
+// The metadata that keeps split field `now` split, its elements under `c`,
+// the cheapest interpretation a split keeps (FieldPlanner::best_stored()):
+// set in the record, then split again.
+std::vector<Setting> split_settings(const FieldState& now, const Candidate& c) {
+    std::vector<Setting> out;
+    if (c.width == 0) return out;  // no metadata record could carry a change
+    if (c.op) out.push_back({*c.op, c.a, c.b});
+    if (c.unit != 0) out.push_back({MetaOp::unit, c.unit, 0});
+    if (c.width != now.restore) out.push_back({MetaOp::width, c.width, 0});
+    if (c.op) out.push_back({MetaOp::split, now.section, static_cast<std::uint64_t>(now.stride)});
+    return out;
+}
 
 // Appends to `priors` (per field of `r`) the previous value each history
 // field of a record (its `count` values) counts from, and moves the
@@ -365,14 +403,20 @@ std::vector<AutoEncoder::Change> AutoEncoder::plan() const {
             const FieldState& now = writer_.states(slot)[f];
             const std::vector<std::uint64_t>& values = columns[slot][f];
             if (values.empty() || !is_integer(now.desc->type) || now.kind == Interp::section_offset) continue;
-            if (now.kind == Interp::section_stride) {
-                std::uint32_t need = 1;
+            static const std::vector<std::uint64_t> own;  // no shared history
+            const std::vector<std::uint64_t>& prior = f < priors[slot].size() ? priors[slot][f] : own;
+            if (now.kind == Interp::section_stride && now.element == Interp::section_stride) {
+                std::uint32_t need = 1;  // the paper's sectionStride: the values themselves
                 for (std::uint64_t v : values) need = std::max(need, fit_value(now, v, 0).width);
                 if (need != now.restore) elements.push_back({slot, f, MetaOp::width, need, 0});
                 continue;
             }
-            static const std::vector<std::uint64_t> own;  // no shared history
-            const std::vector<std::uint64_t>& prior = f < priors[slot].size() ? priors[slot][f] : own;
+            if (now.kind == Interp::section_stride) {
+                const FieldState stored = as_stored(now);
+                const Candidate c = FieldPlanner(stored, values, prior, dtd, word, cctx.get(), false).best_stored();
+                for (const auto& [op, a, b] : split_settings(now, c)) elements.push_back({slot, f, op, a, b});
+                continue;
+            }
             best.emplace(detail::field_key(slot, f),
                          FieldPlanner(now, values, prior, dtd, word, cctx.get(), references_ == References::predict).best());
         }

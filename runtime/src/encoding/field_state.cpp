@@ -106,7 +106,7 @@ RecordPlan make_plan(const RecordDesc& r, FieldState* fields, bool little_endian
         const std::uint32_t f = r.layout[i].index;
         FieldState& s = fields[f];
         if (s.kind == Interp::section_stride) {
-            // A bare load from the section (no unit, pool or feed: a feed is a pool's business).
+            // A load from the section, made a value by FieldState::from_element() (no pool or feed: a feed is a pool's business).
             if (f >= 64 || s.feed != 0 || !is_integer(s.desc->type)) return {};
             plan.strided |= std::uint64_t(1) << f;
             s.offset = plan.size;  // where a read would stand in the record, for an error's position
@@ -198,6 +198,27 @@ std::optional<std::string> check_intern(const FieldState& s, const DtdDesc& dtd)
     return std::nullopt;
 }
 
+// `split`: field `s` stores its integers in section `a`, `b` elements
+// apart, under the interpretation and unit in force (Encoding::element). A
+// delta goes on from the previous value; a split field split again keeps its elements'.
+std::optional<std::string> apply_split(FieldState& s, std::uint64_t a, std::uint64_t b, const DtdDesc& dtd) {
+    const Interp kept = stored_as(s);
+    if (!is_integer(s.desc->type)) return "'split' applies to integer fields, not '" + std::string(name(s.desc->type)) + "'";
+    if (kept != Interp::none && kept != Interp::base_offset && kept != Interp::delta) {
+        return "'split' keeps none, baseOffset or delta, not '" + std::string(name(kept)) + "'";
+    }
+    if (a == 0 || a > 255 || !defines_section(dtd, static_cast<std::uint8_t>(a))) return "there is no section " + std::to_string(a);
+    if (s.restore == 0) return std::string("'split' needs a known width for the section's elements");
+    if (static_cast<std::int64_t>(b) <= 0) return std::string("'split' needs a positive stride");
+    s.element = kept;
+    s.kind = Interp::section_stride;
+    s.section = static_cast<std::uint8_t>(a);
+    s.stride = static_cast<std::int64_t>(b);
+    s.width = 0;
+    s.derive();
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_t a, std::uint64_t b,
@@ -230,6 +251,7 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
         s.unit = a;
         return std::nullopt;
     }
+    if (op == MetaOp::split) return apply_split(s, a, b, dtd);
     const Interp kind = interp_of(op);
     const bool integer = is_integer(s.desc->type);
     if (kind != Interp::none && !integer) {
@@ -265,6 +287,7 @@ std::optional<std::string> apply_metadata(FieldState& s, MetaOp op, std::uint64_
                               : std::string("sectionStride needs a positive stride");
     }
     s.kind = kind;
+    s.element = Interp::section_stride;  // sectionStride's elements are values
     s.width = stores_bytes(kind) ? s.restore : 0;
     s.previous = s.value;
     s.history = {};

@@ -17,12 +17,12 @@ constexpr unsigned field_bytes = 4;  // a field index
 // matter to it. (A delta's or a stride's initial value only matters when it
 // is set, and a block sets it to the previous value.)
 bool same_interpretation(const FieldState& got, const FieldState& want) {
-    const Interp k = want.kind;
-    const bool valued = k == Interp::default_value || k == Interp::base_offset || k == Interp::predict;
-    const bool accumulates = k == Interp::delta || k == Interp::stride;
+    const Interp k = want.kind, e = stored_as(want);
+    const bool valued = k == Interp::default_value || e == Interp::base_offset || k == Interp::predict;
+    const bool accumulates = e == Interp::delta || k == Interp::stride;
     const bool strided = k == Interp::stride || k == Interp::section_stride;
     const bool sectioned = k == Interp::section_offset || k == Interp::section_stride;
-    return got.kind == k && (!valued || got.value == want.value) && (!accumulates || got.previous == want.previous) &&
+    return got.kind == k && stored_as(got) == e && (!valued || got.value == want.value) && (!accumulates || got.previous == want.previous) &&
            (!strided || got.stride == want.stride) && (!sectioned || got.section == want.section) &&
            (!codes(k) || got.pool == want.pool);
 }
@@ -46,16 +46,23 @@ std::vector<MetadataParts> changes_to(const FieldState& now, std::uint64_t tag, 
     // The restore width first: the interpretations that store bytes take it, and live and sectionStride need it.
     if (now.restore != x.restore) change(MetaOp::width, now.restore);
     if (!same_interpretation(x, now)) {
-        const std::uint64_t start = now.kind == Interp::delta || now.kind == Interp::stride ? now.previous : now.value;
-        switch (now.kind) {
-            case Interp::none: change(MetaOp::none); break;
-            case Interp::section_offset: change(MetaOp::section_offset, now.section); break;
-            case Interp::section_stride: change(MetaOp::section_stride, now.section, static_cast<std::uint64_t>(now.stride)); break;
-            case Interp::live: change(MetaOp::live, now.pool); break;
-            case Interp::predict: change(MetaOp::predict, now.pool, now.value); break;
-            case Interp::intern: change(MetaOp::intern); break;
-            case Interp::stride: change(MetaOp::stride, start, static_cast<std::uint64_t>(now.stride)); break;
-            default: change(op_of(now.kind), start); break;
+        const Interp e = stored_as(now);
+        const std::uint64_t start = e == Interp::delta || now.kind == Interp::stride ? now.previous : now.value;
+        // A split stream that keeps an interpretation: that interpretation, then the split.
+        if (now.kind == Interp::section_stride && e != Interp::section_stride) {
+            change(op_of(e), start);
+            change(MetaOp::split, now.section, static_cast<std::uint64_t>(now.stride));
+        } else {
+            switch (now.kind) {
+                case Interp::none: change(MetaOp::none); break;
+                case Interp::section_offset: change(MetaOp::section_offset, now.section); break;
+                case Interp::section_stride: change(MetaOp::section_stride, now.section, static_cast<std::uint64_t>(now.stride)); break;
+                case Interp::live: change(MetaOp::live, now.pool); break;
+                case Interp::predict: change(MetaOp::predict, now.pool, now.value); break;
+                case Interp::intern: change(MetaOp::intern); break;
+                case Interp::stride: change(MetaOp::stride, start, static_cast<std::uint64_t>(now.stride)); break;
+                default: change(op_of(now.kind), start); break;
+            }
         }
     }
     if (x.width != now.width) change(MetaOp::width, now.width);  // 0: a storing field set to store nothing

@@ -100,10 +100,9 @@ public:
         return true;
     }
     // A strided field's value, of a record that fit().
-    std::uint64_t value(const ColumnTarget::Strided& f, Type type) {
+    std::uint64_t value(const ColumnTarget::Strided& f, FieldState& s) {
         const View& v = *find(f.section);
-        const std::uint64_t raw = load_uint(v.bytes.data() + v.at + f.before, f.width, ByteOrder::little);
-        return type == Type::signed_int ? sign_extend(raw, f.width) : raw;
+        return s.from_element(load_uint(v.bytes.data() + v.at + f.before, f.width, ByteOrder::little));
     }
     // The record is read: its strided fields' cursors move on.
     void advance(std::span<const ColumnTarget::SectionUse> uses) {
@@ -261,7 +260,7 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
                 case Type::unsigned_int:
                 case Type::signed_int:
                     if (s.kind == Interp::section_stride) {
-                        if (s.desc->breaks_fixed(bits = sections.value(*strided++, k.type))) refuse(s, bits, at + s.offset);
+                        if (s.desc->breaks_fixed(bits = sections.value(*strided++, s))) refuse(s, bits, at + s.offset);
                     } else if (&s != interned) {
                         bits = detail::planned_integer(reader, s, at, plan.immediate, refuse);
                     } else if (s.desc->breaks_fixed(bits = table->at(code).size())) {

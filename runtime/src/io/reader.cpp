@@ -536,7 +536,7 @@ std::uint64_t TraceReader::strided(FieldState& f) {
     }
     const std::uint64_t raw = load_uint(s->buffer.data() + at, w, header_.order);
     s->cursor += static_cast<std::uint64_t>(f.stride) * w;
-    return f.desc->type == Type::signed_int ? sign_extend(raw, w) : raw;
+    return f.from_element(raw);
 }
 
 std::span<const std::byte> TraceReader::strided_chunk(std::uint8_t section, std::uint64_t& at) const {

@@ -114,7 +114,10 @@ TraceWriter::TraceWriter(const std::string& path, const DtdDesc& dtd, WriterOpti
     for (const SplitField& f : splits_) {
         // An element is as wide as the field's restore width, which a field that stores nothing may lack.
         if (states_[f.slot][f.field].restore == 0) metadata(f.slot, f.field, MetaOp::width, 8);
-        metadata(f.slot, f.field, MetaOp::section_stride, f.section, 1);
+        // The field's interpretation goes with it where it can (a stream of time differences).
+        const Interp kind = states_[f.slot][f.field].kind;
+        const bool keeps = kind == Interp::none || kind == Interp::base_offset || kind == Interp::delta;
+        metadata(f.slot, f.field, keeps ? MetaOp::split : MetaOp::section_stride, f.section, 1);
     }
 }
 
@@ -261,12 +264,20 @@ void TraceWriter::put_strided(FieldState& s, std::uint64_t value) {
                                    std::to_string(s.section) + ", which holds records");
     }
     const unsigned w = s.restore;
-    const bool fits = s.desc->type == Type::signed_int ? fits_signed(value, w) : fits_unsigned(value, w);
-    if (!fits) reject(s, value, "does not fit in " + std::to_string(w) + " bytes");
+    const bool sign = s.signed_elements();
+    // The element: the value, or under a kept interpretation what put_units() would store.
+    std::uint64_t stored = value - s.add - (s.previous & s.keep);
+    if (s.element != Interp::section_stride && s.unit != 1) {
+        const auto units = divide_by_unit(stored, s.unit, sign);
+        if (!units) reject(s, value, "is not a multiple of the field's unit, " + std::to_string(s.unit));
+        stored = *units;
+    }
+    if (!(sign ? fits_signed(stored, w) : fits_unsigned(stored, w))) reject(s, value, "does not fit in " + std::to_string(w) + " bytes");
+    if (s.keep != 0) s.previous = value;
     out.mode = SectionOut::Mode::values;
     const std::uint64_t end = out.flushed + out.buffer.size();
     out.buffer.resize(out.buffer.size() + (out.cursor - end) + w, std::byte{0});
-    store_uint(out.buffer.data() + (out.cursor - out.flushed), value, w, options_.order);
+    store_uint(out.buffer.data() + (out.cursor - out.flushed), stored, w, options_.order);
     out.cursor += static_cast<std::uint64_t>(s.stride) * w;
     // Versions 2 and 3 flush every section at once, so they wait for the end of the record.
     if (out.buffer.size() >= options_.chunk_bytes) {

@@ -27,7 +27,16 @@ struct Encoding {
     // or the offset. Only metadata sets it (a trace's timestamps kept to the
     // nanosecond that all fall on microseconds store microseconds).
     std::uint64_t unit = 1;
+    // Under sectionStride, how the section's elements store the value: as
+    // it is (sectionStride, the paper's), or under none, baseOffset or delta
+    // with the unit, which a `split` metadata record keeps from the field's
+    // interpretation (a split stream of time differences).
+    Interp element = Interp::section_stride;
 };
+
+// The interpretation whose arithmetic a field's stored integers follow:
+// its own, or under sectionStride its elements'.
+constexpr Interp stored_as(const Encoding& e) { return e.kind == Interp::section_stride ? e.element : e.kind; }
 
 inline constexpr std::int32_t no_field = -1;
 

@@ -56,9 +56,12 @@ enum class MetaOp : std::uint8_t {
     unit = 10, // a = what one step of the stored integer is worth (1 and up); not an interpretation
     predict = 11,  // a = the pool a code may refer to (0: none), b = the predictors it uses (bits 0-6)
     intern = 12,   // a length field names its string by a code into a table (StringTable)
+    // a = section, b = stride: the field's stored integers go to a split
+    // stream, keeping the interpretation (none, baseOffset, delta) and unit in force
+    split = 13,
 };
 
-inline constexpr MetaOp last_meta_op = MetaOp::intern;
+inline constexpr MetaOp last_meta_op = MetaOp::split;
 // Pools of live values are numbered 1 to max_pool (see live_pool.hpp).
 inline constexpr unsigned max_pool = 4;
 
@@ -72,12 +75,14 @@ constexpr bool stores_bytes(Interp k) {
 // by an escaped value: `live` and `predict`, which need a width of 1 to 8.
 constexpr bool codes(Interp k) { return k == Interp::live || k == Interp::predict; }
 
-// The interpretation a metadata property sets (none for `width`, `feed` and `unit`, which set none).
+// The interpretation a metadata property sets (none for `width`, `feed` and
+// `unit`, which set none; sectionStride for `split`, which keeps the one in
+// force for the stored integers: Encoding::element).
 constexpr Interp interp_of(MetaOp op) {
-    constexpr std::array<Interp, 13> of = {Interp::none,          Interp::none,           Interp::base_offset, Interp::delta,
+    constexpr std::array<Interp, 14> of = {Interp::none,          Interp::none,           Interp::base_offset, Interp::delta,
                                            Interp::default_value, Interp::section_offset, Interp::stride,      Interp::section_stride,
                                            Interp::live,          Interp::none,           Interp::none,        Interp::predict,
-                                           Interp::intern};
+                                           Interp::intern,        Interp::section_stride};
     return static_cast<std::size_t>(op) < of.size() ? of[static_cast<std::size_t>(op)] : Interp::none;
 }
 
@@ -116,8 +121,9 @@ constexpr std::string_view name(Interp k) { return detail::interp_names[static_c
 constexpr std::string_view name(TextFormat f) { return detail::text_format_names[static_cast<std::size_t>(f)]; }
 constexpr std::string_view name(Predefined p) { return detail::predefined_names[static_cast<std::size_t>(p)]; }
 constexpr std::string_view name(Order o) { return detail::order_names[static_cast<std::size_t>(o)]; }
-// A metadata property: "width", "feed", "unit", or the interpretation it sets.
+// A metadata property: "width", "feed", "unit", "split", or the interpretation it sets.
 constexpr std::string_view name(MetaOp op) {
+    if (op == MetaOp::split) return "split";
     return op == MetaOp::width ? "width" : op == MetaOp::feed ? "feed" : op == MetaOp::unit ? "unit" : name(interp_of(op));
 }
 

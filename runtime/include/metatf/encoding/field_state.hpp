@@ -61,9 +61,10 @@ struct FieldState : Encoding, FieldPlan {
     // Sets the FieldPlan part from the encoding.
     void derive() {
         derive_width();
-        const bool adds_value = kind == Interp::default_value || kind == Interp::base_offset;
-        add = adds_value ? value : kind == Interp::stride ? static_cast<std::uint64_t>(stride) : 0;
-        keep = kind == Interp::delta || kind == Interp::stride ? ~std::uint64_t(0) : 0;
+        const Interp k = stored_as(*this);
+        const bool adds_value = k == Interp::default_value || k == Interp::base_offset;
+        add = adds_value ? value : k == Interp::stride ? static_cast<std::uint64_t>(stride) : 0;
+        keep = k == Interp::delta || k == Interp::stride ? ~std::uint64_t(0) : 0;
         predictors = kind == Interp::predict ? static_cast<std::uint8_t>(std::popcount(value)) : 0;
     }
     // The part of the FieldPlan the width decides.
@@ -91,6 +92,19 @@ struct FieldState : Encoding, FieldPlan {
     // elements that follow. stored_width(): that width now.
     bool sized_by_width() const { return stores_bytes(kind) || kind == Interp::section_stride; }
     std::uint32_t stored_width() const { return kind == Interp::section_stride ? restore : width; }
+    // Whether the stored integers are signed: those of baseOffset and delta
+    // always, under none and the paper's sectionStride a signed field's.
+    bool signed_elements() const { return stores_signed(desc->type, stored_as(*this)); }
+    // Under sectionStride: the value of element `raw` (restore bytes), which
+    // moves a delta's previous value on. The one place a split stream's
+    // elements become values (the reader and the column reader).
+    std::uint64_t from_element(std::uint64_t raw) {
+        const std::uint64_t stored = signed_elements() ? sign_extend(raw, restore) : raw;
+        if (element == Interp::section_stride) return stored;
+        const std::uint64_t value_now = stored * unit + add + (previous & keep);
+        if (keep != 0) previous = value_now;
+        return value_now;
+    }
 };
 
 // A record type whose fields all have a fixed width now (no repetition, no
@@ -295,7 +309,7 @@ METATF_INLINE FieldFit fit_value(const FieldState& s, std::uint64_t value, std::
     const bool integer = is_integer(s.desc->type);
     if (!integer || codes(s.kind) || s.desc->width_from != no_field) return {};
     FieldFit fit{.sized = true};
-    Interp kind = s.kind;
+    Interp kind = stored_as(s);
     if (kind == Interp::default_value || kind == Interp::stride) {
         const std::uint64_t expected = kind == Interp::default_value ? s.value : previous + static_cast<std::uint64_t>(s.stride);
         fit.to_none = value != expected;
@@ -307,7 +321,7 @@ METATF_INLINE FieldFit fit_value(const FieldState& s, std::uint64_t value, std::
     fit.width = fit.width_unit_one = bytes_needed(stored, sign);
     if (s.unit != 1 && unit_applies(kind)) {
         const auto units = divide_by_unit(stored, s.unit, sign);
-        fit.to_unit_one = !units && (unit_applies(s.kind) || fit.to_none);  // default and stride store nothing
+        fit.to_unit_one = !units && (unit_applies(stored_as(s)) || fit.to_none);  // default and stride store nothing
         if (units) fit.width = bytes_needed(*units, sign);
     }
     return fit;

@@ -37,7 +37,7 @@ static_assert(max_comment_bytes(1) == 255 && max_comment_bytes(2) == 65535 && ma
 
 // The number of values a metadata record carries for `op`.
 constexpr unsigned metadata_value_count(MetaOp op) {
-    return op == MetaOp::none || op == MetaOp::intern ? 0 : (op == MetaOp::stride || op == MetaOp::section_stride || op == MetaOp::predict) ? 2 : 1;
+    return op == MetaOp::none || op == MetaOp::intern ? 0 : (op == MetaOp::stride || op == MetaOp::section_stride || op == MetaOp::split || op == MetaOp::predict) ? 2 : 1;
 }
 
 // Whether value `i` (0 or 1) of a metadata record that changes `field` is
@@ -45,7 +45,7 @@ constexpr unsigned metadata_value_count(MetaOp op) {
 // is a width, a section number, a pool number or a unit.
 constexpr bool metadata_value_signed(const FieldDesc& field, MetaOp op, unsigned i) {
     return i == 1 || (field.type == Type::signed_int && op != MetaOp::width && op != MetaOp::section_offset &&
-                      op != MetaOp::section_stride && op != MetaOp::live && op != MetaOp::feed && op != MetaOp::predict &&
+                      op != MetaOp::section_stride && op != MetaOp::split && op != MetaOp::live && op != MetaOp::feed && op != MetaOp::predict &&
                       op != MetaOp::unit);
 }
 
