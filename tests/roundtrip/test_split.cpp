@@ -7,6 +7,7 @@
 
 #include <features.hpp>
 #include <hatf10.hpp>
+#include <metatf/container/codec.hpp>
 
 #include "auto_recode.hpp"
 #include "columns_read.hpp"
@@ -125,58 +126,91 @@ TEST_CASE("split streams keep the field's interpretation: a delta and a base wit
         address += 16 * (i % 7) - 32;  // -2 to 4 units of 16
         written.push_back({.size = 4096 + 512 * (i % 200) - 51200, .address = address});  // -100 to 99 units from the base
     }
-    const std::string path = fresh_path("split-kept.mtf");
-    rt::WriterOptions options;
-    options.split = {"alloc.address", "alloc.size"};
-    options.chunk_bytes = 1024;
-    {
-        hatf10::Writer w(path, options);
-        // Back in the record as a delta in units of 16, then split again, keeping them.
-        w.set_interpretation(T::Alloc, Alloc::address_field, rt::MetaOp::delta, written[0].address);
-        w.set_unit(T::Alloc, Alloc::address_field, 16);
-        w.set_width(T::Alloc, Alloc::address_field, 1);
-        w.set_interpretation(T::Alloc, Alloc::address_field, rt::MetaOp::split, 1, 1);
-        // A split field takes a unit and a width for its elements where it is.
-        w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::base_offset, 4096);
-        w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::split, 2, 1);
-        w.set_unit(T::Alloc, Alloc::size_field, 512);
-        w.set_width(T::Alloc, Alloc::size_field, 1);
-        for (const Alloc& a : written) w.write(a);
-        // What a split cannot keep, and where it cannot go.
-        CHECK(error_of([&] { w.set_interpretation(T::Alloc, Alloc::time_field, rt::MetaOp::split, 1, 1); }) ==
-              "metadata for field 'time' of record 'alloc': 'split' keeps none, baseOffset or delta, not 'default'");
-        CHECK(error_of([&] { w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::split, 9, 1); }) ==
-              "metadata for field 'size' of record 'alloc': there is no section 9");
-        CHECK(error_of([&] { w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::split, 2, 0); }) ==
-              "metadata for field 'size' of record 'alloc': 'split' needs a positive stride");
-        w.close();
+    for (const int compress : {0, 3}) {
+        CAPTURE(compress);
+        const std::string path = fresh_path("split-kept.mtf");
+        rt::WriterOptions options;
+        options.split = {"alloc.address", "alloc.size"};
+        options.chunk_bytes = 1024;
+        options.compress = compress;
+        {
+            hatf10::Writer w(path, options);
+            // Back in the record as a delta in units of 16, then split again, keeping them.
+            w.set_interpretation(T::Alloc, Alloc::address_field, rt::MetaOp::delta, written[0].address);
+            w.set_unit(T::Alloc, Alloc::address_field, 16);
+            w.set_width(T::Alloc, Alloc::address_field, 1);
+            w.set_interpretation(T::Alloc, Alloc::address_field, rt::MetaOp::split, 1, 1);
+            // A split field takes a unit and a width for its elements where it is.
+            w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::base_offset, 4096);
+            w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::split, 2, 1);
+            w.set_unit(T::Alloc, Alloc::size_field, 512);
+            w.set_width(T::Alloc, Alloc::size_field, 2);
+            for (const Alloc& a : written) w.write(a);
+            // What a split cannot keep, and where it cannot go.
+            CHECK(error_of([&] { w.set_interpretation(T::Alloc, Alloc::time_field, rt::MetaOp::split, 1, 1); }) ==
+                  "metadata for field 'time' of record 'alloc': 'split' keeps none, baseOffset or delta, not 'default'");
+            CHECK(error_of([&] { w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::split, 9, 1); }) ==
+                  "metadata for field 'size' of record 'alloc': there is no section 9");
+            CHECK(error_of([&] { w.set_interpretation(T::Alloc, Alloc::size_field, rt::MetaOp::split, 2, 0); }) ==
+                  "metadata for field 'size' of record 'alloc': 'split' needs a positive stride");
+            w.close();
+        }
+        CHECK(read_hatf(path).allocs == written);
+        // The DTD-driven decoder, and the metadata: two splits at the start, four changes of each field.
+        std::size_t metadata = 0;
+        std::vector<std::uint64_t> sizes, addresses;
+        for (const auto& r : metatf::test::read_owned(path, hatf10::dtd, &metadata)) {
+            sizes.push_back(std::get<1>(r.values[0]));
+            addresses.push_back(std::get<1>(r.values[1]));
+        }
+        CHECK(metadata == 10);
+        REQUIRE(sizes.size() == written.size());
+        for (std::size_t i = 0; i < written.size(); ++i) {
+            CHECK(sizes[i] == written[i].size);
+            CHECK(addresses[i] == written[i].address);
+        }
+        rt::TraceReader by_records(path, hatf10::dtd);
+        const metatf::test::Rows rows = metatf::test::read_by_records(by_records);
+        rt::TraceReader by_columns(path, hatf10::dtd);
+        const metatf::test::ColumnsRead columns = metatf::test::read_by_columns(by_columns);
+        CHECK(columns.rows == rows);
+        CHECK(columns.fast > 2900);
+        rt::TraceReader by_elevens(path, hatf10::dtd);
+        CHECK(metatf::test::read_by_columns(by_elevens, 11).rows == rows);
+        // The differences in one byte, the offsets in two, in units.
+        const rt::TraceReader reader(path, hatf10::dtd);
+        CHECK(section_bytes(reader.header(), 1) == written.size());
+        CHECK(section_bytes(reader.header(), 2) == 2 * written.size());
+        // Compressed, the 2-byte elements' chunks are in byte planes, the 1-byte ones not.
+        for (const rt::Chunk& c : reader.header().chunks) {
+            CAPTURE(int(c.section));
+            const bool planar = compress != 0 && c.section == 2;
+            CHECK((c.codec == 2) == planar);  // 1 (zstd) or 0 where zstd did not make a chunk smaller
+            CHECK(c.planes == (planar ? 2 : 0));
+            if (compress == 0) CHECK(c.codec == 0);
+        }
     }
-    CHECK(read_hatf(path).allocs == written);
-    // The DTD-driven decoder, and the metadata: two splits at the start, four changes of each field.
-    std::size_t metadata = 0;
-    std::vector<std::uint64_t> sizes, addresses;
-    for (const auto& r : metatf::test::read_owned(path, hatf10::dtd, &metadata)) {
-        sizes.push_back(std::get<1>(r.values[0]));
-        addresses.push_back(std::get<1>(r.values[1]));
+}
+
+TEST_CASE("byte planes: byte i of a chunk in plane i % planes, and back, whatever the chunk's length") {
+    const auto bytes = [](std::initializer_list<int> v) {
+        std::vector<std::byte> out;
+        for (int b : v) out.push_back(std::byte(b));
+        return out;
+    };
+    const std::vector<std::byte> seven = bytes({0, 1, 2, 3, 4, 5, 6});
+    std::vector<std::byte> planar(7);
+    rt::detail::to_planes(seven, 3, planar.data());
+    CHECK(planar == bytes({0, 3, 6, 1, 4, 2, 5}));
+    for (unsigned planes = rt::min_planes; planes <= rt::max_planes; ++planes) {
+        for (std::size_t n = 0; n < 20; ++n) {
+            std::vector<std::byte> in(n), there(n), back(n);
+            for (std::size_t i = 0; i < n; ++i) in[i] = std::byte(i * 37 + planes);
+            rt::detail::to_planes(in, planes, there.data());
+            rt::detail::from_planes(there, planes, back.data());
+            CHECK(back == in);
+        }
     }
-    CHECK(metadata == 10);
-    REQUIRE(sizes.size() == written.size());
-    for (std::size_t i = 0; i < written.size(); ++i) {
-        CHECK(sizes[i] == written[i].size);
-        CHECK(addresses[i] == written[i].address);
-    }
-    rt::TraceReader by_records(path, hatf10::dtd);
-    const metatf::test::Rows rows = metatf::test::read_by_records(by_records);
-    rt::TraceReader by_columns(path, hatf10::dtd);
-    const metatf::test::ColumnsRead columns = metatf::test::read_by_columns(by_columns);
-    CHECK(columns.rows == rows);
-    CHECK(columns.fast > 2900);
-    rt::TraceReader by_elevens(path, hatf10::dtd);
-    CHECK(metatf::test::read_by_columns(by_elevens, 11).rows == rows);
-    // One byte an element in each section: the differences and the offsets, in units.
-    const rt::TraceReader reader(path, hatf10::dtd);
-    CHECK(section_bytes(reader.header(), 1) == written.size());
-    CHECK(section_bytes(reader.header(), 2) == written.size());
 }
 
 TEST_CASE("split streams under the auto encoder: each window's elements in the interpretation and width that take fewest bytes") {

@@ -436,14 +436,42 @@ TEST_CASE("a chunk's codec") {
             check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[s.chunks[0].at + 1] = 1; }),
                   both(ErrorKind::bad_section, s.chunks[0].start, 0, s.first_record, s.first_record,
                        "a zstd chunk does not decode: Unknown frame descriptor"));
-            // 0 (stored) and 1 (zstd) are the codecs there are.
-            for (std::uint8_t codec : {2, 255}) {
+            // 0 (stored), 1 (zstd) and 2 (zstd in byte planes) are the codecs there are.
+            for (std::uint8_t codec : {3, 255}) {
                 CAPTURE(codec);
                 check(corrupt_hatf10(t, f, [&](TraceBytes& b) { b.b[s.chunks[0].at + 1] = codec; }),
                       frame_error(ErrorKind::bad_section, s.chunks[0].at + 1, s.first_record,
                                   "a chunk stored with codec " + std::to_string(codec) + ", which this reader does not know"));
             }
         }
+    }
+}
+
+TEST_CASE("a chunk in byte planes names 2 to 8 of them") {
+    for (const Format& f : formats) {
+        INFO("format: " << std::string(f.name));
+        TempTrace t("v2-entry-planes");
+        const Layout layout = layout_of(t, f, write_hatf10);
+        const Layout::Frame& s = layout.segments.front();
+        const std::uint64_t entry = s.chunks[0].at;
+        for (std::uint8_t planes : {0, 1, 9}) {
+            CAPTURE(int(planes));
+            check(corrupt_hatf10(t, f,
+                                 [&](TraceBytes& b) {
+                                     b.b[entry + 1] = 2;
+                                     b.b[entry + 2] = planes;
+                                 }),
+                  frame_error(ErrorKind::bad_section, entry + 2, s.first_record,
+                              "a chunk in " + std::to_string(planes) + " byte planes (2 to 8 there may be)"));
+        }
+        // The byte after the planes is still reserved.
+        check(corrupt_hatf10(t, f,
+                             [&](TraceBytes& b) {
+                                 b.b[entry + 1] = 2;
+                                 b.b[entry + 2] = 4;
+                                 b.b[entry + 3] = 1;
+                             }),
+              frame_error(ErrorKind::bad_section, entry + 3, s.first_record, "a chunk entry whose reserved bytes are not 0"));
     }
 }
 

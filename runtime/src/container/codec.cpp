@@ -17,7 +17,12 @@ Compressor::Compressor(int level) : context_(ZSTD_createCCtx()) {
 
 Compressor::~Compressor() = default;
 
-bool Compressor::compress(std::span<const std::byte> in, std::vector<std::byte>& out) {
+bool Compressor::compress(std::span<const std::byte> in, std::vector<std::byte>& out, unsigned planes) {
+    if (planes >= min_planes && planes <= max_planes) {
+        planar_.resize(in.size());
+        detail::to_planes(in, planes, planar_.data());
+        in = planar_;
+    }
     out.resize(ZSTD_compressBound(in.size()));
     const std::size_t n = ZSTD_compress2(context_.get(), out.data(), out.size(), in.data(), in.size());
     if (ZSTD_isError(n) || n >= in.size() || in.size() > max_decoded(n)) return false;
@@ -77,11 +82,36 @@ std::optional<std::string> decode(std::span<const std::byte> in, std::uint64_t d
 
 }  // namespace
 
-std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, ByteBuffer& out) {
-    auto problem = decode(in, decoded, out.overwrite(static_cast<std::size_t>(decoded + 1)), chunk);
+std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, ByteBuffer& out, unsigned planes) {
+    if (planes < min_planes) {
+        auto problem = decode(in, decoded, out.overwrite(static_cast<std::size_t>(decoded + 1)), chunk);
+        out.resize(static_cast<std::size_t>(decoded), std::byte{0});
+        return problem;
+    }
+    ByteBuffer planar;
+    auto problem = decode(in, decoded, planar.overwrite(static_cast<std::size_t>(decoded + 1)), chunk);
+    if (!problem) detail::from_planes({planar.data(), static_cast<std::size_t>(decoded)}, planes, out.overwrite(static_cast<std::size_t>(decoded)));
     out.resize(static_cast<std::size_t>(decoded), std::byte{0});
     return problem;
 }
+
+namespace detail {
+
+// Plane k holds bytes k, k + planes, ...: ceil((n - k) / planes) of them.
+void to_planes(std::span<const std::byte> in, unsigned planes, std::byte* out) {
+    for (unsigned k = 0; k < planes; ++k) {
+        for (std::size_t i = k; i < in.size(); i += planes) *out++ = in[i];
+    }
+}
+
+void from_planes(std::span<const std::byte> in, unsigned planes, std::byte* out) {
+    const std::byte* from = in.data();
+    for (unsigned k = 0; k < planes; ++k) {
+        for (std::size_t i = k; i < in.size(); i += planes) out[i] = *from++;
+    }
+}
+
+}  // namespace detail
 
 bool zstd_frame(std::span<const std::byte> in) {
     constexpr std::byte magic[4] = {std::byte{0x28}, std::byte{0xb5}, std::byte{0x2f}, std::byte{0xfd}};

@@ -179,7 +179,7 @@ std::vector<std::byte> encode_segment(const Header& h, const Segment& s) {
     append_uint(out, s.records, h.word(), h.order);
     append_uint(out, s.state.size(), h.word(), h.order);
     for (const Chunk& c : s.chunks) {
-        out.insert(out.end(), {std::byte{c.section}, std::byte{c.codec}, std::byte{0}, std::byte{0}});
+        out.insert(out.end(), {std::byte{c.section}, std::byte{c.codec}, std::byte{c.planes}, std::byte{0}});
         if (h.version >= 4) append_uint(out, c.crc, sum_size, h.order);
         append_uint(out, c.size, h.word(), h.order);
         append_uint(out, c.decoded, h.word(), h.order);
@@ -371,10 +371,18 @@ bool read_segment(InputFile& in, const Header& h, std::uint64_t offset, std::uin
         c.decoded = load_uint(head + sizes_at + w, w, h.order);
         if (present[c.section]) header_error(ErrorKind::bad_section, "a segment with two chunks of section " + std::to_string(c.section), entry);
         present[c.section] = true;
-        if (c.codec > static_cast<std::uint8_t>(ChunkCodec::zstd)) {
+        if (c.codec > static_cast<std::uint8_t>(ChunkCodec::zstd_planes)) {
             header_error(ErrorKind::bad_section, "a chunk stored with codec " + std::to_string(c.codec) + ", which this reader does not know", entry + 1);
         }
-        if (!all_zero(head + 2, 2)) header_error(ErrorKind::bad_section, "a chunk entry whose reserved bytes are not 0", entry + 2);
+        if (c.codec == static_cast<std::uint8_t>(ChunkCodec::zstd_planes)) {
+            c.planes = std::to_integer<std::uint8_t>(head[2]);
+            if (c.planes < min_planes || c.planes > max_planes) {
+                header_error(ErrorKind::bad_section, "a chunk in " + std::to_string(c.planes) + " byte planes (2 to 8 there may be)", entry + 2);
+            }
+        }
+        if (!all_zero(head + 2 + (c.planes != 0), 2 - (c.planes != 0))) {
+            header_error(ErrorKind::bad_section, "a chunk entry whose reserved bytes are not 0", entry + 2 + (c.planes != 0));
+        }
         if (c.codec == 0 && c.decoded != c.size) header_error(ErrorKind::bad_section, "a stored chunk whose two sizes differ", entry + sizes_at);
         if (in.seekable() && (c.size > in.size() || at > in.size() - c.size)) {
             header_error(ErrorKind::truncated, "a chunk of " + std::to_string(c.size) + " bytes runs past the end of the file", entry + sizes_at);

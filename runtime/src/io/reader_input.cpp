@@ -30,7 +30,7 @@ void TraceReader::load_chunk(const Chunk& c, ByteBuffer& out) {
 // A zstd chunk's stored bytes, checked, into its decoded bytes.
 void TraceReader::decode_chunk(const Chunk& c, std::span<const std::byte> stored, ByteBuffer& out) const {
     check_chunk(header_, c, stored, record_index_);
-    Decoded{{}, decompress_chunk(stored, c.decoded, out)}.raise(c, record_index_);
+    Decoded{{}, decompress_chunk(stored, c.decoded, out, c.planes)}.raise(c, record_index_);
 }
 
 // Starts checking and decompressing the stream's next chunk, if it is a zstd
@@ -48,7 +48,7 @@ void TraceReader::decompress_ahead(Stream& s, ByteBuffer room) {
         s.ahead = std::async(std::launch::async, [&header = header_, stored = std::move(stored), c, room = std::move(room)]() mutable {
             Decoded d{std::move(room), chunk_damage(header, c, stored), ErrorKind::checksum};
             if (!d.problem) {
-                d.problem = decompress_chunk(stored, c.decoded, d.bytes);
+                d.problem = decompress_chunk(stored, c.decoded, d.bytes, c.planes);
                 d.kind = ErrorKind::bad_section;
             }
             return d;

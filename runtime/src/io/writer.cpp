@@ -310,6 +310,25 @@ void TraceWriter::flush(std::uint8_t section) {
     if (section == current_) flushed_ = s.flushed;
 }
 
+namespace {
+
+// The byte planes a chunk of value section `n` is compressed in: the width
+// of its elements when every field that strides through it now has the
+// same one, 2 to max_planes, else 0 (zstd of the bytes as they are).
+std::uint8_t planes_of(const std::vector<std::vector<FieldState>>& states, std::size_t n) {
+    std::uint32_t width = 0;
+    for (const auto& fields : states) {
+        for (const FieldState& s : fields) {
+            if (s.kind != Interp::section_stride || s.section != n) continue;
+            if (width != 0 && width != s.restore) return 0;
+            width = s.restore;
+        }
+    }
+    return static_cast<std::uint8_t>(width >= min_planes && width <= max_planes ? width : 0);
+}
+
+}  // namespace
+
 void TraceWriter::flush_segment() {
     Segment seg;
     seg.first_record = segment_first_record_;
@@ -321,6 +340,7 @@ void TraceWriter::flush_segment() {
         if (sections_[n] && !sections_[n]->buffer.empty()) {
             const ByteBuffer& b = sections_[n]->buffer;
             seg.chunks.push_back(Chunk{static_cast<std::uint8_t>(n), 0, 0, b.size(), b.size()});
+            if (sections_[n]->mode == SectionOut::Mode::values) seg.chunks.back().planes = planes_of(states_, n);
             raw.emplace_back(b.data(), b.size());
         }
     }
@@ -365,10 +385,12 @@ void TraceWriter::write_segment(Segment seg, std::vector<std::span<const std::by
     for (std::size_t i = 0; i < seg.chunks.size(); ++i) {
         Chunk& c = seg.chunks[i];
         first_bytes_left_ -= std::min<std::uint64_t>(first_bytes_left_, raw[i].size());
-        if (compressor && compressor->compress(raw[i], packed_[i])) {
-            c.codec = static_cast<std::uint8_t>(ChunkCodec::zstd);
+        if (compressor && compressor->compress(raw[i], packed_[i], c.planes)) {
+            c.codec = static_cast<std::uint8_t>(c.planes != 0 ? ChunkCodec::zstd_planes : ChunkCodec::zstd);
             c.size = packed_[i].size();
             raw[i] = packed_[i];
+        } else {
+            c.planes = 0;  // stored as it is
         }
         if (header_.version >= 4) c.crc = crc32c(raw[i]);
     }

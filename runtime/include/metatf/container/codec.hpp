@@ -17,7 +17,13 @@ struct ZSTD_CCtx_s;
 
 namespace metatf::rt {
 
-enum class ChunkCodec : std::uint8_t { stored = 0, zstd = 1 };
+// zstd_planes: zstd of the chunk's bytes set out in byte planes (the entry
+// says how many): byte k of every element of a split stream's section
+// together, so that zstd sees each byte's own values (docs/trace-format.md, section 1).
+enum class ChunkCodec : std::uint8_t { stored = 0, zstd = 1, zstd_planes = 2 };
+
+// The planes a zstd_planes chunk may have: the widths of elements.
+inline constexpr unsigned min_planes = 2, max_planes = 8;
 
 // The most bytes a zstd chunk of `stored` bytes may decode to: 16 MiB (the
 // chunk size mtf writes when it compresses), and 1024 more per stored byte.
@@ -41,15 +47,17 @@ public:
     Compressor(const Compressor&) = delete;
     Compressor& operator=(const Compressor&) = delete;
 
-    // Compresses `in` into `out`; false, with `out` unspecified, when that
-    // would not be smaller (the chunk is then better stored as it is).
-    bool compress(std::span<const std::byte> in, std::vector<std::byte>& out);
+    // Compresses `in` into `out`, in `planes` byte planes when that is 2 to
+    // max_planes; false, with `out` unspecified, when that would not be
+    // smaller (the chunk is then better stored as it is).
+    bool compress(std::span<const std::byte> in, std::vector<std::byte>& out, unsigned planes = 0);
 
 private:
     struct Free {
         void operator()(ZSTD_CCtx_s* c) const;
     };
     std::unique_ptr<ZSTD_CCtx_s, Free> context_;
+    std::vector<std::byte> planar_;  // a chunk set out in planes
 };
 
 // Decodes a zstd chunk whose frame entry declares `decoded` bytes into
@@ -57,7 +65,14 @@ private:
 // expands to more or fewer bytes than declared (its contents are then
 // unspecified). It takes decoded + 1 bytes, which the container has already
 // bounded by max_decoded() of the chunk's stored size.
-std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, ByteBuffer& out);
+// A zstd_planes chunk (`planes` 2 to max_planes) is put back in order.
+std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, ByteBuffer& out, unsigned planes = 0);
+
+namespace detail {
+// Byte i of `in` to plane i % planes, the planes one after another; and back.
+void to_planes(std::span<const std::byte> in, unsigned planes, std::byte* out);
+void from_planes(std::span<const std::byte> in, unsigned planes, std::byte* out);
+}  // namespace detail
 
 // Whether `in` starts as a zstd frame does (its 4-byte magic number).
 bool zstd_frame(std::span<const std::byte> in);

@@ -40,7 +40,7 @@ enum class Class : std::uint8_t { bits32 = 1, bits64 = 2 };
 // of its chunks in file order; the main record stream is section 0.
 struct Chunk {
     std::uint8_t section = 0;
-    std::uint8_t codec = 0;   // ChunkCodec (codec.hpp): 0 stored as is, 1 zstd
+    std::uint8_t codec = 0;   // ChunkCodec (codec.hpp): 0 stored as is, 1 zstd, 2 zstd in byte planes
     std::uint64_t start = 0;  // file offset of the chunk's bytes
     std::uint64_t size = 0;   // stored bytes
     std::uint64_t decoded = 0;  // bytes once decoded (version 2; equal to size when stored)
@@ -51,6 +51,7 @@ struct Chunk {
     std::uint32_t segment = 0;  // version 2 and later: the index of its segment
     std::uint64_t frame = 0;    // version 2 and later: the file offset of its segment's frame
     std::uint32_t crc = 0;      // version 4: the CRC32C of its stored bytes
+    std::uint8_t planes = 0;    // codec 2: its byte planes, 2 to 8 (the entry's first reserved byte)
 };
 
 // A segment (version 2 and later): the chunks of every section that a writer flushed at once.
