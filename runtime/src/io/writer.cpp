@@ -312,9 +312,9 @@ void TraceWriter::flush(std::uint8_t section) {
 
 namespace {
 
-// The byte planes a chunk of value section `n` is compressed in: the width
-// of its elements when every field that strides through it now has the
-// same one, 2 to max_planes, else 0 (zstd of the bytes as they are).
+// The byte planes a chunk of value section `n` is also compressed in (the
+// smaller frame is kept): the width of its elements when every field that
+// strides through it now has the same one, 2 to max_planes, else 0.
 std::uint8_t planes_of(const std::vector<std::vector<FieldState>>& states, std::size_t n) {
     std::uint32_t width = 0;
     for (const auto& fields : states) {
@@ -385,7 +385,7 @@ void TraceWriter::write_segment(Segment seg, std::vector<std::span<const std::by
     for (std::size_t i = 0; i < seg.chunks.size(); ++i) {
         Chunk& c = seg.chunks[i];
         first_bytes_left_ -= std::min<std::uint64_t>(first_bytes_left_, raw[i].size());
-        if (compressor && compressor->compress(raw[i], packed_[i], c.planes)) {
+        if (compressor && compressor->compress(raw[i], packed_[i], &c.planes)) {
             c.codec = static_cast<std::uint8_t>(c.planes != 0 ? ChunkCodec::zstd_planes : ChunkCodec::zstd);
             c.size = packed_[i].size();
             raw[i] = packed_[i];

@@ -47,17 +47,21 @@ public:
     Compressor(const Compressor&) = delete;
     Compressor& operator=(const Compressor&) = delete;
 
-    // Compresses `in` into `out`, in `planes` byte planes when that is 2 to
-    // max_planes; false, with `out` unspecified, when that would not be
-    // smaller (the chunk is then better stored as it is).
-    bool compress(std::span<const std::byte> in, std::vector<std::byte>& out, unsigned planes = 0);
+    // Compresses `in` into `out`; false, with `out` unspecified, when that
+    // would not be smaller (the chunk is then better stored as it is).
+    // Given `planes` of 2 to max_planes, it also compresses the bytes in
+    // that many planes and keeps the smaller frame, setting `planes` to 0
+    // when that is the plain one.
+    bool compress(std::span<const std::byte> in, std::vector<std::byte>& out, std::uint8_t* planes = nullptr);
 
 private:
     struct Free {
         void operator()(ZSTD_CCtx_s* c) const;
     };
+    bool frame(std::span<const std::byte> in, std::vector<std::byte>& out);
+
     std::unique_ptr<ZSTD_CCtx_s, Free> context_;
-    std::vector<std::byte> planar_;  // a chunk set out in planes
+    std::vector<std::byte> planar_, other_;  // a chunk set out in planes, and its frame
 };
 
 // Decodes a zstd chunk whose frame entry declares `decoded` bytes into
