@@ -55,6 +55,23 @@ Written write_split(const std::string& path) {
     return out;
 }
 
+// The column reader gives the trace at `path` exactly as record by record
+// decoding does, reading more than `fast` records in runs; stopped every
+// `stop` records too, more than `fast_stopped` of them.
+void check_columns(const std::string& path, std::size_t fast, std::size_t stop, std::size_t fast_stopped) {
+    rt::TraceReader by_records(path, hatf10::dtd);
+    const metatf::test::Rows rows = metatf::test::read_by_records(by_records);
+    rt::TraceReader by_columns(path, hatf10::dtd);
+    const metatf::test::ColumnsRead columns = metatf::test::read_by_columns(by_columns);
+    CHECK(columns.rows == rows);
+    CHECK(columns.fast > fast);
+    // Each run hands its sections' cursors back.
+    rt::TraceReader stopping(path, hatf10::dtd);
+    const metatf::test::ColumnsRead stopped = metatf::test::read_by_columns(stopping, stop);
+    CHECK(stopped.rows == rows);
+    CHECK(stopped.fast > fast_stopped);
+}
+
 }  // namespace
 
 TEST_CASE("split streams: fields go to sections of their own, and the DTD's reader reads them") {
@@ -103,18 +120,8 @@ TEST_CASE("split streams: fields go to sections of their own, and the DTD's read
 TEST_CASE("split streams: the column reader reads their records in runs, as record by record decoding does") {
     const std::string path = fresh_path("split-columns.mtf");
     write_split(path);
-    rt::TraceReader by_records(path, hatf10::dtd);
-    const metatf::test::Rows rows = metatf::test::read_by_records(by_records);
-    rt::TraceReader by_columns(path, hatf10::dtd);
-    const metatf::test::ColumnsRead columns = metatf::test::read_by_columns(by_columns);
-    CHECK(columns.rows == rows);
     // Field by field: the metadata, and a record whose value is in a section's next chunk (some 20 of them).
-    CHECK(columns.fast > 5900);
-    // Stopped every 7 records, each run hands its sections' cursors back.
-    rt::TraceReader by_sevens(path, hatf10::dtd);
-    const metatf::test::ColumnsRead sevens = metatf::test::read_by_columns(by_sevens, 7);
-    CHECK(sevens.rows == rows);
-    CHECK(sevens.fast > 5000);
+    check_columns(path, 5900, 7, 5000);
 }
 
 TEST_CASE("split streams keep the field's interpretation: a delta and a base with units, read alike by every reader") {
@@ -169,14 +176,7 @@ TEST_CASE("split streams keep the field's interpretation: a delta and a base wit
             CHECK(sizes[i] == written[i].size);
             CHECK(addresses[i] == written[i].address);
         }
-        rt::TraceReader by_records(path, hatf10::dtd);
-        const metatf::test::Rows rows = metatf::test::read_by_records(by_records);
-        rt::TraceReader by_columns(path, hatf10::dtd);
-        const metatf::test::ColumnsRead columns = metatf::test::read_by_columns(by_columns);
-        CHECK(columns.rows == rows);
-        CHECK(columns.fast > 2900);
-        rt::TraceReader by_elevens(path, hatf10::dtd);
-        CHECK(metatf::test::read_by_columns(by_elevens, 11).rows == rows);
+        check_columns(path, 2900, 11, 2500);
         // The differences in one byte, the offsets in two, in units.
         const rt::TraceReader reader(path, hatf10::dtd);
         CHECK(section_bytes(reader.header(), 1) == written.size());

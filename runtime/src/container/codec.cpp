@@ -94,14 +94,11 @@ std::optional<std::string> decode(std::span<const std::byte> in, std::uint64_t d
 }  // namespace
 
 std::optional<std::string> decompress_chunk(std::span<const std::byte> in, std::uint64_t decoded, ByteBuffer& out, unsigned planes) {
-    if (planes < min_planes) {
-        auto problem = decode(in, decoded, out.overwrite(static_cast<std::size_t>(decoded + 1)), chunk);
-        out.resize(static_cast<std::size_t>(decoded), std::byte{0});
-        return problem;
-    }
+    // A chunk in planes decodes beside `out`, then goes back in place.
     ByteBuffer planar;
-    auto problem = decode(in, decoded, planar.overwrite(static_cast<std::size_t>(decoded + 1)), chunk);
-    if (!problem) detail::from_planes({planar.data(), static_cast<std::size_t>(decoded)}, planes, out.overwrite(static_cast<std::size_t>(decoded)));
+    ByteBuffer& into = planes < min_planes ? out : planar;
+    auto problem = decode(in, decoded, into.overwrite(static_cast<std::size_t>(decoded + 1)), chunk);
+    if (!problem && &into != &out) detail::from_planes({planar.data(), static_cast<std::size_t>(decoded)}, planes, out.overwrite(static_cast<std::size_t>(decoded)));
     out.resize(static_cast<std::size_t>(decoded), std::byte{0});
     return problem;
 }
