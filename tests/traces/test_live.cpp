@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <hatf10.hpp>
@@ -148,6 +150,22 @@ TEST_CASE("a pool drops its oldest value past max_live") {
     CHECK(reader.refer_back(2, rt::max_live - 1) == 2);
     CHECK(reader.refer_back(2, 0) == rt::max_live + 1);
     CHECK(reader.refer_back(2, rt::max_live) == std::nullopt);
+}
+
+TEST_CASE("big arrays: 2 MiB-aligned from 2 MiB up, writable to their end, and a count that overflows is refused") {
+    namespace d = rt::detail;
+    for (const std::size_t bytes : {std::size_t(0), std::size_t(1), std::size_t(4096), (std::size_t(2) << 20) - 1,
+                                    std::size_t(2) << 20, (std::size_t(5) << 20) + 3}) {
+        CAPTURE(bytes);
+        void* p = d::allocate_big(bytes);
+        REQUIRE(p != nullptr);
+        if (bytes >= std::size_t(2) << 20) CHECK(reinterpret_cast<std::uintptr_t>(p) % (std::size_t(2) << 20) == 0);
+        std::memset(p, 0x5a, bytes);
+        if (bytes != 0) CHECK(static_cast<unsigned char*>(p)[bytes - 1] == 0x5a);
+        d::free_big(p);
+    }
+    d::BigAllocator<std::uint64_t> words;
+    CHECK_THROWS_AS(static_cast<void>(words.allocate(std::size_t(-1) / 4)), std::bad_array_new_length);
 }
 
 TEST_CASE("a reader's pools apply a record's references and feeds at its end, against a list") {

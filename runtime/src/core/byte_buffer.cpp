@@ -5,9 +5,15 @@
 
 namespace metatf::rt {
 
+namespace {
+std::unique_ptr<std::byte[], detail::BigFree> room(std::size_t n) {
+    return std::unique_ptr<std::byte[], detail::BigFree>(static_cast<std::byte*>(detail::allocate_big(n)));
+}
+}  // namespace
+
 void ByteBuffer::grow(std::size_t n) {
     const std::size_t capacity = std::max(capacity_ * 2, std::max<std::size_t>(size_ + n, 4096));
-    auto bigger = std::make_unique_for_overwrite<std::byte[]>(capacity);
+    auto bigger = room(capacity);
     if (size_ != 0) std::memcpy(bigger.get(), data_.get(), size_);
     data_ = std::move(bigger);
     capacity_ = capacity;
@@ -31,7 +37,7 @@ std::byte* ByteBuffer::overwrite(std::size_t n) {
         // Nothing is kept, so nothing is copied; the old block goes first, which bounds the peak.
         data_.reset();
         size_ = capacity_ = 0;
-        data_ = std::make_unique_for_overwrite<std::byte[]>(n);
+        data_ = room(n);
         capacity_ = n;
     }
     size_ = n;

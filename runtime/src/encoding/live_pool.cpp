@@ -56,7 +56,7 @@ void ValueIndex::erase(std::uint64_t key) {
 }
 
 void ValueIndex::grow() {
-    std::vector<Slot> old = std::move(slots_);
+    auto old = std::move(slots_);
     const std::size_t n = old.empty() ? 64 : 2 * old.size();
     slots_.assign(n, Slot{});
     shift_ = 64 - static_cast<unsigned>(std::countr_zero(n));

@@ -14,17 +14,12 @@ constexpr std::uint64_t three(std::uint64_t a, std::uint64_t b, std::uint64_t c)
 }  // namespace
 
 std::uint64_t& PredictTables::slot(Table t, std::uint64_t context, std::uint64_t salt) {
-    if (words_.empty()) {
-        words_.assign(std::size_t(4) << bits_, 0);
-        written_.assign(words_.size(), generation_);
-    }
+    if (slots_.empty()) slots_.assign(std::size_t(4) << bits_, Slot{0, generation_});
     const std::uint64_t mixed = (context + salt * 0x9e3779b97f4a7c15u) * 0xd6e8feb86659fd93u;
     const std::size_t i = (std::size_t(t) << bits_) + (mixed >> (64 - bits_));
-    if (written_[i] != generation_) {
-        written_[i] = generation_;
-        words_[i] = 0;
-    }
-    return words_[i];
+    Slot& s = slots_[i];
+    if (s.written != generation_) s = {0, generation_};
+    return s.word;
 }
 
 std::uint64_t PredictTables::prediction(unsigned which, std::uint64_t salt, const PredictHistory& h) {
@@ -66,8 +61,7 @@ void PredictTables::learn(std::uint64_t set, std::uint64_t salt, const PredictHi
 
 void PredictTables::clear() {
     if (++generation_ != 0) return;
-    std::fill(words_.begin(), words_.end(), 0);  // once in 2^32 clears
-    std::fill(written_.begin(), written_.end(), generation_);
+    std::fill(slots_.begin(), slots_.end(), Slot{0, generation_});  // once in 2^32 clears
 }
 
 }  // namespace metatf::rt

@@ -9,6 +9,7 @@
 #include <span>
 #include <utility>
 
+#include "metatf/core/big_memory.hpp"
 #include "metatf/core/bytes.hpp"
 
 namespace metatf::rt {
@@ -52,7 +53,7 @@ public:
 
 private:
     void grow(std::size_t n);
-    std::unique_ptr<std::byte[]> data_;
+    std::unique_ptr<std::byte[], detail::BigFree> data_;  // a chunk's room is big
     std::size_t size_ = 0, capacity_ = 0;
 };
 

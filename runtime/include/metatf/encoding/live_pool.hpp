@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "metatf/core/big_memory.hpp"
 #include "metatf/core/bytes.hpp"
 #include "metatf/core/vocabulary.hpp"
 
@@ -65,7 +66,7 @@ private:
     std::size_t home(std::uint64_t key) const { return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15u) >> shift_); }
     std::size_t slot_of(std::uint64_t key) const;  // where key is, or the empty slot it would go in
     void grow();
-    std::vector<Slot> slots_;
+    std::vector<Slot, detail::BigAllocator<Slot>> slots_;
     unsigned shift_ = 64;
     std::size_t size_ = 0;
 };
@@ -103,7 +104,7 @@ private:
     void compact();
 
     std::uint64_t live_ = 0;
-    std::vector<std::uint64_t> values_;  // by position: the order of add()
+    std::vector<std::uint64_t, detail::BigAllocator<std::uint64_t>> values_;  // by position: the order of add()
     std::vector<std::uint64_t> words_;   // alive bits by position
     std::vector<std::uint8_t> blocks_;   // live values of each block
     std::vector<std::uint32_t> spans_;   // live values of each span
@@ -225,7 +226,7 @@ private:
     std::uint64_t live_ = 0;
     std::size_t last_ = 0;               // the block values go into
     std::size_t first_ = 0;              // no live value before this block
-    std::vector<std::uint64_t> values_;  // block b: values_[64 b] to values_[64 b + counts_[b] - 1]
+    std::vector<std::uint64_t, detail::BigAllocator<std::uint64_t>> values_;  // block b: values_[64 b] to values_[64 b + counts_[b] - 1]
     std::vector<std::uint32_t> counts_;  // live values of each block (not a char type, which aliases everything)
     std::vector<std::uint32_t> spans_;   // live values of each span
     std::vector<std::uint32_t> groups_;  // live values of each group

@@ -14,6 +14,8 @@
 #include <optional>
 #include <vector>
 
+#include "metatf/core/big_memory.hpp"
+
 namespace metatf::rt {
 
 // Seven predictors, numbered 0-6 in the order a writer tries them. A field
@@ -45,7 +47,7 @@ private:
 };
 
 // The context tables shared by every `predict` field of a trace, each of
-// 2^16 words (3 MiB in all, with their generations), so a trace cannot make
+// 2^16 words (4 MiB in all, with their generations), so a trace cannot make
 // a reader hold more whatever metadata it writes; a field's salt (its record's tag and its index) keeps the fields
 // apart in them. Allocated at the first prediction. (The encoder estimates
 // with smaller ones: `bits` below 16 guesses worse, never differently in kind.)
@@ -74,10 +76,14 @@ private:
     std::uint64_t prediction(unsigned which, std::uint64_t salt, const PredictHistory& h);
     void learn(std::uint64_t set, std::uint64_t salt, const PredictHistory& h, std::uint64_t value);
     std::uint64_t& slot(Table t, std::uint64_t context, std::uint64_t salt);
+    // A word with the clear() it was last written after (older ones read as
+    // 0): one cache line a look-up.
+    struct Slot {
+        std::uint64_t word;
+        std::uint32_t written;
+    };
     unsigned bits_;
-    std::vector<std::uint64_t> words_;  // the four tables, one after the other
-    // The clear() each word was last written after; older ones read as 0.
-    std::vector<std::uint32_t> written_;
+    std::vector<Slot, detail::BigAllocator<Slot>> slots_;  // the four tables, one after the other
     std::uint32_t generation_ = 1;
 };
 
