@@ -292,9 +292,10 @@ void check_every_cut(Write write) {
     }
 }
 
-// Under AddressSanitizer a read costs about five times as much: there each
-// byte gets one bit flipped (a different one from byte to byte), and the
-// normal build's run flips all eight.
+// Under AddressSanitizer a read costs about five times as much: there every
+// third byte gets one bit flipped (bit `at % 8`, so every bit of a byte is
+// flipped somewhere), and the normal build's run flips all eight of every
+// byte.
 inline constexpr bool sanitized = address_sanitizer;
 
 // Every bit flipped (one bit per byte in the DTD text, which the reader does
@@ -312,6 +313,7 @@ std::uint64_t check_every_flip(Write write) {
         const Layout l = Layout::decode(whole);
         std::string wrong;
         for (std::uint64_t at = 0; at < whole.b.size(); ++at) {
+            if (sanitized && at % 3 != 0) continue;
             const bool one_bit = (at >= l.text && at < l.data_start) || sanitized;
             for (unsigned bit = one_bit ? at % 8 : 0; bit < (one_bit ? at % 8 + 1 : 8); ++bit) {
                 TraceBytes b = whole;

@@ -9,10 +9,6 @@
 
 namespace metatf::rt::detail {
 
-namespace {
-constexpr std::size_t huge_page = std::size_t(2) << 20;
-}
-
 void* allocate_big(std::size_t bytes) {
     void* p = nullptr;
     if (bytes < huge_page) {

@@ -14,6 +14,14 @@ unsigned bit_from_top(std::uint64_t word, std::uint64_t above) {
     return 63 - static_cast<unsigned>(std::countl_zero(word));
 }
 
+// The room a reader's pool grows to: double, but from 64 KiB straight to a
+// huge page (big_memory.hpp), as each size between would be faulted in and
+// copied on the way.
+std::size_t next_room(std::size_t capacity) {
+    const std::size_t doubled = 2 * capacity, huge = detail::huge_page / sizeof(std::uint64_t);
+    return doubled > huge / 32 ? std::max(doubled, huge) : doubled;
+}
+
 }  // namespace
 
 std::size_t ValueIndex::slot_of(std::uint64_t key) const {
@@ -260,6 +268,7 @@ void ReadPool::add_slow(std::uint64_t value) {
         if (last_ % group == 0) groups_.push_back(0);
         if (last_ % span == 0) spans_.push_back(0);
         counts_.push_back(0);
+        if (values_.size() + block > values_.capacity()) values_.reserve(next_room(values_.capacity()));
         values_.resize(values_.size() + block);
         if (counts_.size() > 2 * (live_ / block) + 64) compact();
     }

@@ -11,6 +11,8 @@
 
 namespace metatf::rt::detail {
 
+inline constexpr std::size_t huge_page = std::size_t(2) << 20;
+
 // `bytes` of uninitialized memory, for free_big(); throws std::bad_alloc.
 void* allocate_big(std::size_t bytes);
 void free_big(void* p) noexcept;
