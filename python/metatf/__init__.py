@@ -6,6 +6,7 @@ runtime's, in C++: one pass over the trace, no Python object per record.
 See docs/python.md.
 """
 
+import functools
 import os
 import sys
 
@@ -258,7 +259,7 @@ def read_pandas(path, record=None, fields=None, segments=None, scaled="float", p
     frames = []
     for name in names:
         positions, columns = tables[name]
-        frame = {"index": positions, "record": pd.Categorical.from_codes(np.zeros(len(positions), dtype=np.int8), [name])}
+        frame = {"index": positions, "record": _from_codes(np.zeros(len(positions), dtype=np.int8), [name])}
         described = {f["name"]: f for f in info._record(name)["fields"]}
         for field, values in columns.items():
             if fields is None and described[field]["measures"] and described[field]["text"] == "omit":
@@ -277,8 +278,6 @@ def read_pandas(path, record=None, fields=None, segments=None, scaled="float", p
 
 
 def _pandas_column(info, record, field, values, scaled):
-    import pandas as pd
-
     if field["naming"]:
         return _categorical(values, lambda unique: info._trace.value_names(record, field["name"], unique.view(np.uint64)))
     if field["text"] == "chars":
@@ -304,13 +303,11 @@ def _strings(column, field):
     by surrogateescape, which Writer undoes); other bytes (a packet) stay
     bytes. A categorical when values repeat (at most one distinct value in
     two rows), made from the distinct values, not per row."""
-    import pandas as pd
-
     codes, distinct = column
     if field["text"] in ("string", "line", "nested"):
         distinct = [v.decode("utf-8", "surrogateescape") for v in distinct]
     if len(distinct) * 2 <= len(codes):
-        return pd.Categorical.from_codes(codes, distinct)
+        return _from_codes(codes, distinct)
     table = np.empty(len(distinct), dtype=object)
     table[:] = distinct
     return table[codes]
@@ -329,45 +326,91 @@ def _bit_parts(values, field, column):
 
 def _categorical(values, name_of):
     """`values` as a categorical whose categories are the names of its distinct values, in value order."""
-    import pandas as pd
-
     small = _metatf.small_codes(values) if values.dtype.kind == "u" else None
     if small is not None:
         # Small numbers (opcodes, enumerations): a table lookup, with no sort.
         unique, codes = small
     else:
         unique, codes = np.unique(values, return_inverse=True)
-    return pd.Categorical.from_codes(codes, list(name_of(unique)))
+    return _from_codes(codes, name_of(unique))
+
+
+def _from_codes(codes, categories):
+    """A categorical of `codes` into `categories`; a short list of them (a
+    record's name, opcodes, an enumeration) has its dtype made once, which
+    would otherwise take longer than taking the codes of many rows."""
+    import pandas as pd
+
+    categories = tuple(categories)
+    if len(categories) <= 64:
+        return pd.Categorical.from_codes(codes, dtype=_category_dtype(categories))
+    return pd.Categorical.from_codes(codes, categories)
+
+
+@functools.lru_cache(maxsize=256)
+def _category_dtype(categories):
+    import pandas as pd
+
+    return pd.CategoricalDtype(categories)
 
 
 def _merge(frames, names):
     """Several record types' frames as one, in trace order. Integers become
     pandas' nullable types, a field unsigned in one type and signed in
     another Int64 (or Python ints past its range), and categoricals take the
-    union of their categories, so no value changes on the way."""
+    union of their categories, so no value changes on the way. Built column
+    by column from each frame's arrays, in the order a stable sort of the
+    positions gives (each frame's are sorted already)."""
+    import pandas as pd
+
+    spans, total = [], 0
+    for frame in frames:
+        spans.append(slice(total, total + len(frame)))
+        total += len(frame)
+    positions = np.concatenate([frame["index"].to_numpy() for frame in frames])
+    order = np.argsort(positions, kind="stable")
+    types = np.concatenate([np.full(len(frame), i, dtype=np.int8) for i, frame in enumerate(frames)])
+    out = {"index": positions[order], "record": _from_codes(types[order], names)}
+    for column in dict.fromkeys(c for frame in frames for c in frame.columns if c not in ("index", "record")):
+        pieces = [(span, frame[column]) for span, frame in zip(spans, frames) if column in frame.columns]
+        out[column] = _merged_column(pieces, total, order)
+    return pd.DataFrame(out, copy=False)
+
+
+def _merged_column(pieces, total, order):
+    """One column of _merge(): the (span, Series) pieces that hold it, the
+    rest of its `total` rows missing, taken in `order`."""
     import pandas as pd
     from pandas.api.types import union_categoricals
 
-    columns = {}
-    for frame in frames:
-        for column in frame.columns:
-            columns.setdefault(column, []).append(frame)
-    for column, holders in columns.items():
-        if column == "index":
-            continue
-        kinds = {frame[column].dtype.kind if frame[column].dtype != "category" else "c" for frame in holders}
-        if kinds == {"c"}:
-            categories = union_categoricals([frame[column] for frame in holders]).categories
-            for frame in holders:
-                frame[column] = frame[column].cat.set_categories(categories)
-        elif kinds <= {"u", "i"}:
-            fits = all(frame[column].dtype.kind == "i" or not len(frame) or frame[column].max() <= np.iinfo(np.int64).max for frame in holders)
-            target = "UInt64" if kinds == {"u"} else "Int64" if fits else object
-            for frame in holders:
-                frame[column] = frame[column].astype(target) if target != object else frame[column].astype(object)
-    out = pd.concat(frames, ignore_index=True, sort=False)
-    out["record"] = pd.Categorical(out["record"].astype(object), categories=names)
-    return out.sort_values("index", kind="stable", ignore_index=True)
+    kinds = {"c" if series.dtype == "category" else series.dtype.kind for _, series in pieces}
+    if kinds == {"c"}:
+        dtype = pd.CategoricalDtype(union_categoricals([series for _, series in pieces]).categories)
+        codes = np.full(total, -1, dtype=np.int32)
+        for span, series in pieces:
+            codes[span] = series.cat.set_categories(dtype.categories).cat.codes
+        return pd.Categorical.from_codes(codes[order], dtype=dtype)
+    if kinds <= {"u", "i"}:
+        fits = all(series.dtype.kind == "i" or not len(series) or series.max() <= np.iinfo(np.int64).max for _, series in pieces)
+        if kinds == {"u"} or fits:
+            values, mask = np.zeros(total, dtype=np.uint64 if kinds == {"u"} else np.int64), np.ones(total, dtype=bool)
+            for span, series in pieces:
+                values[span], mask[span] = series.to_numpy(), False
+            array = pd.arrays.IntegerArray(values[order], mask[order])
+            return array
+        values = np.full(total, pd.NA, dtype=object)
+        for span, series in pieces:
+            values[span] = series.to_numpy().astype(object)
+        return values[order]
+    if kinds == {"f"}:
+        values = np.full(total, np.nan)
+        for span, series in pieces:
+            values[span] = series.to_numpy()
+        return values[order]
+    values = np.full(total, np.nan, dtype=object)
+    for span, series in pieces:
+        values[span] = series.to_numpy(dtype=object)
+    return values[order]
 
 
 def _chunk_bytes(chunk_size):

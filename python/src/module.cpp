@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <new>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -29,8 +30,6 @@
 #include <utility>
 #include <vector>
 
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <metatf/analysis/auto_encoder.hpp>
 #include <metatf/analysis/rules.hpp>
@@ -42,6 +41,7 @@
 
 #include "compile.hpp"
 #include "lower/lower.hpp"
+#include "column_memory.hpp"
 #include "common.hpp"
 #include "open/trace_dtd.hpp"
 
@@ -55,100 +55,32 @@ namespace {
 // which names the byte offset and record.
 [[noreturn]] void raise(const std::string& path, const rt::TraceError& e) { raise_error(PyExc_ValueError, path + ": " + e.what()); }
 
-// The DTD a trace carries, compiled and lowered, checked against the trace's fingerprint.
-std::unique_ptr<metatf::lower::LoweredDtd> embedded_dtd(const std::string& path, const rt::Header& h) {
+// The DTD a trace carries, compiled and lowered, checked against the trace's
+// fingerprint. The last 16 compiled are kept by the header's DTD name,
+// fingerprint and text: a program that opens many traces of one format (a
+// Dask read's partitions, a directory of runs) compiles its DTD once.
+std::shared_ptr<const metatf::lower::LoweredDtd> embedded_dtd(const std::string& path, const rt::Header& h) {
+    using Compiled = std::pair<std::string, std::shared_ptr<const metatf::lower::LoweredDtd>>;
+    static std::mutex lock;
+    static auto& compiled = *new std::vector<Compiled>;  // never destroyed: traces may outlive static destructors
+    std::string key = h.dtd_name + '\n' + std::to_string(h.dtd_fingerprint) + '\n' + h.dtd_text;
+    {
+        const std::lock_guard hold(lock);
+        for (const Compiled& c : compiled) {
+            if (c.first == key) return c.second;
+        }
+    }
+    std::shared_ptr<const metatf::lower::LoweredDtd> dtd;
     try {
-        return metatf::open::trace_dtd(h);
+        dtd = metatf::open::trace_dtd(h);
     } catch (const metatf::open::DtdError& e) {
         raise_error(PyExc_ValueError, path + ": " + e.what());
     }
+    const std::lock_guard hold(lock);
+    if (compiled.size() == 16) compiled.erase(compiled.begin());
+    compiled.emplace_back(std::move(key), dtd);
+    return dtd;
 }
-
-// Memory for one column of a read: address space for every row the read
-// may return, whose pages the kernel maps as they are first written. So a
-// read holds memory in proportion to the rows it returns, and each thread
-// writes its rows in place. Trimmed to the rows at the end and handed to
-// NumPy, which unmaps it.
-class Block {
-public:
-    Block() = default;
-    // `n` blocks of `each` bytes, in one mapping. Each thread of a read
-    // writes its rows of a block from a row of its own on: with huge pages
-    // a thread's rows take 2 MiB at least, and threads that write few rows
-    // would waste that much each (until the end trims the blocks). So huge
-    // pages back a mapping of 4 MiB or more only while that waste stays
-    // under 64 MiB; then most of a read's page faults go.
-    static std::vector<Block> many(std::size_t n, std::size_t each, std::size_t threads) {
-        const std::size_t page = page_size(), room = (each + page - 1) / page * page;
-        std::vector<Block> out(n);
-        if (room == 0 || n == 0) return out;
-        if (room > SIZE_MAX / (n + 1)) throw std::bad_alloc();
-        const std::size_t total = room * n;
-        const bool huge = total >= 2 * huge_page && threads * n <= 32;
-        const std::size_t mapped = huge ? total + huge_page : total;
-        void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED) throw std::bad_alloc();
-        auto* start = static_cast<std::byte*>(p);
-        if (huge) {  // start on a huge page
-            const std::size_t skip = (huge_page - reinterpret_cast<std::uintptr_t>(start) % huge_page) % huge_page;
-            if (skip != 0) munmap(start, skip);
-            if (skip != huge_page) munmap(start + skip + total, huge_page - skip);
-            start += skip;
-        }
-        madvise(start, total, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-        for (std::size_t i = 0; i < n; ++i) {
-            out[i].data_ = start + i * room;
-            out[i].size_ = room;
-        }
-        return out;
-    }
-    Block(Block&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
-    Block& operator=(Block&& o) noexcept {
-        release();
-        data_ = std::exchange(o.data_, nullptr);
-        size_ = std::exchange(o.size_, 0);
-        return *this;
-    }
-    ~Block() { release(); }
-    std::byte* data() const { return data_; }
-
-    // The first `count` values as a NumPy array of T that owns their pages
-    // (the rest are unmapped); this is then empty.
-    template <typename T>
-    py::array_t<T> to_numpy(std::size_t count) {
-        const std::size_t page = page_size();
-        const std::size_t used = (count * sizeof(T) + page - 1) / page * page;
-        if (used == 0) {
-            release();
-            return py::array_t<T>(0);
-        }
-        if (used < size_) munmap(data_ + used, size_ - used);
-        auto* pages = new Pages{std::exchange(data_, nullptr), used};
-        size_ = 0;
-        py::capsule owner(pages, [](void* p) {
-            auto* pages = static_cast<Pages*>(p);
-            munmap(pages->data, pages->size);
-            delete pages;
-        });
-        return py::array_t<T>(static_cast<py::ssize_t>(count), reinterpret_cast<T*>(pages->data), owner);
-    }
-
-private:
-    static constexpr std::size_t huge_page = std::size_t(2) << 20;
-    static std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
-    struct Pages {
-        std::byte* data;
-        std::size_t size;
-    };
-    void release() {
-        if (data_) munmap(data_, size_);
-        data_ = nullptr;
-        size_ = 0;
-    }
-
-    std::byte* data_ = nullptr;
-    std::size_t size_ = 0;
-};
 
 // The values of one field of one record type, in trace order.
 struct Column {
@@ -176,17 +108,21 @@ struct Table {
         if (packed) return records.data() + 8 * static_cast<std::size_t>(c + 1);
         return c < 0 ? index.data() : columns[static_cast<std::size_t>(c)].block.data();
     }
-    // The blocks' starts, and room for `rows` rows in each; `threads` will write them.
-    std::vector<std::byte*> reserve(std::uint64_t rows, std::size_t threads) {
+    // The blocks a read writes, one per number column and the index (or one, packed).
+    std::size_t block_count() const {
+        return packed ? 1 : 1 + static_cast<std::size_t>(std::ranges::count_if(columns, [](const Column& c) { return c.type != rt::Type::bytes; }));
+    }
+    // The blocks' starts, and room for `rows` rows in each.
+    std::vector<std::byte*> reserve(std::uint64_t rows, bool huge) {
         if (packed) {
-            records = std::move(Block::many(1, rows * stride(), threads * (columns.size() + 1)).front());
+            records = std::move(Block::many(1, rows * stride(), huge).front());
             return {records.data()};
         }
         std::vector<Column*> numbers;
         for (Column& c : columns) {
             if (c.type != rt::Type::bytes) numbers.push_back(&c);
         }
-        std::vector<Block> blocks = Block::many(numbers.size() + 1, rows * 8, threads);
+        std::vector<Block> blocks = Block::many(numbers.size() + 1, rows * 8, huge);
         index = std::move(blocks[0]);
         std::vector<std::byte*> out{index.data()};
         for (std::size_t i = 0; i < numbers.size(); ++i) {
@@ -400,10 +336,20 @@ private:
             if (!parts.empty()) total = parts.back().stop - std::min(parts.front().start, parts.back().stop);
             check_budget(tables, rows, decoded, budget);
             try {
+                // Each record is a row of one table: about `rows` rows of a table's average width.
+                std::size_t fronts = 0, read = 0;
+                std::uint64_t widths = 0;
                 for (auto& t : tables) {
                     if (!t) continue;
-                    if (rows > SIZE_MAX / t->stride()) throw std::bad_alloc();
-                    t->blocks = t->reserve(rows, runs);
+                    if (rows > SIZE_MAX / (8 * t->block_count() + t->stride())) throw std::bad_alloc();
+                    fronts += runs * t->block_count();
+                    widths += 8 * t->block_count() + (t->packed ? t->stride() - 8 : 0);
+                    ++read;
+                }
+                const std::uint64_t width = read != 0 ? widths / read : 0;
+                const bool huge = width != 0 && huge_columns(fronts, rows > UINT64_MAX / width ? UINT64_MAX : rows * width);
+                for (auto& t : tables) {
+                    if (t) t->blocks = t->reserve(rows, huge);
                 }
             } catch (const std::bad_alloc&) {
                 const std::string message = path_ + ": the trace's frames count " + std::to_string(rows) +
@@ -627,7 +573,7 @@ private:
     }
 
     std::string path_;
-    std::unique_ptr<metatf::lower::LoweredDtd> dtd_;
+    std::shared_ptr<const metatf::lower::LoweredDtd> dtd_;
     std::uint64_t header_records_ = 0;
     int version_ = 0;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> segments_;

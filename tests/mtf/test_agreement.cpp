@@ -257,6 +257,10 @@ void agree(const rt::DtdDesc& dtd, const std::string& name) {
             const metatf::test::ColumnsRead sevens = metatf::test::read_by_columns(by_sevens, 7);
             CHECK(sevens.rows == rows);
             CHECK(sevens.longest <= 7);
+            // Every other field kept: those not kept are still read (a delta's
+            // previous value, a group's count), in runs and past their ends.
+            rt::TraceReader by_halves(path, dtd);
+            CHECK(metatf::test::read_by_columns(by_halves, 5, 2).rows == metatf::test::without_dropped(dtd, rows, 2));
         }
     }
     CHECK(fast > 0);

@@ -48,8 +48,10 @@ inline std::uint64_t string_id(std::string_view v) {
     return at != ids.end() ? at->second : ids.emplace(std::string(v), ids.size()).first->second;
 }
 
-// Each call of read_columns() may read at most `step` records.
-inline ColumnsRead read_by_columns(rt::TraceReader& reader, std::uint64_t step = UINT64_MAX) {
+// Each call of read_columns() may read at most `step` records; of each
+// record's row fields, those whose place k (from 0) is a multiple of
+// `keep_every` are kept, and the others are read and left at 0.
+inline ColumnsRead read_by_columns(rt::TraceReader& reader, std::uint64_t step = UINT64_MAX, std::size_t keep_every = 1) {
     const rt::DtdDesc& d = reader.dtd();
     const std::uint64_t capacity = reader.header().record_count;
     struct Slot {
@@ -69,6 +71,7 @@ inline ColumnsRead read_by_columns(rt::TraceReader& reader, std::uint64_t step =
         s.target->keep_index(reinterpret_cast<std::byte*>(s.columns[0].data()), 8);
         s.strings.resize(s.fields.size());
         for (std::size_t k = 0; k < s.fields.size(); ++k) {
+            if (k % keep_every != 0) continue;
             if (d.records[slot].fields[s.fields[k]].type == rt::Type::bytes) {
                 s.target->keep(s.fields[k], s.strings[k]);
             } else {
@@ -108,6 +111,18 @@ inline ColumnsRead read_by_columns(rt::TraceReader& reader, std::uint64_t step =
         }
     }
     return out;
+}
+
+// `rows` with the fields read_by_columns() leaves at 0 for `keep_every`.
+inline Rows without_dropped(const rt::DtdDesc& d, Rows rows, std::size_t keep_every) {
+    for (std::uint32_t slot = 0; slot < d.record_count; ++slot) {
+        const std::size_t width = row_fields(d.records[slot]).size() + 1;
+        for (std::size_t i = 0; i < rows[slot].size(); ++i) {
+            const std::size_t k = i % width;  // 0: the index
+            if (k != 0 && (k - 1) % keep_every != 0) rows[slot][i] = 0;
+        }
+    }
+    return rows;
 }
 
 inline Rows read_by_records(rt::TraceReader& reader) {

@@ -154,15 +154,15 @@ bool ColumnTarget::counts_answerable(TraceReader& reader, const FieldState* stat
 }
 
 // plain_: whether the record's kept fields are all numbers read as the plan
-// says and nothing more: no live count, unit, fed pool or fixed value to
-// check. The encodings do not change within one read_columns() (a metadata
-// record ends it).
+// says (times a unit) and nothing more: no live count, strided value, fed
+// pool or fixed value to check. The encodings do not change within one
+// read_columns() (a metadata record ends it).
 void ColumnTarget::prepare(const FieldState* states, const RecordPlan& plan) {
     if (prepared_for_ == states) return;
     prepared_for_ = states;
     plain_ = plan.fixed && !plan.pools && std::all_of(steps_.begin(), steps_.end(), [&](const Kept& k) {
         const FieldState& s = states[k.field];
-        return k.type != Type::bytes && !codes(s.kind) && s.unit == 1 && s.feed == 0 && !s.desc->fixed;
+        return k.type != Type::bytes && !codes(s.kind) && s.kind != Interp::section_stride && s.feed == 0 && !s.desc->fixed;
     });
     strided_.clear();
     uses_.clear();
@@ -186,12 +186,42 @@ void ColumnTarget::prepare(const FieldState* states, const RecordPlan& plan) {
     }
 }
 
-void ColumnTarget::read_plain(FieldState* states, const std::byte* p) {
-    for (const Kept& k : steps_) {
-        FieldState& s = states[k.field];
-        const std::uint64_t bits = k.type == Type::floating ? std::bit_cast<std::uint64_t>(detail::planned_float(s, p)) : plan_read(s, p);
-        if (k.data) store(k, bits);
+std::uint64_t ColumnTarget::read_plain(FieldState* states, const RecordPlan& plan, const std::byte* pos, const std::byte* end,
+                                       std::uint64_t index, std::uint64_t most) {
+    // The run: records of this type one after another (one where the groups'
+    // counts must be read record by record).
+    const std::byte tag = *pos;
+    const std::size_t record = std::size_t(plan.size) + 1;
+    std::uint64_t n = 1;
+    const std::byte* next = pos + record;
+    while (!plan.counted && n < most && static_cast<std::size_t>(end - next) >= record + 8 && *next == tag) {
+        next += record;
+        ++n;
     }
+    // Then field by field: a copy of a field's state stays in registers, which
+    // the stores into the columns would otherwise make the compiler reload.
+    if (index_.data) {
+        for (std::uint64_t i = 0; i < n; ++i, ++index) std::memcpy(index_.data + (rows_ + i) * index_.stride, &index, 8);
+    }
+    for (const Kept& k : steps_) {
+        FieldState s = states[k.field];
+        const std::byte* p = pos + 1;
+        std::byte* out = k.data ? k.data + rows_ * k.stride : nullptr;
+        if (k.type == Type::floating) {  // no state to keep: read only if kept
+            for (std::uint64_t i = 0; out && i < n; ++i, p += record) {
+                const auto bits = std::bit_cast<std::uint64_t>(detail::planned_float(s, p));
+                std::memcpy(out + i * k.stride, &bits, 8);
+            }
+            continue;
+        }
+        for (std::uint64_t i = 0; i < n; ++i, p += record) {
+            s.previous = plan_peek(s, p);
+            if (out) std::memcpy(out + i * k.stride, &s.previous, 8);
+        }
+        states[k.field].previous = s.previous;
+    }
+    rows_ += n;
+    return n;
 }
 
 std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> targets, std::uint64_t stop) {
@@ -244,13 +274,13 @@ std::uint64_t read_columns(TraceReader& reader, std::span<ColumnTarget* const> t
             sections.hand_back();
             refuse_at(reader, run, pos, n, slot, s, value, at);
         };
-        t.begin_row(first + n);
         if (t.plain_) {
-            t.read_plain(states, p);
-            pos = p + plan.size;
-            ++n;
+            const std::uint64_t read = t.read_plain(states, plan, pos, run.end, first + n, most - n);
+            pos += read * (std::size_t(plan.size) + 1);
+            n += read;
             continue;
         }
+        t.begin_row(first + n);
         const std::byte* at = p;  // the record's start, as far as the fields' offsets know
         const ColumnTarget::Strided* strided = t.strided_.data();
         for (const ColumnTarget::Kept& k : t.steps_) {

@@ -108,7 +108,11 @@ private:
     bool groups_empty(const FieldState* states, const std::byte* p) const;
     // Finds plain_, strided_ and uses_ for the encodings `states` has now.
     void prepare(const FieldState* states, const RecordPlan& plan);
-    void read_plain(FieldState* states, const std::byte* p);
+    // Reads records of this plain type (plain_) from `pos`, one after another
+    // while they are: at most `most`, the first numbered `index`, each with
+    // the 8 bytes of slack its loads need before `end`. Returns how many.
+    std::uint64_t read_plain(FieldState* states, const RecordPlan& plan, const std::byte* pos, const std::byte* end,
+                             std::uint64_t index, std::uint64_t most);
     // `length`: the bytes of field `stretch` (RecordPlan::stretch), which move the fields after it.
     bool counts_answerable(TraceReader& reader, const FieldState* states, const std::byte* p, std::int32_t stretch,
                            std::size_t length) const;
