@@ -363,54 +363,51 @@ def _merge(frames, names):
     positions gives (each frame's are sorted already)."""
     import pandas as pd
 
+    positions = np.concatenate([frame["index"].to_numpy() for frame in frames])
+    order = np.argsort(positions, kind="stable")
+    code = np.promote_types(np.min_scalar_type(-len(frames)), np.int8)
+    types = np.repeat(np.arange(len(frames), dtype=code), [len(frame) for frame in frames])
+    out = {"index": positions[order], "record": _from_codes(types[order], names)}
+    for column in dict.fromkeys(c for frame in frames for c in frame.columns if c not in ("index", "record")):
+        out[column] = _merged_column(frames, column, order)
+    return pd.DataFrame(out, copy=False)
+
+
+def _merged_column(frames, column, order):
+    """One column of _merge(), its rows taken in `order`: missing in the
+    frames without it. Categoricals, integers and floats are assembled
+    from the frames' arrays; other mixes as pandas.concat joins them."""
+    import pandas as pd
+    from pandas.api.types import union_categoricals
+
     spans, total = [], 0
     for frame in frames:
         spans.append(slice(total, total + len(frame)))
         total += len(frame)
-    positions = np.concatenate([frame["index"].to_numpy() for frame in frames])
-    order = np.argsort(positions, kind="stable")
-    types = np.concatenate([np.full(len(frame), i, dtype=np.int8) for i, frame in enumerate(frames)])
-    out = {"index": positions[order], "record": _from_codes(types[order], names)}
-    for column in dict.fromkeys(c for frame in frames for c in frame.columns if c not in ("index", "record")):
-        pieces = [(span, frame[column]) for span, frame in zip(spans, frames) if column in frame.columns]
-        out[column] = _merged_column(pieces, total, order)
-    return pd.DataFrame(out, copy=False)
-
-
-def _merged_column(pieces, total, order):
-    """One column of _merge(): the (span, Series) pieces that hold it, the
-    rest of its `total` rows missing, taken in `order`."""
-    import pandas as pd
-    from pandas.api.types import union_categoricals
-
+    pieces = [(span, frame[column]) for span, frame in zip(spans, frames) if column in frame.columns]
     kinds = {"c" if series.dtype == "category" else series.dtype.kind for _, series in pieces}
+    int64_max = np.uint64(np.iinfo(np.int64).max)  # compared as uint64: exact
+    fits = all(s.dtype.kind != "u" or not len(s) or s.to_numpy().max() <= int64_max for _, s in pieces)
     if kinds == {"c"}:
         dtype = pd.CategoricalDtype(union_categoricals([series for _, series in pieces]).categories)
         codes = np.full(total, -1, dtype=np.int32)
         for span, series in pieces:
             codes[span] = series.cat.set_categories(dtype.categories).cat.codes
         return pd.Categorical.from_codes(codes[order], dtype=dtype)
-    if kinds <= {"u", "i"}:
-        fits = all(series.dtype.kind == "i" or not len(series) or series.max() <= np.iinfo(np.int64).max for _, series in pieces)
-        if kinds == {"u"} or fits:
-            values, mask = np.zeros(total, dtype=np.uint64 if kinds == {"u"} else np.int64), np.ones(total, dtype=bool)
-            for span, series in pieces:
-                values[span], mask[span] = series.to_numpy(), False
-            array = pd.arrays.IntegerArray(values[order], mask[order])
-            return array
-        values = np.full(total, pd.NA, dtype=object)
+    if kinds == {"f"} or (kinds <= {"u", "i"} and (kinds == {"u"} or fits)):
+        dtype = np.float64 if kinds == {"f"} else np.uint64 if kinds == {"u"} else np.int64
+        values, mask = np.zeros(total, dtype=dtype), np.ones(total, dtype=bool)
         for span, series in pieces:
-            values[span] = series.to_numpy().astype(object)
-        return values[order]
-    if kinds == {"f"}:
-        values = np.full(total, np.nan)
-        for span, series in pieces:
-            values[span] = series.to_numpy()
-        return values[order]
-    values = np.full(total, np.nan, dtype=object)
-    for span, series in pieces:
-        values[span] = series.to_numpy(dtype=object)
-    return values[order]
+            values[span], mask[span] = series.to_numpy(), False
+        if kinds == {"f"}:
+            values[mask] = np.nan
+            return values[order]
+        return pd.arrays.IntegerArray(values[order], mask[order])
+    # Integers past Int64 (as Python ints), or a mix of kinds: as concat joins them.
+    past = kinds <= {"u", "i"}
+    parts = [frame[[column]].astype(object) if past and column in frame.columns else frame[[column]] if column in frame.columns
+             else pd.DataFrame(index=frame.index) for frame in frames]
+    return pd.concat(parts, ignore_index=True, sort=False)[column].take(order).reset_index(drop=True)
 
 
 def _chunk_bytes(chunk_size):

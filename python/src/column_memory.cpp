@@ -19,10 +19,11 @@ constexpr std::size_t kept_mappings = 64;
 std::size_t page_size() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
 std::size_t round_up(std::size_t n, std::size_t unit) { return (n + unit - 1) / unit * unit; }
 
+// A fresh mapping; null if the system has no room for it.
 Pages map_fresh(std::size_t bytes, bool huge) {
     const std::size_t mapped = huge ? bytes + huge_page : bytes;
     void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
+    if (p == MAP_FAILED) return {};
     auto* start = static_cast<std::byte*>(p);
     if (huge) {  // start on a huge page
         const std::size_t skip = (huge_page - reinterpret_cast<std::uintptr_t>(start) % huge_page) % huge_page;
@@ -36,10 +37,22 @@ Pages map_fresh(std::size_t bytes, bool huge) {
 
 // The mappings kept, oldest first. Never destroyed: NumPy may free a column
 // after static destructors ran.
+// Room for one more than the most kept, so that keeping pages (in a
+// destructor) never allocates.
 struct Kept {
+    Kept() { pages.reserve(kept_mappings + 1); }
     std::mutex lock;
     std::vector<Pages> pages;
     std::size_t bytes = 0;
+
+    // Unmaps the oldest while more than `most_bytes` or `most_mappings` are kept.
+    void drop_oldest(std::size_t most_bytes, std::size_t most_mappings) {
+        while (!pages.empty() && (bytes > most_bytes || pages.size() > most_mappings)) {
+            munmap(pages.front().data, pages.front().size);
+            bytes -= pages.front().size;
+            pages.erase(pages.begin());
+        }
+    }
 };
 Kept& kept() {
     static Kept* k = new Kept;
@@ -55,7 +68,7 @@ Pages take_pages(std::size_t bytes, bool huge) {
         const std::lock_guard hold(k.lock);
         auto best = k.pages.end();
         for (auto it = k.pages.begin(); it != k.pages.end(); ++it) {
-            if (it->size >= bytes && (it->huge || !huge) && (best == k.pages.end() || it->size < best->size)) best = it;
+            if (it->size >= bytes && it->huge == huge && (best == k.pages.end() || it->size < best->size)) best = it;
         }
         if (best != k.pages.end()) {
             const Pages p = *best;
@@ -64,28 +77,27 @@ Pages take_pages(std::size_t bytes, bool huge) {
             return p;
         }
     }
-    return map_fresh(bytes, huge);
+    if (const Pages fresh = map_fresh(bytes, huge); fresh.data) return fresh;
+    {  // the pages kept may be what the system misses
+        Kept& k = kept();
+        const std::lock_guard hold(k.lock);
+        k.drop_oldest(0, 0);
+    }
+    if (const Pages fresh = map_fresh(bytes, huge); fresh.data) return fresh;
+    throw std::bad_alloc();
 }
 
 void give_pages(Pages pages) {
     if (!pages.data) return;
-    std::vector<Pages> dropped;
-    {
-        Kept& k = kept();
-        const std::lock_guard hold(k.lock);
-        if (pages.size <= kept_bytes / 2 && madvise(pages.data, pages.size, MADV_FREE) == 0) {
-            k.pages.push_back(pages);
-            k.bytes += pages.size;
-        } else {
-            dropped.push_back(pages);
-        }
-        while (k.bytes > kept_bytes || k.pages.size() > kept_mappings) {
-            dropped.push_back(k.pages.front());
-            k.bytes -= k.pages.front().size;
-            k.pages.erase(k.pages.begin());
-        }
+    Kept& k = kept();
+    const std::lock_guard hold(k.lock);
+    if (pages.size > kept_bytes / 2 || madvise(pages.data, pages.size, MADV_FREE) != 0) {
+        munmap(pages.data, pages.size);
+        return;
     }
-    for (const Pages& p : dropped) munmap(p.data, p.size);
+    k.pages.push_back(pages);
+    k.bytes += pages.size;
+    k.drop_oldest(kept_bytes, kept_mappings);
 }
 
 bool huge_columns(std::size_t fronts, std::uint64_t bytes) { return fronts <= 32 && fronts * huge_page <= bytes; }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -22,8 +23,8 @@ struct Pages {
     bool huge = false;
 };
 
-// Pages of at least `bytes`: a mapping freed columns left (freed_pages()),
-// the smallest that holds them, or a fresh one. Throws std::bad_alloc.
+// Pages of at least `bytes`: the smallest kept mapping (give_pages()) that
+// holds them and is as huge, or a fresh one. Throws std::bad_alloc.
 Pages take_pages(std::size_t bytes, bool huge);
 // Gives pages back: kept for a later read while the kept ones stay within
 // 256 MiB in 64 mappings (MADV_FREE: the kernel may reclaim them under
@@ -33,10 +34,10 @@ Pages take_pages(std::size_t bytes, bool huge);
 void give_pages(Pages pages);
 
 // Whether a read's columns should be on huge pages: `fronts` places where
-// its threads write rows (a thread per column it writes), `bytes` what it
-// writes in all, about. Each front takes 2 MiB at least on huge pages (until
-// the end trims the blocks), so they are used while that waste is at most
-// 64 MiB and at most what the read writes; then most of a read's page
+// its threads write rows (a thread per column it writes), `bytes` what the
+// rows it may return would take. Each front takes 2 MiB at least on huge
+// pages (until the end trims the blocks), so they are used while that
+// waste is at most 64 MiB and at most `bytes`; then most of a read's page
 // faults go.
 bool huge_columns(std::size_t fronts, std::uint64_t bytes);
 
@@ -59,14 +60,15 @@ public:
     // (those past the values are freed); this is then empty.
     template <typename T>
     py::array_t<T> to_numpy(std::size_t count) {
-        const Pages pages = trim(count * sizeof(T));
-        if (!pages.data) return py::array_t<T>(0);
-        py::capsule owner(new Pages(pages), [](void* p) {
-            auto* pages = static_cast<Pages*>(p);
+        auto pages = std::make_unique<Pages>(trim(count * sizeof(T)));
+        if (!pages->data) return py::array_t<T>(0);
+        auto* values = reinterpret_cast<T*>(pages->data);
+        py::capsule owner(pages.get(), [](void* p) {
+            const std::unique_ptr<Pages> pages(static_cast<Pages*>(p));
             give_pages(*pages);
-            delete pages;
         });
-        return py::array_t<T>(static_cast<py::ssize_t>(count), reinterpret_cast<T*>(pages.data), owner);
+        pages.release();  // the capsule's now
+        return py::array_t<T>(static_cast<py::ssize_t>(count), values, owner);
     }
 
 private:

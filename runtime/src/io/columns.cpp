@@ -154,15 +154,15 @@ bool ColumnTarget::counts_answerable(TraceReader& reader, const FieldState* stat
 }
 
 // plain_: whether the record's kept fields are all numbers read as the plan
-// says (times a unit) and nothing more: no live count, strided value, fed
-// pool or fixed value to check. The encodings do not change within one
+// says (times a unit) and nothing more: no live count, fed pool or fixed
+// value to check (a strided field leaves the plan not fixed). The encodings do not change within one
 // read_columns() (a metadata record ends it).
 void ColumnTarget::prepare(const FieldState* states, const RecordPlan& plan) {
     if (prepared_for_ == states) return;
     prepared_for_ = states;
     plain_ = plan.fixed && !plan.pools && std::all_of(steps_.begin(), steps_.end(), [&](const Kept& k) {
         const FieldState& s = states[k.field];
-        return k.type != Type::bytes && !codes(s.kind) && s.kind != Interp::section_stride && s.feed == 0 && !s.desc->fixed;
+        return k.type != Type::bytes && !codes(s.kind) && s.feed == 0 && !s.desc->fixed;
     });
     strided_.clear();
     uses_.clear();
