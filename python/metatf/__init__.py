@@ -259,7 +259,7 @@ def read_pandas(path, record=None, fields=None, segments=None, scaled="float", p
     frames = []
     for name in names:
         positions, columns = tables[name]
-        frame = {"index": positions, "record": _from_codes(np.zeros(len(positions), dtype=np.int8), [name])}
+        frame = {"index": positions}
         described = {f["name"]: f for f in info._record(name)["fields"]}
         for field, values in columns.items():
             if fields is None and described[field]["measures"] and described[field]["text"] == "omit":
@@ -269,12 +269,14 @@ def read_pandas(path, record=None, fields=None, segments=None, scaled="float", p
                 frame.update(_bit_parts(values, described[field], column))
             else:
                 frame[column] = _pandas_column(info, name, described[field], values, scaled)
-        # copy=False: the arrays are the frame's alone, and pandas would
-        # otherwise copy every column to consolidate those of one dtype.
-        frames.append(pd.DataFrame(frame, copy=False))
-    if len(frames) == 1:
-        return frames[0]
-    return _merge(frames, names)
+        frames.append(frame)
+    if len(frames) != 1:
+        return _merge(frames, names)
+    frame = frames[0]
+    record = {"record": _from_codes(np.zeros(len(frame["index"]), dtype=np.int8), names)}
+    # copy=False: the arrays are the frame's alone, and pandas would
+    # otherwise copy every column to consolidate those of one dtype.
+    return pd.DataFrame({"index": frame.pop("index"), **record, **frame}, copy=False)
 
 
 def _pandas_column(info, record, field, values, scaled):
@@ -355,58 +357,62 @@ def _category_dtype(categories):
 
 
 def _merge(frames, names):
-    """Several record types' frames as one, in trace order. Integers become
-    pandas' nullable types, a field unsigned in one type and signed in
-    another Int64 (or Python ints past its range), and categoricals take the
-    union of their categories, so no value changes on the way. Built column
-    by column from each frame's arrays, in the order a stable sort of the
-    positions gives (each frame's are sorted already)."""
+    """Several record types' columns ({column: array or Categorical}, the
+    record's positions as "index") as one DataFrame, in trace order.
+    Integers become pandas' nullable types, a field unsigned in one type
+    and signed in another Int64 (or Python ints past its range), and
+    categoricals take the union of their categories, so no value changes on
+    the way. Built column by column from each type's arrays, in the order a
+    stable sort of the positions gives (each type's are sorted already):
+    no frame per type, whose making would cost more than the merge."""
     import pandas as pd
 
-    positions = np.concatenate([frame["index"].to_numpy() for frame in frames])
+    lengths = [len(frame["index"]) for frame in frames]
+    positions = np.concatenate([frame["index"] for frame in frames])
     order = np.argsort(positions, kind="stable")
     code = np.promote_types(np.min_scalar_type(-len(frames)), np.int8)
-    types = np.repeat(np.arange(len(frames), dtype=code), [len(frame) for frame in frames])
+    types = np.repeat(np.arange(len(frames), dtype=code), lengths)
     out = {"index": positions[order], "record": _from_codes(types[order], names)}
-    for column in dict.fromkeys(c for frame in frames for c in frame.columns if c not in ("index", "record")):
-        out[column] = _merged_column(frames, column, order)
+    ends = np.cumsum(lengths)
+    spans = [slice(end - length, end) for end, length in zip(ends, lengths)]
+    for column in dict.fromkeys(c for frame in frames for c in frame if c != "index"):
+        out[column] = _merged_column(frames, spans, column, order)
     return pd.DataFrame(out, copy=False)
 
 
-def _merged_column(frames, column, order):
-    """One column of _merge(), its rows taken in `order`: missing in the
-    frames without it. Categoricals, integers and floats are assembled
-    from the frames' arrays; other mixes as pandas.concat joins them."""
+def _merged_column(frames, spans, column, order):
+    """One column of _merge(), its rows taken in `order` (type k's rows
+    are rows spans[k] before it): missing in the types without it.
+    Categoricals, integers and floats are assembled from the types' arrays;
+    other mixes as pandas.concat joins them."""
     import pandas as pd
     from pandas.api.types import union_categoricals
 
-    spans, total = [], 0
-    for frame in frames:
-        spans.append(slice(total, total + len(frame)))
-        total += len(frame)
-    pieces = [(span, frame[column]) for span, frame in zip(spans, frames) if column in frame.columns]
-    kinds = {"c" if series.dtype == "category" else series.dtype.kind for _, series in pieces}
+    total = len(order)
+    pieces = [(span, frame[column]) for span, frame in zip(spans, frames) if column in frame]
+    kinds = {"c" if isinstance(values, pd.Categorical) else values.dtype.kind for _, values in pieces}
     int64_max = np.uint64(np.iinfo(np.int64).max)  # compared as uint64: exact
-    fits = all(s.dtype.kind != "u" or not len(s) or s.to_numpy().max() <= int64_max for _, s in pieces)
+    fits = kinds != {"u", "i"} or all(v.dtype.kind != "u" or not len(v) or v.max() <= int64_max for _, v in pieces)
     if kinds == {"c"}:
-        dtype = pd.CategoricalDtype(union_categoricals([series for _, series in pieces]).categories)
+        dtype = pd.CategoricalDtype(union_categoricals([values for _, values in pieces]).categories)
         codes = np.full(total, -1, dtype=np.int32)
-        for span, series in pieces:
-            codes[span] = series.cat.set_categories(dtype.categories).cat.codes
+        for span, values in pieces:
+            codes[span] = values.set_categories(dtype.categories).codes
         return pd.Categorical.from_codes(codes[order], dtype=dtype)
     if kinds == {"f"} or (kinds <= {"u", "i"} and (kinds == {"u"} or fits)):
         dtype = np.float64 if kinds == {"f"} else np.uint64 if kinds == {"u"} else np.int64
         values, mask = np.zeros(total, dtype=dtype), np.ones(total, dtype=bool)
-        for span, series in pieces:
-            values[span], mask[span] = series.to_numpy(), False
+        for span, piece in pieces:
+            values[span], mask[span] = piece, False
         if kinds == {"f"}:
             values[mask] = np.nan
             return values[order]
         return pd.arrays.IntegerArray(values[order], mask[order])
     # Integers past Int64 (as Python ints), or a mix of kinds: as concat joins them.
     past = kinds <= {"u", "i"}
-    parts = [frame[[column]].astype(object) if past and column in frame.columns else frame[[column]] if column in frame.columns
-             else pd.DataFrame(index=frame.index) for frame in frames]
+    parts = [pd.DataFrame({column: frame[column]}).astype(object) if past and column in frame
+             else pd.DataFrame({column: frame[column]}) if column in frame
+             else pd.DataFrame(index=pd.RangeIndex(len(frame["index"]))) for frame in frames]
     return pd.concat(parts, ignore_index=True, sort=False)[column].take(order).reset_index(drop=True)
 
 

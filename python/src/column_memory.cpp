@@ -8,11 +8,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "metatf/core/big_memory.hpp"
+
 namespace metatf::python {
 
 namespace {
 
-constexpr std::size_t huge_page = std::size_t(2) << 20;
+using rt::detail::huge_page;
 constexpr std::size_t kept_bytes = std::size_t(256) << 20;
 constexpr std::size_t kept_mappings = 64;
 
@@ -35,10 +37,9 @@ Pages map_fresh(std::size_t bytes, bool huge) {
     return {start, bytes, huge};
 }
 
-// The mappings kept, oldest first. Never destroyed: NumPy may free a column
-// after static destructors ran.
-// Room for one more than the most kept, so that keeping pages (in a
-// destructor) never allocates.
+// The mappings kept, oldest first, with room for one more than the most
+// kept, so that keeping pages (in a destructor) never allocates. Never
+// destroyed: NumPy may free a column after static destructors ran.
 struct Kept {
     Kept() { pages.reserve(kept_mappings + 1); }
     std::mutex lock;

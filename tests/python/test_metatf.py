@@ -192,22 +192,20 @@ def test_several_record_types_in_trace_order_with_nullable_columns(tmp_path):
 
 
 def test_merge_keeps_every_value_whatever_the_mix_of_types():
-    # metatf._merge joins the frames of several record types (read_pandas of
+    # metatf._merge joins the columns of several record types (read_pandas of
     # every type); these mixes come from DTDs whose types share a field name.
-    def frame(name, positions, **columns):
-        codes = np.zeros(len(positions), dtype=np.int8)
-        return pd.DataFrame({"index": np.array(positions, dtype=np.uint64),
-                             "record": pd.Categorical.from_codes(codes, [name]), **columns})
+    def frame(positions, **columns):
+        return {"index": np.array(positions, dtype=np.uint64), **columns}
 
-    big = metatf._merge([frame("a", [0, 2], x=np.array([2**63, 2], dtype=np.uint64)),
-                         frame("b", [1], x=np.array([-1], dtype=np.int64))], ["a", "b"])
+    big = metatf._merge([frame([0, 2], x=np.array([2**63, 2], dtype=np.uint64)),
+                         frame([1], x=np.array([-1], dtype=np.int64))], ["a", "b"])
     assert big["x"].tolist() == [2**63, -1, 2]  # past Int64: Python ints, none wrapped
-    mixed = metatf._merge([frame("a", [1], x=np.array([1.5])), frame("b", [0, 2], x=np.array([3, 4], dtype=np.uint64)),
-                           frame("c", [3], y=np.array([7], dtype=np.uint64))], ["a", "b", "c"])
+    mixed = metatf._merge([frame([1], x=np.array([1.5])), frame([0, 2], x=np.array([3, 4], dtype=np.uint64)),
+                           frame([3], y=np.array([7], dtype=np.uint64))], ["a", "b", "c"])
     assert mixed["x"].dtype == np.float64 and mixed["x"].tolist()[:3] == [3.0, 1.5, 4.0] and np.isnan(mixed["x"][3])
     assert str(mixed["y"].dtype) == "UInt64" and mixed["y"].isna().tolist() == [True, True, True, False]
     names = [f"t{k}" for k in range(300)]  # more types than an int8 code holds
-    many = metatf._merge([frame(n, [299 - k], x=np.array([k], dtype=np.uint64)) for k, n in enumerate(names)], names)
+    many = metatf._merge([frame([299 - k], x=np.array([k], dtype=np.uint64)) for k in range(300)], names)
     assert many["record"].tolist() == names[::-1] and many["x"].tolist() == list(range(299, -1, -1))
 
 
