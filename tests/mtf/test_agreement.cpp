@@ -23,6 +23,7 @@
 #include <spc.hpp>
 #include <nlohmann/json.hpp>
 
+#include "../address_sanitizer.hpp"
 #include "columns_read.hpp"
 #include "random_trace.hpp"
 
@@ -235,7 +236,7 @@ void agree(const rt::DtdDesc& dtd, const std::string& name) {
             metatf::test::TraceShape shape;
             shape.options = {cls, order, 256, {true, {}}, rt::container_version};
             shape.options.compress = order == rt::ByteOrder::big ? 1 : 0;  // zstd chunks and stored ones
-            shape.steps = 1500;
+            shape.steps = metatf::test::address_sanitizer ? 500 : 1500;  // a third under AddressSanitizer
             shape.seed = seed++;
             const std::string path = temp_path(name + ".mtf");
             RoundTripType(dtd, shape).run(path);

@@ -21,6 +21,7 @@
 
 #include <doctest/doctest.h>
 
+#include "../address_sanitizer.hpp"
 #include "trace_support.hpp"
 
 namespace rt = metatf::rt;
@@ -110,11 +111,12 @@ std::string file_error(const TempTrace& t, const TraceBytes& b) {
 }
 
 struct Sweep {
-    std::uint64_t refused = 0, unchanged = 0;
+    std::uint64_t flipped = 0, refused = 0, unchanged = 0;
     std::string wrong;  // flips that were read as other records
 };
 
-// Flips every bit of the trace at `path` in turn and reads it as a file:
+// Flips every bit of the trace at `path` in turn (a third of them, spread
+// over every byte, under AddressSanitizer) and reads it as a file:
 // a copy in memory (memfd), each bit flipped in place and back, so that the
 // sweep costs no disk.
 Sweep flip_every_bit(const std::string& path) {
@@ -128,6 +130,9 @@ Sweep flip_every_bit(const std::string& path) {
     Sweep s;
     for (std::size_t at = 0; at < whole.b.size(); ++at) {
         for (unsigned bit = 0; bit < 8; ++bit) {
+            // Under AddressSanitizer, where a read costs several times as much, a third of the bits.
+            if (address_sanitizer && (at * 8 + bit) % 3 != 0) continue;
+            ++s.flipped;
             const std::uint8_t flipped = whole.b[at] ^ static_cast<std::uint8_t>(1u << bit);
             REQUIRE(::pwrite(fd, &flipped, 1, static_cast<off_t>(at)) == 1);
             const std::vector<std::string> got = decode(copy);
@@ -210,7 +215,8 @@ TEST_CASE("every single-bit flip of a stored or compressed trace is refused or l
         // More than the rule asks: every byte is checked, so no flip goes unseen, not even
         // one in a zstd frame's unused bits or in a comment of the embedded DTD.
         CHECK(s.unchanged == 0);
-        CHECK(s.refused == TraceBytes::load(t.path()).b.size() * 8);
+        CHECK(s.refused == s.flipped);
+        CHECK(s.flipped >= TraceBytes::load(t.path()).b.size() * 8 / 3);
     }
 }
 

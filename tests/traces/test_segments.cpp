@@ -27,6 +27,7 @@
 
 #include <doctest/doctest.h>
 
+#include "../address_sanitizer.hpp"
 #include "trace_support.hpp"
 
 namespace rt = metatf::rt;
@@ -213,6 +214,8 @@ void check_alone(Write write, const rt::DtdDesc& dtd, rt::WriterOptions o, std::
         const std::vector<std::string> one = read_segments(t.path(), dtd, k, k + 1);
         CHECK(!one.empty());
         joined.insert(joined.end(), one.begin(), one.end());
+        // Each tail reads to the end: under AddressSanitizer, every third and the last.
+        if (address_sanitizer && k % 3 != 0 && k + 1 != shape.segments) continue;
         const std::vector<std::string> tail = read_segments(t.path(), dtd, k, to_end);
         CHECK(std::equal(tail.begin(), tail.end(), all.end() - static_cast<std::ptrdiff_t>(tail.size()), all.end()));
     }
