@@ -207,6 +207,10 @@ def test_merge_keeps_every_value_whatever_the_mix_of_types():
     names = [f"t{k}" for k in range(300)]  # more types than an int8 code holds
     many = metatf._merge([frame([299 - k], x=np.array([k], dtype=np.uint64)) for k in range(300)], names)
     assert many["record"].tolist() == names[::-1] and many["x"].tolist() == list(range(299, -1, -1))
+    # A categorical beside bytes objects and a type without the field: joined as concat joins them.
+    other = metatf._merge([frame([2], x=pd.Categorical(["q"])), frame([0], x=np.array([b"ab"], dtype=object)), frame([1])],
+                          ["a", "b", "c"])
+    assert other["x"][[0, 2]].tolist() == [b"ab", "q"] and pd.isna(other["x"][1])
 
 
 def test_names_of_enums_flags_and_parts_as_dump_shows_them():
